@@ -1,0 +1,84 @@
+/**
+ * Configuration from the environment (CONTRACT §6). One place for every variable
+ * and its default, shared by the services, the CLI, the stack scripts and tests.
+ */
+export interface Config {
+  kafkaBrokers: string[];
+  /** Live topic of verification events. */
+  topic: string;
+  /** Dead-letter topic for events that can never be counted. */
+  dlqTopic: string;
+  /** Topic the backfill CLI writes into; consumed beside the live topic. */
+  backfillTopic: string;
+  redisUrl: string;
+  /** Prefix of every Redis key of the project (tests use their own). */
+  keyPrefix: string;
+  port: number;
+  /** Prometheus /metrics ports of the ingest worker and the compactor (the query service serves its own). */
+  ingestMetricsPort: number;
+  compactorMetricsPort: number;
+  host: string;
+  /** Retention per resolution, in milliseconds. */
+  retention: { hourMs: number; dayMs: number; monthMs: number };
+  /** A closed hour is compacted this long after it ends (room for late events). */
+  compactionGraceMs: number;
+  /** How often the compactor's scheduler looks for work. */
+  compactionEveryMs: number;
+  /** Row cap of one query response without a limit that brings it under. */
+  maxRows: number;
+  /** Base of error.type URIs. */
+  docsUrl: string;
+  /** Consumer group of the ingest workers. */
+  consumerGroup: string;
+  logLevel: string;
+  /** Test hook: a fixed server clock (unix ms). Unset in production. */
+  fixedNowMs: number | undefined;
+}
+
+const DAY_MS = 86_400_000;
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${raw}`);
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const topic = env.KAFKA_TOPIC || 'key-verifications';
+  const fixedNow = env.FIXED_NOW_MS;
+  return {
+    kafkaBrokers: (env.KAFKA_BROKERS || '127.0.0.1:9092')
+      .split(',')
+      .map((b) => b.trim())
+      .filter(Boolean),
+    topic,
+    dlqTopic: env.KAFKA_DLQ_TOPIC || `${topic}.dlq`,
+    backfillTopic: env.KAFKA_BACKFILL_TOPIC || `${topic}.backfill`,
+    redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6380',
+    keyPrefix: env.REDIS_KEY_PREFIX || 'va',
+    port: int(env, 'PORT', 8080),
+    ingestMetricsPort: int(env, 'INGEST_METRICS_PORT', 9101),
+    compactorMetricsPort: int(env, 'COMPACTOR_METRICS_PORT', 9102),
+    host: env.HOST || '0.0.0.0',
+    retention: {
+      hourMs: int(env, 'RETENTION_HOURS_DAYS', 35) * DAY_MS,
+      dayMs: int(env, 'RETENTION_DAYS_DAYS', 400) * DAY_MS,
+      monthMs: int(env, 'RETENTION_MONTHS_DAYS', 5 * 366) * DAY_MS,
+    },
+    compactionGraceMs: int(env, 'COMPACTION_GRACE_MS', 5 * 60_000),
+    compactionEveryMs: int(env, 'COMPACTION_EVERY_MS', 30_000),
+    maxRows: int(env, 'MAX_ROWS', 100_000),
+    docsUrl: (env.DOCS_URL || 'https://docs.verification-analytics.dev/errors').replace(/\/+$/, ''),
+    consumerGroup: env.KAFKA_GROUP || 'verification-ingest',
+    logLevel: env.LOG_LEVEL || 'info',
+    fixedNowMs: fixedNow ? Number(fixedNow) : undefined,
+  };
+}
+
+/** The server clock: real time, or the fixed test clock. */
+export function clockOf(config: Pick<Config, 'fixedNowMs'>): () => number {
+  const fixed = config.fixedNowMs;
+  return fixed === undefined ? () => Date.now() : () => fixed;
+}

@@ -1,0 +1,33 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+export const ERROR_KINDS = {
+  unauthorized: { status: 401, title: 'Unauthorized' },
+  invalid_input: { status: 400, title: 'Bad Request' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  not_found: { status: 404, title: 'Not Found' },
+  internal_server_error: { status: 500, title: 'Internal Server Error' },
+} as const;
+export type ErrorKind = keyof typeof ERROR_KINDS;
+
+export const FieldError = Type.Object({
+  location: Type.String({ description: '<part>.<field>, e.g. query.limit' }),
+  message: Type.String(),
+  fix: Type.Optional(Type.String()),
+});
+export type FieldError = Static<typeof FieldError>;
+
+/** The error envelope of seed §7, used for every error kind (CONTRACT §5). */
+export const ErrorEnvelope = Type.Object(
+  {
+    meta: Type.Object({ requestId: Type.String() }),
+    error: Type.Object({
+      title: Type.String(),
+      detail: Type.String(),
+      status: Type.Integer(),
+      type: Type.String({ format: 'uri' }),
+      errors: Type.Array(FieldError),
+    }),
+  },
+  { $id: 'ErrorEnvelope' },
+);
+export type ErrorEnvelope = Static<typeof ErrorEnvelope>;

@@ -1,0 +1,47 @@
+import type { Granularity, OrderBy } from '@va/contracts';
+
+/** A getVerifications query after parsing and validation (CONTRACT §3). Pure data. */
+export interface ParsedQuery {
+  apiId: string;
+  externalId?: string;
+  /** Deduplicated; absent = every key. */
+  keyIds?: string[];
+  /** Deduplicated; absent = no tag filter. An event matches when its tag set contains all of them. */
+  tags?: string[];
+  /** Hour index (floor(ms / 3_600_000)) of trunc(start); absent = from the first slice holding data. */
+  startHour?: number;
+  /** Hour index of trunc(end); end defaults to the server's now. Inclusive. */
+  endHour: number;
+  groupBy: {
+    key: boolean;
+    identity: boolean;
+    tag: boolean;
+    tags: boolean;
+    granularity?: Granularity;
+  };
+  limit?: number;
+  orderBy?: OrderBy;
+  /** As given; absent = asc. Without orderBy, desc reverses the default order. */
+  order?: 'asc' | 'desc';
+}
+
+export interface Identity {
+  id: string;
+  externalId: string;
+}
+
+/**
+ * Counts of one combination of group dimensions in one time slice, as a reader of
+ * stored counters (or the oracle) produces them. Filters are already applied;
+ * only the dimensions the query groups by need to be present.
+ */
+export interface Cell {
+  /** Start (unix ms) of the slice the counts belong to; null without a time granularity. */
+  slice: number | null;
+  keyId?: string;
+  identity?: Identity;
+  /** The event's tag set, sorted, deduplicated. */
+  tags?: readonly string[];
+  /** Nine counts in OUTCOMES order. */
+  counts: readonly number[];
+}

@@ -1,0 +1,54 @@
+/**
+ * Loads every Lua script in ./commands into an ioredis client with defineCommand,
+ * the way BullMQ keeps src/commands/*.lua. A file is named `<name>-<numberOfKeys>.lua`
+ * (fixed key count) or `<name>.lua` (variable key count: the caller passes numkeys first).
+ * Each script starts with a header comment documenting KEYS, ARGV and the result.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Redis } from 'ioredis';
+
+const commandsDir = join(dirname(fileURLToPath(import.meta.url)), 'commands');
+
+interface ScriptFile {
+  name: string;
+  numberOfKeys: number | undefined;
+  lua: string;
+}
+
+let cache: ScriptFile[] | undefined;
+
+function scripts(): ScriptFile[] {
+  cache ??= readdirSync(commandsDir)
+    .filter((f) => f.endsWith('.lua'))
+    .map((file) => {
+      const match = /^([A-Za-z]+)(?:-(\d+))?\.lua$/.exec(file);
+      if (!match) throw new Error(`unexpected Lua script name ${file}`);
+      return {
+        name: match[1]!,
+        numberOfKeys: match[2] === undefined ? undefined : Number(match[2]),
+        lua: readFileSync(join(commandsDir, file), 'utf8'),
+      };
+    });
+  return cache;
+}
+
+const loaded = new WeakSet<Redis>();
+
+/** Idempotent: defines each script once per client (EVALSHA with automatic fallback to EVAL). */
+export function defineCommands(redis: Redis): void {
+  if (loaded.has(redis)) return;
+  for (const s of scripts()) {
+    redis.defineCommand(s.name, s.numberOfKeys === undefined ? { lua: s.lua } : { lua: s.lua, numberOfKeys: s.numberOfKeys });
+  }
+  loaded.add(redis);
+}
+
+/** Typed access to a defined command (ioredis adds them dynamically). */
+export function command<Result>(redis: Redis, name: string) {
+  defineCommands(redis);
+  const fn = (redis as unknown as Record<string, (...args: (string | number)[]) => Promise<Result>>)[name];
+  if (typeof fn !== 'function') throw new Error(`no Lua command ${name}`);
+  return (...args: (string | number)[]) => fn.apply(redis, args);
+}

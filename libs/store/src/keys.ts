@@ -1,0 +1,93 @@
+/**
+ * The Redis key layout: the only module that builds key names. docs/redis-layout.md
+ * explains it with examples; keep the two in step.
+ *
+ * Global keys (never generation-scoped):
+ *   <p>:gen                     string  current counter generation (absent = 1)
+ *   <p>:api:<apiId>             string  workspaceId that owns the API (first event or operator registration)
+ *   <p>:apis                    set     every known apiId (the compactor's scheduler walks it)
+ *   <p>:rootkey:<sha256>        hash    workspaceId, permissions (JSON array), createdAt, revokedAt
+ *
+ * Counter keys of generation g and API a, all in hash slot {a} so that one Lua script
+ * may touch every key of one API atomically, also on Redis Cluster:
+ *   <p>:g<g>:{a}:dict:<d>       list    dictionary d ∈ k (keyId), i (identity "id\nexternalId"), s (tag set
+ *                                       "t1,t2" sorted, "" = no tags): value at position n has code n
+ *   <p>:g<g>:{a}:dict:<d>:ix    hash    value -> code
+ *   <p>:g<g>:{a}:off            hash    "<topic>/<partition>" -> last Kafka offset whose messages of this API are applied
+ *   <p>:g<g>:{a}:cmp            string  last hour index compacted into the day and month rollups
+ *   <p>:g<g>:{a}:idx:<r>        zset    bucket indices that hold data, per resolution r
+ *   <p>:g<g>:{a}:<r>:<t>:parts  set     cube suffixes written in bucket (r, t)
+ *   <p>:g<g>:{a}:<r>:<t>:<cube> hash    counters; see CUBES below
+ *
+ * Progress of a partition (generation-scoped, its own slot):
+ *   <p>:g<g>:wm                 hash    "<topic>/<partition>" -> offset through which every message is applied
+ *
+ * Nothing a client sends reaches a key name except apiId, which is validated as an
+ * identifier (no braces, no whitespace) before it gets here. Every other string is
+ * dictionary-encoded into a base-36 code.
+ */
+
+/** Resolutions of buckets: hours, days (UTC), calendar months. */
+export type Resolution = 'h' | 'd' | 'm';
+export const RESOLUTIONS: readonly Resolution[] = ['h', 'd', 'm'];
+
+/** Dictionaries of an API: keys, identities, tag sets. */
+export type DictName = 'k' | 'i' | 's';
+
+/**
+ * Cubes: which dimensions a counter hash is keyed by. Every field ends in ":<o>",
+ * o = outcome code 0..8 (OUTCOMES order); dimension codes are base-36 dictionary codes.
+ *   t  totals                 field "<o>"                       one hash
+ *   k  by key                 field "<key>:<o>"                 part = key code >> 5 (base 36)
+ *   i  by identity            field "<identity>:<o>"            part = identity code >> 5
+ *   s  by tag set             field "<set>:<o>"                 part = set code >> 5
+ *   f  full combination       field "<key>.<set>:<o>"           part = identity code, or "_" without identity
+ * Parts keep each hash small (≤ 32 members × 9 outcomes) so that Redis keeps it in its
+ * compact listpack encoding (hash-max-listpack-entries 512 in infra/redis.conf).
+ */
+export type Cube = 't' | 'k' | 'i' | 's' | 'f';
+export const SHARD_BITS = 5;
+export const NO_IDENTITY_PART = '_';
+
+export interface KeySpace {
+  prefix: string;
+  generation: number;
+}
+
+export const globalKeys = (prefix: string) => ({
+  generation: `${prefix}:gen`,
+  api: (apiId: string) => `${prefix}:api:${apiId}`,
+  apis: `${prefix}:apis`,
+  rootKey: (hash: string) => `${prefix}:rootkey:${hash}`,
+});
+
+export const code36 = (code: number): string => code.toString(36);
+export const shardOf = (code: number): string => (code >> SHARD_BITS).toString(36);
+
+/** Keys of one API in one generation. */
+export function apiKeys(space: KeySpace, apiId: string) {
+  const base = `${space.prefix}:g${space.generation}:{${apiId}}`;
+  return {
+    base,
+    dict: (d: DictName) => `${base}:dict:${d}`,
+    dictIndex: (d: DictName) => `${base}:dict:${d}:ix`,
+    offsets: `${base}:off`,
+    compactedThrough: `${base}:cmp`,
+    bucketIndex: (r: Resolution) => `${base}:idx:${r}`,
+    bucketPrefix: (r: Resolution, t: number) => `${base}:${r}:${t}`,
+    parts: (r: Resolution, t: number) => `${base}:${r}:${t}:parts`,
+    /** suffix is a cube suffix as stored in the parts set: "t", "k:<part>", "f:<part>", ... */
+    cube: (r: Resolution, t: number, suffix: string) => `${base}:${r}:${t}:${suffix}`,
+  };
+}
+
+/** Cube suffix ("k:0", "f:_", "t") of a cube and the part a dimension code falls in. */
+export function cubeSuffix(cube: Cube, part?: string): string {
+  return part === undefined ? cube : `${cube}:${part}`;
+}
+
+export function watermarkKey(space: KeySpace): string {
+  return `${space.prefix}:g${space.generation}:wm`;
+}
+
+export const partitionField = (topic: string, partition: number) => `${topic}/${partition}`;
