@@ -1,0 +1,81 @@
+// `npm test`: installs what is missing, then typecheck, lint (eslint + prettier) and every vitest project.
+// Every step runs even when an earlier one failed (one report with everything); the exit code is non-zero
+// if any failed. The last line is the summary, e.g. `tests: 120 passed, 0 failed, 2 skipped` (the steps' status is on the line before).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ensureKafkaJars, ensureNodeModules, ensureRedisServer } from './lib/install.mjs';
+import { CACHE_DIR, ROOT } from './lib/paths.mjs';
+import { makeLog } from './lib/log.mjs';
+
+const log = makeLog('test');
+const bin = (name) => path.join(ROOT, 'node_modules', '.bin', name);
+const REPORT = path.join(CACHE_DIR, 'vitest-report.json');
+
+function run(command, args) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.once('error', (error) => {
+      log(`${command}: ${error.message}`);
+      resolve(1);
+    });
+    child.once('exit', (code, signal) => resolve(signal ? 1 : (code ?? 1)));
+  });
+}
+
+async function step(name, command, args) {
+  const started = Date.now();
+  log(`── ${name}: ${path.basename(command)} ${args.join(' ')}`);
+  const code = await run(command, args);
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  log(`── ${name}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} in ${seconds} s`);
+  return { name, ok: code === 0, seconds };
+}
+
+function testCounts() {
+  try {
+    const report = JSON.parse(fs.readFileSync(REPORT, 'utf8'));
+    const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+    const brokenFiles = report.testResults?.filter(
+      (f) => f.status === 'failed' && f.assertionResults.length === 0,
+    );
+    const broken = brokenFiles?.length ? `, ${brokenFiles.length} file(s) failed to run` : '';
+    return `${report.numPassedTests} passed, ${report.numFailedTests} failed, ${skipped} skipped${broken}`;
+  } catch {
+    return 'no report (vitest did not finish)';
+  }
+}
+
+async function main() {
+  const started = Date.now();
+  ensureNodeModules();
+  // The integration tests start their own Kafka and Redis unless both are given.
+  if (!process.env.REDIS_URL) ensureRedisServer();
+  if (!process.env.KAFKA_BROKERS) ensureKafkaJars();
+  fs.mkdirSync(CACHE_DIR, { recursive: true });
+  fs.rmSync(REPORT, { force: true });
+
+  const results = [
+    await step('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']),
+    await step('eslint', bin('eslint'), ['.']),
+    await step('prettier', bin('prettier'), ['--check', '.']),
+    await step('vitest', bin('vitest'), [
+      'run',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${REPORT}`,
+    ]),
+  ];
+  const failed = results.filter((r) => !r.ok);
+  const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+  const steps = results.map((r) => `${r.name} ${r.ok ? 'ok' : 'FAILED'}`).join(' | ');
+  // The last line is the plain "N passed, N failed" summary that CI tools read; nothing may follow it.
+  console.log(`\n${steps} | ${minutes} min`);
+  console.log(`tests: ${testCounts()}`);
+  process.exit(failed.length === 0 ? 0 : 1);
+}
+
+main().catch((error) => {
+  log(`failed: ${error.stack ?? error.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,135 @@
+// Per-test isolation on the shared test servers: every call gets its own topics, key prefix, consumer group
+// and ports, and the full environment a service child process needs to use them.
+import crypto from 'node:crypto';
+import { Kafka, logLevel } from 'kafkajs';
+import { Redis } from 'ioredis';
+import { inject } from 'vitest';
+import { freePort } from './ports.js';
+
+export interface TestEnv {
+  redisUrl: string;
+  kafkaBrokers: string[];
+  /** Unique per call, e.g. `t-ingest-3fa9c2`; use it as REDIS_KEY_PREFIX and in names. */
+  keyPrefix: string;
+  topic: string;
+  dlqTopic: string;
+  backfillTopic: string;
+  consumerGroup: string;
+  /** Free ports picked for this test's services. */
+  port: number;
+  ingestMetricsPort: number;
+  compactorMetricsPort: number;
+  /** http://127.0.0.1:<port> of the query service started with `env`. */
+  queryUrl: string;
+  /** process.env plus every variable of libs/config pointing at this test's servers, names and ports. */
+  env: Record<string, string>;
+}
+
+/** Names that are safe as Kafka topics and Redis prefixes: [a-z0-9-] only. */
+function slug(name: string): string {
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'test'
+  );
+}
+
+export async function testEnv(name: string): Promise<TestEnv> {
+  const redisUrl = inject('redisUrl');
+  const brokers = inject('kafkaBrokers');
+  const id = `t-${slug(name)}-${crypto.randomBytes(4).toString('hex')}`;
+  const [port, ingestMetricsPort, compactorMetricsPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
+  const names = {
+    keyPrefix: id,
+    topic: `${id}.events`,
+    dlqTopic: `${id}.events.dlq`,
+    backfillTopic: `${id}.events.backfill`,
+    consumerGroup: `${id}-ingest`,
+  };
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  return {
+    redisUrl,
+    kafkaBrokers: brokers.split(',').map((b) => b.trim()),
+    ...names,
+    port,
+    ingestMetricsPort,
+    compactorMetricsPort,
+    queryUrl: `http://127.0.0.1:${port}`,
+    env: {
+      ...inherited,
+      REDIS_URL: redisUrl,
+      KAFKA_BROKERS: brokers,
+      REDIS_KEY_PREFIX: names.keyPrefix,
+      KAFKA_TOPIC: names.topic,
+      KAFKA_DLQ_TOPIC: names.dlqTopic,
+      KAFKA_BACKFILL_TOPIC: names.backfillTopic,
+      KAFKA_GROUP: names.consumerGroup,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      INGEST_METRICS_PORT: String(ingestMetricsPort),
+      COMPACTOR_METRICS_PORT: String(compactorMetricsPort),
+      LOG_LEVEL: 'warn',
+      KAFKAJS_NO_PARTITIONER_WARNING: '1',
+    },
+  };
+}
+
+function admin(brokers: string[]) {
+  return new Kafka({ clientId: 'test-admin', brokers, logLevel: logLevel.NOTHING }).admin();
+}
+
+/** Creates the topics (existing ones are left alone) and waits until their leaders are elected. */
+export async function createTopics(brokers: string[], topics: string[], partitions = 4): Promise<void> {
+  const client = admin(brokers);
+  await client.connect();
+  try {
+    await client.createTopics({
+      topics: topics.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })),
+      waitForLeaders: true,
+    });
+  } finally {
+    await client.disconnect();
+  }
+}
+
+/** Deletes topics a test created (missing ones are ignored). */
+export async function deleteTopics(brokers: string[], topics: string[]): Promise<void> {
+  const client = admin(brokers);
+  await client.connect();
+  try {
+    const existing = new Set(await client.listTopics());
+    const present = topics.filter((t) => existing.has(t));
+    if (present.length > 0) await client.deleteTopics({ topics: present });
+  } finally {
+    await client.disconnect();
+  }
+}
+
+/** Removes every key starting with prefix (SCAN + UNLINK); returns how many were removed. */
+export async function deletePrefix(redisUrl: string, prefix: string): Promise<number> {
+  if (prefix.length === 0) throw new Error('deletePrefix: refusing an empty prefix');
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3 });
+  await redis.connect();
+  let removed = 0;
+  try {
+    // Key names may hold glob characters ({apiId} hash tags, '[' ...): escape the prefix for MATCH.
+    const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) removed += await redis.unlink(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  return removed;
+}

@@ -1,0 +1,78 @@
+// A dedicated redis-server for tests that crash it on purpose (SIGKILL, then restart on the same port and
+// data dir to prove what survives): AOF with appendfsync everysec and the project's infra/redis.conf.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { redisPing, redisServerArgs } from '../../infra/redis.mjs';
+import { track } from './children.js';
+import { freePort } from './ports.js';
+import { waitFor } from './wait.js';
+
+export interface RedisServerOptions {
+  /** Data directory (the AOF lives in <dir>/appendonlydir); created if missing. */
+  dir: string;
+  port?: number;
+  appendonly?: boolean;
+}
+
+export interface RedisServer {
+  url: string;
+  port: number;
+  readonly pid: number;
+  /** Sends the signal (default SIGKILL: a crash) and resolves once the process is gone. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts a new server on the same port and dir (kills the old one first if it still runs). */
+  restart(): Promise<void>;
+  /** Clean stop (SIGTERM: fsyncs the AOF). */
+  stop(): Promise<void>;
+}
+
+export async function startRedisServer(options: RedisServerOptions): Promise<RedisServer> {
+  const port = options.port ?? (await freePort());
+  const dir = path.resolve(options.dir);
+  fs.mkdirSync(dir, { recursive: true });
+  const args = [
+    ...redisServerArgs({ port, dir }),
+    ...(options.appendonly === false ? ['--appendonly', 'no'] : []),
+  ];
+  const logFile = path.join(dir, 'redis.log');
+  let child: ChildProcess;
+  let exited: Promise<void>;
+
+  async function launch(): Promise<void> {
+    const fd = fs.openSync(logFile, 'a');
+    child = spawn('redis-server', args, { stdio: ['ignore', fd, fd] });
+    fs.closeSync(fd);
+    track(child);
+    let gone = false;
+    exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    void exited.then(() => (gone = true));
+    await waitFor(
+      async () => {
+        if (gone) throw new Error(`redis-server exited; see ${logFile}`);
+        return redisPing(port);
+      },
+      { timeoutMs: 30_000, intervalMs: 50, message: `redis-server on ${port} (log ${logFile})` },
+    );
+  }
+
+  async function kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  }
+
+  await launch();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    get pid() {
+      return child.pid ?? -1;
+    },
+    kill,
+    async restart() {
+      await kill('SIGKILL');
+      await launch();
+    },
+    stop: () => kill('SIGTERM'),
+  };
+}
