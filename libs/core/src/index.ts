@@ -1,2 +1,10 @@
 export * from './types';
 export * from './time';
+export * from './filters';
+export * from './cube';
+export { parseQuery, type ParseQueryOptions, type ParseQueryResult } from './query/parseQuery';
+export { buildRows, type BuildRowsOptions, type BuildRowsResult } from './rows/buildRows';
+export { rowCapError } from './rows/cap';
+export { oracle, type OracleOptions, type OracleResult } from './oracle/oracle';
+export type { Retention } from './oracle/retention';
+export * from './planner';

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { chooseCube } from './cube';
+import type { ParsedQuery } from './types';
+
+const q = (extra: Partial<ParsedQuery> = {}, groupBy: Partial<ParsedQuery['groupBy']> = {}): ParsedQuery => ({
+  apiId: 'api',
+  endHour: 1,
+  groupBy: { key: false, identity: false, tag: false, tags: false, ...groupBy },
+  ...extra,
+});
+
+describe('chooseCube', () => {
+  it.each([
+    ['nothing: totals', q(), 't'],
+    ['a time granularity adds no dimension', q({}, { granularity: 'day' }), 't'],
+    ['keyId filter', q({ keyIds: ['k'] }), 'k'],
+    ['groupBy key', q({}, { key: true }), 'k'],
+    ['keyId filter and groupBy key', q({ keyIds: ['k'] }, { key: true, granularity: 'hour' }), 'k'],
+    ['an empty keyId list filters nothing', q({ keyIds: [] }), 't'],
+    ['externalId filter', q({ externalId: 'e' }), 'i'],
+    ['groupBy identity', q({}, { identity: true }), 'i'],
+    ['externalId and groupBy identity', q({ externalId: 'e' }, { identity: true }), 'i'],
+    ['tag filter', q({ tags: ['a'] }), 's'],
+    ['groupBy tag', q({}, { tag: true }), 's'],
+    ['groupBy tags', q({}, { tags: true }), 's'],
+    ['tag filter and groupBy tags', q({ tags: ['a'] }, { tags: true }), 's'],
+    ['key and identity', q({ keyIds: ['k'] }, { identity: true }), 'f'],
+    ['key and tags', q({}, { key: true, tags: true }), 'f'],
+    ['identity and tag', q({ externalId: 'e', tags: ['a'] }), 'f'],
+    [
+      'everything',
+      q({ externalId: 'e', keyIds: ['k'], tags: ['a'] }, { key: true, identity: true, tag: true }),
+      'f',
+    ],
+  ])('%s -> %s', (_name, query, cube) => {
+    expect(chooseCube(query)).toBe(cube);
+  });
+});

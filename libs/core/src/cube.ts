@@ -1,0 +1,18 @@
+/**
+ * Which stored cube answers a query (libs/store/src/keys.ts, CUBES): the smallest one that
+ * has every dimension the query filters or groups by. Smaller cubes have fewer fields to
+ * read; `f` (key x tag set, partitioned by identity) has everything.
+ */
+import type { ParsedQuery } from './types';
+
+export type CubeName = 't' | 'k' | 'i' | 's' | 'f';
+
+export function chooseCube(query: Pick<ParsedQuery, 'externalId' | 'keyIds' | 'tags' | 'groupBy'>): CubeName {
+  const byKey = (query.keyIds?.length ?? 0) > 0 || query.groupBy.key;
+  const byIdentity = query.externalId !== undefined || query.groupBy.identity;
+  const byTags = (query.tags?.length ?? 0) > 0 || query.groupBy.tag || query.groupBy.tags;
+  const dimensions = Number(byKey) + Number(byIdentity) + Number(byTags);
+  if (dimensions === 0) return 't';
+  if (dimensions > 1) return 'f';
+  return byKey ? 'k' : byIdentity ? 'i' : 's';
+}

@@ -1,0 +1,164 @@
+/**
+ * The oracle (CONTRACT §5b): the answer to a query computed the plainest way, straight
+ * from the raw events and the contract's words. It shares only matchesFilters, the time
+ * arithmetic and the row-cap wording with the production path (libs/core buildRows over
+ * stored counters), so that tests comparing the two catch bugs in either. Clarity over
+ * speed: it builds every row, sorts them all, and keys maps with JSON.
+ */
+import { OUTCOME_FIELDS, OUTCOMES, type Datapoint, type FieldError, type Granularity } from '@va/contracts';
+import type { VerificationEvent } from '@va/contracts';
+import { matchesFilters } from '../filters';
+import { overRowCap, rowCapError } from '../rows/cap';
+import { hourOf, sliceStartOfHour, sliceStarts } from '../time';
+import type { Identity, ParsedQuery } from '../types';
+import { retentionModel, type Retention } from './retention';
+
+export interface OracleOptions {
+  now: number;
+  maxRows: number;
+  /** Model retention at `now` (CONTRACT §4). Absent: every event is still held at hour precision. */
+  retention?: Retention;
+}
+
+export type OracleResult =
+  { ok: true; rows: Datapoint[]; precision: Granularity } | { ok: false; error: FieldError };
+
+/** The grouped dimensions of one row (only those the query groups by are set). */
+interface GroupValues {
+  keyId?: string;
+  identity?: Identity;
+  tag?: string;
+  tags?: string[];
+}
+
+interface Counted {
+  group: GroupValues;
+  hour: number;
+  outcome: (typeof OUTCOMES)[number];
+}
+
+export function oracle(
+  events: readonly VerificationEvent[],
+  query: ParsedQuery,
+  options: OracleOptions,
+): OracleResult {
+  const range = { startHour: query.startHour, endHour: query.endHour };
+  const model = options.retention ? retentionModel(options.now, options.retention, range) : undefined;
+  const ofApi = events.filter((e) => e.apiId === query.apiId);
+
+  // 1. Every (event, group) pair that counts, at the hour where it shows up.
+  const counted: Counted[] = [];
+  for (const event of ofApi) {
+    const hour = hourOf(event.time);
+    let shownAt: number | null;
+    if (model) shownAt = model.answer(hour)?.hour ?? null;
+    else
+      shownAt =
+        (query.startHour === undefined || hour >= query.startHour) && hour <= query.endHour ? hour : null;
+    if (shownAt === null) continue;
+    if (!matchesFilters(query, { keyId: event.keyId, identity: event.identity, tags: event.tags ?? [] }))
+      continue;
+    for (const group of groupsOf(event, query))
+      counted.push({ group, hour: shownAt, outcome: event.outcome });
+  }
+
+  // 2. The slices: from the slice of start (or of the first counted hour) to the slice of end.
+  const granularity = query.groupBy.granularity;
+  const firstHour = query.startHour ?? minimum(counted.map((c) => c.hour));
+  let sliceTimes: (number | undefined)[];
+  if (!granularity) sliceTimes = [undefined];
+  else if (!Number.isFinite(firstHour))
+    sliceTimes = []; // no start and nothing counted
+  else sliceTimes = sliceStarts(firstHour, query.endHour, granularity);
+
+  // 3. The groups: those with a counted event; without group dimensions, the one empty group.
+  const groups = new Map<string, GroupValues>();
+  if (!hasGroupDimension(query)) groups.set(JSON.stringify({}), {});
+  for (const c of counted) groups.set(JSON.stringify(c.group), c.group);
+
+  // 4. Every group x slice row, zeros included, then the counts added in.
+  const rows = new Map<string, Datapoint>();
+  for (const [groupKey, group] of groups) {
+    for (const time of sliceTimes) rows.set(`${time}|${groupKey}`, emptyRow(time, group));
+  }
+  for (const c of counted) {
+    const time = granularity ? sliceStartOfHour(c.hour, granularity) : undefined;
+    const row = rows.get(`${time}|${JSON.stringify(c.group)}`);
+    if (!row) throw new Error('oracle: a counted event fell outside every slice');
+    row[OUTCOME_FIELDS[OUTCOMES.indexOf(c.outcome)]!] += 1;
+    row.total += 1;
+  }
+
+  // 5. Order, cap, limit.
+  const ordered = [...rows.values()].sort(rowComparator(query));
+  if (overRowCap(ordered.length, query.limit, options.maxRows)) {
+    return { ok: false, error: rowCapError(ordered.length, options.maxRows) };
+  }
+  const precision = model ? model.precision(granularity, minimum(ofApi.map((e) => hourOf(e.time)))) : 'hour';
+  return { ok: true, rows: ordered.slice(0, query.limit ?? ordered.length), precision };
+}
+
+/** Infinity for none; no spread (argument lists have a length limit). */
+const minimum = (values: number[]) => values.reduce((min, v) => Math.min(min, v), Infinity);
+
+const hasGroupDimension = (q: ParsedQuery) =>
+  q.groupBy.key || q.groupBy.identity || q.groupBy.tag || q.groupBy.tags;
+
+/** The rows an event counts in (CONTRACT §3 "Slices and groups"); tags are a set. */
+function groupsOf(event: VerificationEvent, query: ParsedQuery): GroupValues[] {
+  const by = query.groupBy;
+  const base: GroupValues = {};
+  if (by.key) base.keyId = event.keyId;
+  if (by.identity) {
+    if (!event.identity) return []; // events without identity are left out
+    base.identity = { id: event.identity.id, externalId: event.identity.externalId };
+  }
+  const tagSet = [...new Set(event.tags ?? [])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  if (by.tag) return tagSet.map((tag) => ({ ...base, tag })); // untagged: no row
+  if (by.tags) return [{ ...base, tags: tagSet }];
+  return [base];
+}
+
+function emptyRow(time: number | undefined, group: GroupValues): Datapoint {
+  return {
+    ...(time !== undefined && { time }),
+    valid: 0,
+    notFound: 0,
+    forbidden: 0,
+    usageExceeded: 0,
+    rateLimited: 0,
+    unauthorized: 0,
+    disabled: 0,
+    insufficientPermissions: 0,
+    expired: 0,
+    total: 0,
+    ...(group.keyId !== undefined && { keyId: group.keyId }),
+    ...(group.identity !== undefined && { identity: { ...group.identity } }),
+    ...(group.tag !== undefined && { tag: group.tag }),
+    ...(group.tags !== undefined && { tags: [...group.tags] }),
+  };
+}
+
+function compareText(a: string | undefined, b: string | undefined): number {
+  if (a === b || a === undefined || b === undefined) return 0;
+  return a < b ? -1 : 1; // UTF-16 code units, as JS `<` does; never localeCompare
+}
+
+/** CONTRACT §3: time, keyId, identity id, tag, tags joined with ','. */
+function defaultOrder(a: Datapoint, b: Datapoint): number {
+  return (
+    (a.time ?? 0) - (b.time ?? 0) ||
+    compareText(a.keyId, b.keyId) ||
+    compareText(a.identity?.id, b.identity?.id) ||
+    compareText(a.identity?.externalId, b.identity?.externalId) ||
+    compareText(a.tag, b.tag) ||
+    compareText(a.tags?.join(','), b.tags?.join(','))
+  );
+}
+
+function rowComparator(query: ParsedQuery): (a: Datapoint, b: Datapoint) => number {
+  const sign = query.order === 'desc' ? -1 : 1;
+  const field = query.orderBy;
+  if (field === undefined) return (a, b) => sign * defaultOrder(a, b);
+  return (a, b) => sign * ((a[field] ?? 0) - (b[field] ?? 0)) || defaultOrder(a, b);
+}

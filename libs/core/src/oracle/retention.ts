@@ -1,0 +1,93 @@
+/**
+ * The oracle's model of retention (CONTRACT §4), hour by hour, from the contract's words
+ * rather than from the planner: a bucket of resolution r is kept while now < its end +
+ * retention[r]. An hour of the queried range is answered by the finest bucket still kept
+ * that contains it (its hour, else its day, else its month, else nothing). A day or month
+ * rollup answers with all it holds, so an event outside the range but inside such a
+ * bucket counts too; an event counts once however many hours its bucket answers.
+ */
+import type { Granularity } from '@va/contracts';
+import { dayOfHour, dayStart, hoursOfDay, hoursOfMonth, hourStart, monthOfHour, monthStart } from '../time';
+
+export interface Retention {
+  hourMs: number;
+  dayMs: number;
+  monthMs: number;
+}
+
+export interface HourRange {
+  /** Absent: no lower bound. */
+  startHour?: number;
+  endHour: number;
+}
+
+export interface Answer {
+  /** Hour at which the counts appear: the event's own, or the rollup's first hour (clipped to the range). */
+  hour: number;
+  resolution: Granularity;
+}
+
+export interface RetentionModel {
+  /** Where the counts of an event of hour h show up in the answer, or null when they don't. */
+  answer(h: number): Answer | null;
+  /**
+   * The coarsest resolution that answers part of the range less exactly than asked: a
+   * rollup that reaches outside the range, or one coarser than the time granularity.
+   * `firstHour` bounds the walk when the range has no start (no data lies before it).
+   */
+  precision(granularity: Granularity | undefined, firstHour: number): Granularity;
+}
+
+const someHour = (first: number, last: number, test: (h: number) => boolean): boolean => {
+  for (let h = first; h <= last; h++) if (test(h)) return true;
+  return false;
+};
+
+export function retentionModel(now: number, retention: Retention, range: HourRange): RetentionModel {
+  const { startHour, endHour } = range;
+  const hourKept = (h: number) => now < hourStart(h + 1) + retention.hourMs;
+  const dayKept = (d: number) => now < dayStart(d + 1) + retention.dayMs;
+  const monthKept = (m: number) => now < monthStart(m + 1) + retention.monthMs;
+  const inRange = (h: number) => (startHour === undefined || h >= startHour) && h <= endHour;
+  const clipToStart = (h: number) => (startHour === undefined ? h : Math.max(h, startHour));
+  const answeredByDay = (x: number) => inRange(x) && !hourKept(x);
+  const answeredByMonth = (x: number) => inRange(x) && !hourKept(x) && !dayKept(dayOfHour(x));
+
+  return {
+    answer(h) {
+      if (inRange(h) && hourKept(h)) return { hour: h, resolution: 'hour' };
+      const day = dayOfHour(h);
+      const [dayFirst, dayLast] = hoursOfDay(day);
+      if (dayKept(day) && someHour(dayFirst, dayLast, answeredByDay)) {
+        return { hour: clipToStart(dayFirst), resolution: 'day' };
+      }
+      const month = monthOfHour(h);
+      const [monthFirst, monthLast] = hoursOfMonth(month);
+      if (monthKept(month) && someHour(monthFirst, monthLast, answeredByMonth)) {
+        return { hour: clipToStart(monthFirst), resolution: 'month' };
+      }
+      return null;
+    },
+
+    precision(granularity, firstHour) {
+      const whole = (first: number, last: number) =>
+        (startHour === undefined || first >= startHour) && last <= endHour;
+      let precision: Granularity = 'hour';
+      for (let x = startHour ?? firstHour; x <= endHour; x++) {
+        if (hourKept(x)) break; // hours expire oldest first: every later hour is kept too
+        const day = dayOfHour(x);
+        if (dayKept(day)) {
+          const [first, last] = hoursOfDay(day);
+          if (granularity === 'hour' || !whole(first, last)) precision = 'day';
+          continue;
+        }
+        const month = monthOfHour(x);
+        if (monthKept(month)) {
+          const [first, last] = hoursOfMonth(month);
+          if (granularity === 'hour' || granularity === 'day' || !whole(first, last)) return 'month';
+        }
+      }
+      return precision;
+    },
+  };
+}

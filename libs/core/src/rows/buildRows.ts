@@ -1,0 +1,125 @@
+/**
+ * Cells (counts per slice and dimension combination, filters applied) -> response rows
+ * (CONTRACT §3 "Slices and groups", "Rows", "Order and limit"): group, zero-fill slices,
+ * order, apply the row cap and the limit.
+ */
+import type { Datapoint, FieldError } from '@va/contracts';
+import type { Cell, ParsedQuery } from '../types';
+import { overRowCap, rowCapError } from './cap';
+import { addCounts, hasCount, newCounters, ZERO_COUNTERS, type Counters } from './counts';
+import { toDatapoint } from './datapoint';
+import { compareGroups, groupDimsOf, groupIndex, hasGroupDims, type Group, type GroupDims } from './groups';
+import { orderRows, type RowGrid } from './order';
+
+export interface BuildRowsOptions {
+  /**
+   * Slice starts (unix ms, ascending) of the queried range when the query has a time
+   * granularity, null when it has none. Every cell's slice must be one of them.
+   */
+  slices: readonly number[] | null;
+  /**
+   * The query had no start: the range begins at the first slice where some row counts
+   * something, so slices before it are dropped ([] rows when nothing counts).
+   */
+  trimLeading: boolean;
+  /** Row cap (Config.maxRows). */
+  maxRows: number;
+}
+
+export type BuildRowsResult = { ok: true; rows: Datapoint[] } | { ok: false; error: FieldError };
+
+export function buildRows(
+  query: ParsedQuery,
+  cells: Iterable<Cell>,
+  options: BuildRowsOptions,
+): BuildRowsResult {
+  const granular = query.groupBy.granularity !== undefined;
+  if (granular && options.slices === null) throw new Error('buildRows: a time granularity needs slices');
+  const slices: readonly (number | null)[] = granular ? options.slices! : [null];
+
+  const sums = sumCells(cells, groupDimsOf(query), slices, granular);
+  const firstSlice = options.trimLeading && granular ? sums.firstCounted : 0;
+  const sliceCount = slices.length - firstSlice;
+  const groupCount = sums.groups.length;
+
+  const rowCount = groupCount * sliceCount;
+  if (overRowCap(rowCount, query.limit, options.maxRows)) {
+    return { ok: false, error: rowCapError(rowCount, options.maxRows) };
+  }
+
+  // Groups were numbered as met; rows are addressed by rank in the default order.
+  const byRank = sums.groups.map((_, i) => i).sort((a, b) => compareGroups(sums.groups[a]!, sums.groups[b]!));
+  const rankOf = new Int32Array(groupCount);
+  byRank.forEach((group, rank) => (rankOf[group] = rank));
+  const n = slices.length;
+  const grid: RowGrid = {
+    groupCount,
+    sliceCount,
+    countersAt: (rank, slice) => sums.counters.get(byRank[rank]! * n + slice + firstSlice),
+    forEachCounted: (visit) =>
+      sums.counters.forEach((counters, at) => {
+        const group = Math.floor(at / n);
+        visit(rankOf[group]!, at - group * n - firstSlice, counters);
+      }),
+  };
+
+  const refs = orderRows(grid, query, query.limit ?? rowCount);
+  const rows: Datapoint[] = new Array(refs.length);
+  for (let i = 0; i < refs.length; i++) {
+    const group = byRank[refs.group[i]!]!;
+    const slice = refs.slice[i]! + firstSlice;
+    const counters = sums.counters.get(group * n + slice) ?? ZERO_COUNTERS;
+    rows[i] = toDatapoint(slices[slice]!, counters, sums.groups[group]!);
+  }
+  return { ok: true, rows };
+}
+
+interface Sums {
+  /** Groups in the order first met. */
+  groups: Group[];
+  /** Counters by group number * slices.length + slice index; only where something counted. */
+  counters: Map<number, Counters>;
+  /** Index of the first slice where any group counts something (slices.length when none does). */
+  firstCounted: number;
+}
+
+/** One pass over the cells. */
+function sumCells(
+  cells: Iterable<Cell>,
+  dims: GroupDims,
+  slices: readonly (number | null)[],
+  granular: boolean,
+): Sums {
+  const index = groupIndex(dims);
+  // Without group dimensions there is one group, present even when nothing matched
+  // (one all-zero row, or zero-filled slices).
+  if (!hasGroupDims(dims)) index.emptyGroup();
+  const counters = new Map<number, Counters>();
+  const sliceIndex = new Map<number | null, number>();
+  slices.forEach((slice, i) => sliceIndex.set(slice, i));
+  const n = slices.length;
+  let firstCounted = n;
+
+  let cell: Cell;
+  let slice = 0;
+  const add = (group: number) => {
+    const at = group * n + slice;
+    let sum = counters.get(at);
+    if (sum === undefined) {
+      sum = newCounters();
+      counters.set(at, sum);
+    }
+    addCounts(sum, cell.counts);
+    if (slice < firstCounted) firstCounted = slice;
+  };
+
+  for (cell of cells) {
+    if (!hasCount(cell.counts)) continue;
+    const found = sliceIndex.get(granular ? cell.slice : null);
+    if (found === undefined)
+      throw new Error(`buildRows: cell slice ${cell.slice} is not a slice of the range`);
+    slice = found;
+    index.forEachGroupOf(cell, add);
+  }
+  return { groups: index.groups, counters, firstCounted };
+}

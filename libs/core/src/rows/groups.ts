@@ -1,0 +1,134 @@
+/**
+ * Groups of rows: one per distinct combination of the dimensions a query groups by
+ * (key, identity, tag or tags). Cells find their group through a trie of Maps, one level
+ * per dimension value, so that no key string is built per cell: readers hand over the
+ * same string objects for the same dictionary code, whose hashes V8 caches.
+ */
+import type { Cell, Identity, ParsedQuery } from '../types';
+
+export interface GroupDims {
+  key: boolean;
+  identity: boolean;
+  tag: boolean;
+  tags: boolean;
+}
+
+export const groupDimsOf = (query: ParsedQuery): GroupDims => ({
+  key: query.groupBy.key,
+  identity: query.groupBy.identity,
+  tag: query.groupBy.tag,
+  tags: query.groupBy.tags,
+});
+
+export const hasGroupDims = (dims: GroupDims): boolean => dims.key || dims.identity || dims.tag || dims.tags;
+
+/** The values of the grouped dimensions of one group (only those grouped by are set). */
+export interface Group {
+  keyId?: string;
+  identity?: Identity;
+  tag?: string;
+  tags?: readonly string[];
+  /** tags joined with ',': the sort key of CONTRACT §3. */
+  tagsKey?: string;
+}
+
+interface TrieNode {
+  next?: Map<string, TrieNode>;
+  /** Number of the group whose path ends here. */
+  group?: number;
+}
+
+function child(node: TrieNode, part: string): TrieNode {
+  const next = (node.next ??= new Map());
+  let found = next.get(part);
+  if (found === undefined) {
+    found = {};
+    next.set(part, found);
+  }
+  return found;
+}
+
+/**
+ * Numbers groups in the order they are first met. Path: keyId, identity id, identity
+ * externalId, then the members of the tag set (the last level, so a set and its
+ * extensions cannot collide: each node holds its own group) or the single tag.
+ */
+export function groupIndex(dims: GroupDims) {
+  const root: TrieNode = {};
+  const groups: Group[] = [];
+
+  const groupAt = (node: TrieNode, cell: Cell, tag: string | undefined): number => {
+    if (node.group === undefined) {
+      node.group = groups.length;
+      groups.push(newGroup(cell, dims, tag));
+    }
+    return node.group;
+  };
+
+  return {
+    groups,
+    /** The group without any dimension (the only one when there are no group dims). */
+    emptyGroup: (): number => groupAt(root, { slice: null, counts: [] }, undefined),
+    /**
+     * Calls `visit` with the number of every group the cell counts in: none when it has
+     * no identity under groupBy=identity or no tag under groupBy=tag, one per distinct
+     * tag under groupBy=tag. Throws when a reader left out a grouped dimension (a bug).
+     */
+    forEachGroupOf(cell: Cell, visit: (group: number) => void): void {
+      let node = root;
+      if (dims.key) {
+        if (cell.keyId === undefined) throw new Error('buildRows: groupBy=key needs keyId on every cell');
+        node = child(node, cell.keyId);
+      }
+      if (dims.identity) {
+        if (cell.identity === undefined) return; // events without identity are left out
+        node = child(child(node, cell.identity.id), cell.identity.externalId);
+      }
+      if (dims.tags) {
+        if (cell.tags === undefined) throw new Error('buildRows: groupBy=tags needs tags on every cell');
+        for (const tag of cell.tags) node = child(node, tag);
+      }
+      if (!dims.tag) {
+        visit(groupAt(node, cell, undefined));
+        return;
+      }
+      // Tags are a sorted set; a repeat is skipped anyway so that it can never count twice.
+      const tags = cell.tags ?? [];
+      for (let t = 0; t < tags.length; t++) {
+        const tag = tags[t]!;
+        if (t > 0 && tag === tags[t - 1]) continue;
+        visit(groupAt(child(node, tag), cell, tag));
+      }
+    },
+  };
+}
+
+function newGroup(cell: Cell, dims: GroupDims, tag: string | undefined): Group {
+  const group: Group = {};
+  if (dims.key) group.keyId = cell.keyId;
+  if (dims.identity) group.identity = cell.identity;
+  if (dims.tag) group.tag = tag;
+  if (dims.tags && cell.tags) {
+    group.tags = cell.tags;
+    group.tagsKey = cell.tags.join(',');
+  }
+  return group;
+}
+
+const compareStrings = (a: string | undefined, b: string | undefined): number =>
+  a === b || a === undefined || b === undefined ? 0 : a < b ? -1 : 1;
+
+/**
+ * The default order of groups (CONTRACT §3): keyId, identity id, tag, tags joined with ','.
+ * Strings compare by UTF-16 code units (JS `<`), not by locale. Two identities with one id
+ * but different externalIds are ordered by externalId, so the order is total.
+ */
+export function compareGroups(a: Group, b: Group): number {
+  return (
+    compareStrings(a.keyId, b.keyId) ||
+    compareStrings(a.identity?.id, b.identity?.id) ||
+    compareStrings(a.identity?.externalId, b.identity?.externalId) ||
+    compareStrings(a.tag, b.tag) ||
+    compareStrings(a.tagsKey, b.tagsKey)
+  );
+}
