@@ -35,10 +35,14 @@ function aptInstall(packages) {
   run(command, [...prefix, 'install', '-y', '-q', '--no-install-recommends', ...packages], { env });
 }
 
+/** Installs node_modules when missing or older than package-lock.json (a pull that changed dependencies). */
 export function ensureNodeModules() {
-  if (fs.existsSync(path.join(ROOT, 'node_modules', '.package-lock.json'))) return;
-  const hasLock = fs.existsSync(path.join(ROOT, 'package-lock.json'));
-  run('npm', [hasLock ? 'ci' : 'install', '--no-audit', '--no-fund']);
+  const lock = path.join(ROOT, 'package-lock.json');
+  const installed = path.join(ROOT, 'node_modules', '.package-lock.json');
+  const hasLock = fs.existsSync(lock);
+  if (fs.existsSync(installed) && (!hasLock || fs.statSync(installed).mtimeMs >= fs.statSync(lock).mtimeMs)) return;
+  // .npmrc silences npm (loglevel=silent, for the CLI's stdout); an install should say what goes wrong.
+  run('npm', [hasLock ? 'ci' : 'install', '--no-audit', '--no-fund', '--loglevel=warn']);
 }
 
 export function ensureRedisServer() {

@@ -7,6 +7,9 @@
  *   <p>:api:<apiId>             string  workspaceId that owns the API (first event or operator registration)
  *   <p>:apis                    set     every known apiId (the compactor's scheduler walks it)
  *   <p>:rootkey:<sha256>        hash    workspaceId, permissions (JSON array), createdAt, revokedAt
+ *   <p>:bull:<queue>:...        BullMQ's own keys (the compactor's queue "compaction"), prefix `bull`
+ *   <p>:rebuild                 hash    state of the running (or last) rebuild into a new generation
+ *                                       (generation-state.ts: source, target, status, since, ...)
  *
  * Counter keys of generation g and API a, all in hash slot {a} so that one Lua script
  * may touch every key of one API atomically, also on Redis Cluster:
@@ -15,6 +18,8 @@
  *   <p>:g<g>:{a}:dict:<d>:ix    hash    value -> code
  *   <p>:g<g>:{a}:off            hash    "<topic>/<partition>" -> last Kafka offset whose messages of this API are applied
  *   <p>:g<g>:{a}:cmp            string  last hour index compacted into the day and month rollups
+ *   <p>:g<g>:{a}:carry          hash    rebuild only: "<topic>/<partition>" -> off of the old generation
+ *                                       when its buckets before the --since boundary were copied ("@" marks done)
  *   <p>:g<g>:{a}:idx:<r>        zset    bucket indices that hold data, per resolution r
  *   <p>:g<g>:{a}:<r>:<t>:parts  set     cube suffixes written in bucket (r, t)
  *   <p>:g<g>:{a}:<r>:<t>:<cube> hash    counters; see CUBES below
@@ -59,6 +64,9 @@ export const globalKeys = (prefix: string) => ({
   api: (apiId: string) => `${prefix}:api:${apiId}`,
   apis: `${prefix}:apis`,
   rootKey: (hash: string) => `${prefix}:rootkey:${hash}`,
+  /** BullMQ `prefix` option: BullMQ builds `<this>:<queue>:<...>` itself. */
+  bull: `${prefix}:bull`,
+  rebuild: `${prefix}:rebuild`,
 });
 
 export const code36 = (code: number): string => code.toString(36);
@@ -73,8 +81,14 @@ export function apiKeys(space: KeySpace, apiId: string) {
     dictIndex: (d: DictName) => `${base}:dict:${d}:ix`,
     offsets: `${base}:off`,
     compactedThrough: `${base}:cmp`,
+    carry: `${base}:carry`,
     bucketIndex: (r: Resolution) => `${base}:idx:${r}`,
     bucketPrefix: (r: Resolution, t: number) => `${base}:${r}:${t}`,
+    /**
+     * For Lua scripts that find their buckets themselves (compactNextHour): bucketPrefix(r, t)
+     * is bucketRoot .. r .. ':' .. t, its parts set that .. ':parts', a cube that .. ':' .. suffix.
+     */
+    bucketRoot: `${base}:`,
     parts: (r: Resolution, t: number) => `${base}:${r}:${t}:parts`,
     /** suffix is a cube suffix as stored in the parts set: "t", "k:<part>", "f:<part>", ... */
     cube: (r: Resolution, t: number, suffix: string) => `${base}:${r}:${t}:${suffix}`,
@@ -89,5 +103,8 @@ export function cubeSuffix(cube: Cube, part?: string): string {
 export function watermarkKey(space: KeySpace): string {
   return `${space.prefix}:g${space.generation}:wm`;
 }
+
+/** Every key of generation g (counters, dictionaries, progress) starts with this. */
+export const generationRoot = (prefix: string, generation: number): string => `${prefix}:g${generation}:`;
 
 export const partitionField = (topic: string, partition: number) => `${topic}/${partition}`;

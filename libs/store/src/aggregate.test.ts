@@ -1,0 +1,155 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { DAY_MS, HOUR_MS, dayOfHour, hourOf, monthOfHour, monthStart } from '@va/core';
+import { bucketsOfHour, expand, TupleCounter, type Horizons } from './aggregate';
+
+const retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
+const now = Date.UTC(2025, 5, 15, 12, 30);
+const nowHour = hourOf(now);
+const horizons = (cmp = -1): Horizons => ({ now, retention, cmp });
+
+describe('bucketsOfHour', () => {
+  it('writes a fresh, uncompacted hour to its hour bucket only', () => {
+    expect(bucketsOfHour(nowHour, horizons())).toEqual([
+      { r: 'h', t: nowHour, expireAt: (nowHour + 1) * HOUR_MS + retention.hourMs },
+    ]);
+  });
+
+  it('writes a compacted hour to the hour and its day and month rollups', () => {
+    const h = nowHour - 30;
+    const buckets = bucketsOfHour(h, horizons(nowHour - 2));
+    const m = monthOfHour(h);
+    expect(buckets).toEqual([
+      { r: 'h', t: h, expireAt: (h + 1) * HOUR_MS + retention.hourMs },
+      { r: 'd', t: dayOfHour(h), expireAt: (dayOfHour(h) + 1) * DAY_MS + retention.dayMs },
+      { r: 'm', t: m, expireAt: monthStart(m + 1) + retention.monthMs },
+    ]);
+  });
+
+  it('treats cmp as inclusive', () => {
+    expect(bucketsOfHour(nowHour - 5, horizons(nowHour - 5)).map((b) => b.r)).toEqual(['h', 'd', 'm']);
+    expect(bucketsOfHour(nowHour - 4, horizons(nowHour - 5)).map((b) => b.r)).toEqual(['h']);
+  });
+
+  it('sends an hour past hour retention to day and month rollups only', () => {
+    const h = hourOf(now - 40 * DAY_MS);
+    expect(bucketsOfHour(h, horizons()).map((b) => b.r)).toEqual(['d', 'm']);
+  });
+
+  it('sends an hour past day retention to the month rollup only', () => {
+    const h = hourOf(now - 500 * DAY_MS);
+    expect(bucketsOfHour(h, horizons()).map((b) => b.r)).toEqual(['m']);
+  });
+
+  it('writes nothing past month retention', () => {
+    expect(bucketsOfHour(hourOf(now - 6 * 366 * DAY_MS), horizons())).toEqual([]);
+  });
+
+  it('keeps an hour exactly at its horizon out (expiry must lie in the future)', () => {
+    const h = hourOf(now - retention.hourMs) - 1; // ends before now - retention
+    expect(bucketsOfHour(h, horizons()).map((b) => b.r)).not.toContain('h');
+  });
+});
+
+describe('TupleCounter + expand', () => {
+  it('adds each distinct tuple to the five cubes with base-36 codes and parts', () => {
+    const c = new TupleCounter();
+    c.add(nowHour, 40, 3, 0, 0);
+    c.add(nowHour, 40, 3, 0, 0);
+    c.add(nowHour, 1, -1, 37, 4);
+    expect(c.size).toBe(2);
+    const inc = expand(c, horizons());
+    expect(inc.events).toBe(3);
+    expect(inc.required).toEqual({ k: 41, i: 4, s: 38 });
+    expect(inc.buckets).toHaveLength(1);
+    const cubes = Object.fromEntries([...inc.buckets[0]!.cubes].map(([s, f]) => [s, Object.fromEntries(f)]));
+    expect(cubes).toEqual({
+      t: { '0': 2, '4': 1 },
+      'k:1': { '14:0': 2 }, // 40 = "14" in base 36, part 40 >> 5 = 1
+      'k:0': { '1:4': 1 },
+      's:0': { '0:0': 2 },
+      's:1': { '11:4': 1 }, // 37 = "11"
+      'i:0': { '3:0': 2 },
+      'f:3': { '14.0:0': 2 },
+      'f:_': { '1.11:4': 1 },
+    });
+  });
+
+  it('keeps different hours apart and merges rollups of a compacted hour', () => {
+    const c = new TupleCounter();
+    const h1 = nowHour - 3;
+    const h2 = nowHour - 2; // same day as h1 here (12:30 now)
+    c.add(h1, 0, -1, 0, 0, 5);
+    c.add(h2, 0, -1, 0, 0, 7);
+    const inc = expand(c, horizons(h2));
+    const summary = inc.buckets.map((b) => `${b.r}${b.t}=${b.cubes.get('t')!.get('0')}`).sort();
+    expect(summary).toEqual(
+      [`h${h1}=5`, `h${h2}=7`, `d${dayOfHour(h1)}=12`, `m${monthOfHour(h1)}=12`].sort(),
+    );
+  });
+
+  it('counts nothing for tuples outside every retention', () => {
+    const c = new TupleCounter();
+    c.add(hourOf(now - 7 * 366 * DAY_MS), 0, -1, 0, 0);
+    const inc = expand(c, horizons());
+    expect(inc.buckets).toEqual([]);
+    expect(inc.events).toBe(0);
+  });
+});
+
+describe('expand (property)', () => {
+  /** The naive definition: every tuple adds its count to the five cubes of each target bucket. */
+  function naive(tuples: [number, number, number, number, number, number][], h: Horizons) {
+    const out = new Map<string, number>();
+    const inc = (key: string, n: number) => out.set(key, (out.get(key) ?? 0) + n);
+    for (const [hour, k, i, s, o, n] of tuples) {
+      for (const b of bucketsOfHour(hour, h)) {
+        const at = `${b.r}${b.t}@${b.expireAt}`;
+        const k36 = k.toString(36);
+        const s36 = s.toString(36);
+        inc(`${at} t ${o}`, n);
+        inc(`${at} k:${(k >> 5).toString(36)} ${k36}:${o}`, n);
+        inc(`${at} s:${(s >> 5).toString(36)} ${s36}:${o}`, n);
+        if (i >= 0) inc(`${at} i:${(i >> 5).toString(36)} ${i.toString(36)}:${o}`, n);
+        inc(`${at} f:${i >= 0 ? i.toString(36) : '_'} ${k36}.${s36}:${o}`, n);
+      }
+    }
+    return out;
+  }
+
+  it('equals the naive per-tuple expansion', () => {
+    const tuple = fc.tuple(
+      fc.integer({ min: nowHour - 24 * 500, max: nowHour }),
+      fc.integer({ min: 0, max: 200 }),
+      fc.integer({ min: -1, max: 70 }),
+      fc.integer({ min: 0, max: 100 }),
+      fc.integer({ min: 0, max: 8 }),
+      fc.integer({ min: 1, max: 5 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(tuple, { maxLength: 60 }),
+        fc.integer({ min: -1, max: nowHour }),
+        (tuples, cmp) => {
+          const h = horizons(cmp);
+          const c = new TupleCounter();
+          for (const [hour, k, i, s, o, n] of tuples) c.add(hour, k, i, s, o, n);
+          const inc = expand(c, h);
+          const got = new Map<string, number>();
+          for (const b of inc.buckets) {
+            for (const [suffix, fields] of b.cubes) {
+              for (const [field, n] of fields) got.set(`${b.r}${b.t}@${b.expireAt} ${suffix} ${field}`, n);
+            }
+          }
+          expect(got).toEqual(naive(tuples, h));
+          const used = tuples.filter(([hour]) => bucketsOfHour(hour, h).length > 0);
+          expect(inc.events).toBe(used.reduce((sum, t) => sum + t[5], 0));
+          expect(inc.required.k).toBe(Math.max(0, ...used.map((t) => t[1] + 1)));
+          expect(inc.required.i).toBe(Math.max(0, ...used.map((t) => t[2] + 1)));
+          expect(inc.required.s).toBe(Math.max(0, ...used.map((t) => t[3] + 1)));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

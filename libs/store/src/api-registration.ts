@@ -1,0 +1,48 @@
+/**
+ * Registration of APIs seen by the ingest worker (CONTRACT §5: "an API is known to a workspace
+ * once an event of that API arrived"). The first workspace wins and never changes; an event
+ * naming another workspace is refused by the worker (DLQ reason workspace_mismatch).
+ * Operator registration and lookups live in registry.ts; both write the same keys.
+ */
+import type { Redis } from 'ioredis';
+import { globalKeys } from './keys';
+import { execPipeline } from './pipeline';
+
+export interface ApiClaim {
+  apiId: string;
+  workspaceId: string;
+}
+
+/**
+ * Registers each API to the claimed workspace unless it already has one, and returns the
+ * owning workspace of each (in order). One pipeline: `SET <p>:api:<id> ws NX GET` (Redis >= 7)
+ * reads the previous owner in the same atomic step, `SADD <p>:apis id` lists it for the compactor.
+ */
+export async function registerApisFromEvents(
+  redis: Redis,
+  prefix: string,
+  claims: readonly ApiClaim[],
+): Promise<string[]> {
+  if (claims.length === 0) return [];
+  const keys = globalKeys(prefix);
+  const pipeline = redis.pipeline();
+  for (const { apiId, workspaceId } of claims) {
+    pipeline.call('SET', keys.api(apiId), workspaceId, 'NX', 'GET');
+    pipeline.sadd(keys.apis, apiId);
+  }
+  const replies = await execPipeline(pipeline);
+  return claims.map(({ workspaceId }, n) => {
+    const previous = replies[2 * n];
+    return typeof previous === 'string' ? previous : workspaceId;
+  });
+}
+
+export async function registerApiFromEvent(
+  redis: Redis,
+  prefix: string,
+  apiId: string,
+  workspaceId: string,
+): Promise<string> {
+  const [owner] = await registerApisFromEvents(redis, prefix, [{ apiId, workspaceId }]);
+  return owner!;
+}

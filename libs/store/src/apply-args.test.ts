@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { applyApiBatchArgs, parseApplyReply } from './apply-args';
+import type { ApiIncrements } from './aggregate';
+
+describe('applyApiBatchArgs', () => {
+  it('lays out KEYS and ARGV as applyApiBatch.lua reads them', () => {
+    const inc: ApiIncrements = {
+      events: 3,
+      required: { k: 2, i: 0, s: 1 },
+      buckets: [
+        {
+          r: 'h',
+          t: 10,
+          expireAt: 999,
+          cubes: new Map([
+            ['t', new Map([['0', 3]])],
+            ['k:0', new Map([['1:0', 3]])],
+          ]),
+        },
+      ],
+    };
+    const args = applyApiBatchArgs({ prefix: 'p', generation: 2 }, 'a', inc, {
+      offsetField: 'topic/0',
+      expectedOff: -1,
+      newOff: 41,
+      expectedCmp: 7,
+    });
+    const base = 'p:g2:{a}';
+    expect(args).toEqual([
+      11,
+      `${base}:off`,
+      `${base}:cmp`,
+      `${base}:dict:k`,
+      `${base}:dict:i`,
+      `${base}:dict:s`,
+      `${base}:idx:h`,
+      `${base}:idx:d`,
+      `${base}:idx:m`,
+      `${base}:h:10:parts`,
+      `${base}:h:10:t`,
+      `${base}:h:10:k:0`,
+      'topic/0',
+      -1,
+      41,
+      7,
+      2,
+      0,
+      1,
+      1,
+      'h',
+      10,
+      999,
+      2,
+      't',
+      1,
+      '0',
+      3,
+      'k:0',
+      1,
+      '1:0',
+      3,
+    ]);
+  });
+
+  it('parses every reply', () => {
+    expect(parseApplyReply(['ok'])).toEqual({ status: 'ok' });
+    expect(parseApplyReply(['off', '12'])).toEqual({ status: 'off', actual: 12 });
+    expect(parseApplyReply(['cmp', '-1'])).toEqual({ status: 'cmp', actual: -1 });
+    expect(parseApplyReply(['dict', 'k', 3])).toEqual({ status: 'dict', dict: 'k', length: 3 });
+    expect(() => parseApplyReply('nope')).toThrow();
+  });
+});

@@ -1,0 +1,28 @@
+/**
+ * The Redis side of applying a batch: one applyApiBatch script call per API, all pipelined
+ * (one round trip), each atomic on its own (every key of an API shares the slot {api}).
+ */
+import type { Redis } from 'ioredis';
+import type { ApiIncrements } from './aggregate';
+import { applyApiBatchArgs, parseApplyReply, type ApplyCas, type ApplyResult } from './apply-args';
+import type { KeySpace } from './keys';
+import { execPipeline, newPipeline, queueCommand } from './pipeline';
+
+export interface ApiApply {
+  apiId: string;
+  increments: ApiIncrements;
+  cas: ApplyCas;
+}
+
+export async function applyApiBatches(
+  redis: Redis,
+  space: KeySpace,
+  applies: readonly ApiApply[],
+): Promise<ApplyResult[]> {
+  if (applies.length === 0) return [];
+  const pipeline = newPipeline(redis);
+  for (const { apiId, increments, cas } of applies) {
+    queueCommand(redis, pipeline, 'applyApiBatch', applyApiBatchArgs(space, apiId, increments, cas));
+  }
+  return (await execPipeline(pipeline)).map(parseApplyReply);
+}

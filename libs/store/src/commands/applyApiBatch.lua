@@ -1,0 +1,77 @@
+--[[
+  Applies the pre-aggregated increments of one API from one Kafka batch, exactly once
+  (docs/design.md "Write path: exactly once"). Variable number of keys; every key is in the
+  hash slot {api}. Built by libs/store/src/apply-args.ts.
+
+  KEYS[1]  <p>:g<g>:{api}:off         hash  "<topic>/<partition>" -> last applied offset
+  KEYS[2]  <p>:g<g>:{api}:cmp         string last compacted hour
+  KEYS[3..5]  dict:k, dict:i, dict:s  lists (only their lengths are read)
+  KEYS[6..8]  idx:h, idx:d, idx:m     zsets of bucket indices holding data
+  then per bucket, in ARGV order: its parts set, then one key per cube
+
+  ARGV[1]  offset field "<topic>/<partition>"
+  ARGV[2]  expected off (-1 = none yet)          CAS: nobody else applied this partition since
+  ARGV[3]  new off (the batch's last offset)
+  ARGV[4]  expected cmp (-1 = none)              CAS: the hour/rollup split still holds
+  ARGV[5..7]  required lengths of dict k, i, s   codes used < length: no dangling code
+  ARGV[8]  number of buckets B
+  then per bucket: r ('h'|'d'|'m'), t, expireAt (unix ms), number of cubes C,
+    then per cube: suffix, number of fields F, then F pairs field, increment
+
+  Returns  {'ok'}                      applied, off[field] = ARGV[3]
+           {'off', actual}             off CAS failed (actual, -1 = none): nothing written
+           {'cmp', actual}             cmp CAS failed: nothing written
+           {'dict', name, length}      a dictionary is shorter than required: nothing written
+]]
+local offField = ARGV[1]
+local actualOff = redis.call('HGET', KEYS[1], offField) or '-1'
+if actualOff ~= ARGV[2] then
+  return { 'off', actualOff }
+end
+local actualCmp = redis.call('GET', KEYS[2]) or '-1'
+if actualCmp ~= ARGV[4] then
+  return { 'cmp', actualCmp }
+end
+local names = { 'k', 'i', 's' }
+for d = 1, 3 do
+  local required = tonumber(ARGV[4 + d])
+  if required > 0 then
+    local length = redis.call('LLEN', KEYS[2 + d])
+    if length < required then
+      return { 'dict', names[d], length }
+    end
+  end
+end
+
+local index = { h = KEYS[6], d = KEYS[7], m = KEYS[8] }
+local k = 8
+local a = 9
+local buckets = tonumber(ARGV[8])
+for _ = 1, buckets do
+  local r, t, expireAt, cubes = ARGV[a], ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3])
+  a = a + 4
+  k = k + 1
+  local parts = KEYS[k]
+  redis.call('ZADD', index[r], t, t)
+  local suffixes = {}
+  for c = 1, cubes do
+    local suffix, fields = ARGV[a], tonumber(ARGV[a + 1])
+    a = a + 2
+    k = k + 1
+    local key = KEYS[k]
+    for _ = 1, fields do
+      redis.call('HINCRBY', key, ARGV[a], ARGV[a + 1])
+      a = a + 2
+    end
+    redis.call('PEXPIREAT', key, expireAt)
+    suffixes[#suffixes + 1] = suffix
+    -- SADD in slices: unpack() of a huge table would overflow Lua's C stack.
+    if #suffixes == 256 or c == cubes then
+      redis.call('SADD', parts, unpack(suffixes))
+      suffixes = {}
+    end
+  end
+  redis.call('PEXPIREAT', parts, expireAt)
+end
+redis.call('HSET', KEYS[1], offField, ARGV[3])
+return { 'ok' }

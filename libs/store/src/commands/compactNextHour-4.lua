@@ -1,0 +1,135 @@
+--[[
+  Compacts the next closed hour of one API into its day and month rollups, atomically
+  (docs/rollups.md "How compaction stays exact"). Every key is in the API's hash slot {api};
+  bucket keys are derived from ARGV[1] exactly as keys.ts documents for bucketRoot.
+  Called in a loop by libs/store/src/compaction.ts until it answers 'done'.
+
+  KEYS[1]  <p>:g<g>:{api}:cmp      string  last hour compacted (absent = none yet)
+  KEYS[2]  <p>:g<g>:{api}:idx:h    zset    hour indices holding data
+  KEYS[3]  <p>:g<g>:{api}:idx:d    zset    day indices holding data
+  KEYS[4]  <p>:g<g>:{api}:idx:m    zset    month indices holding data
+
+  ARGV[1]  bucket root "<p>:g<g>:{api}:" (keys.ts apiKeys().bucketRoot)
+  ARGV[2]  closed bound: last hour index that may be compacted
+  ARGV[3]  now (unix ms): a rollup whose expiry (end + retention) is not after now is not written
+  ARGV[4]  day retention (ms)
+  ARGV[5]  month retention (ms)
+
+  Finds the first hour in idx:h after cmp (absent: the first hour in idx:h) and <= the bound,
+  adds every field of every cube listed in its parts set to the same cube of its day and of its
+  month bucket (HINCRBY), records the cubes in their parts sets, the buckets in idx:d / idx:m,
+  sets PEXPIREAT on every rollup key it wrote and sets cmp to that hour. Without such an hour
+  it sets cmp to the bound (only if greater: cmp never moves back).
+
+  Why it is exact: ingest writes an hour <= cmp into its hour bucket AND the rollups, an hour
+  > cmp into the hour bucket only, in one script guarded by a CAS on cmp. This script merges the
+  hour and moves cmp past it in one atomic step, so every increment reaches the rollups once:
+  either before the merge (carried by the merge) or after it (written there by ingest).
+  Running it twice merges nothing twice: the second run starts after the new cmp.
+
+  Returns  {'hour', h, fields}   hour h compacted (fields = counters added to each rollup)
+           {'done', cmp}         nothing left up to the bound; cmp as it now stands
+]]
+local DAY_MS = 86400000
+local root = ARGV[1]
+local bound = tonumber(ARGV[2])
+local now = tonumber(ARGV[3])
+local dayRetention = tonumber(ARGV[4])
+local monthRetention = tonumber(ARGV[5])
+
+-- Integers as Redis expects them: tostring() of a Lua number may give "2.5e+14".
+local function int(x)
+  return string.format('%.0f', x)
+end
+
+-- Month index (months since January 1970) of a day index (days since 1970-01-01), UTC.
+-- H. Hinnant's civil_from_days; the same calendar as libs/core/src/time.ts monthOf.
+local function monthOfDay(days)
+  local z = days + 719468
+  local era = math.floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+  local mp = math.floor((5 * doy + 2) / 153)
+  local month = mp < 10 and mp + 3 or mp - 9
+  local year = yoe + era * 400
+  if month <= 2 then
+    year = year + 1
+  end
+  return (year - 1970) * 12 + (month - 1)
+end
+
+-- Day index of the first day of a month index (days_from_civil).
+local function firstDayOfMonth(m)
+  local year = 1970 + math.floor(m / 12)
+  local month = m - math.floor(m / 12) * 12 + 1
+  if month <= 2 then
+    year = year - 1
+  end
+  local era = math.floor(year / 400)
+  local yoe = year - era * 400
+  local mp = month > 2 and month - 3 or month + 9
+  local doy = math.floor((153 * mp + 2) / 5)
+  local doe = yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy
+  return era * 146097 + doe - 719468
+end
+
+local cmpRaw = redis.call('GET', KEYS[1])
+local cmp = cmpRaw and tonumber(cmpRaw) or nil
+if cmp and cmp >= bound then
+  return { 'done', int(cmp) }
+end
+local after = cmp and ('(' .. int(cmp)) or '-inf'
+local found = redis.call('ZRANGEBYSCORE', KEYS[2], after, int(bound), 'LIMIT', 0, 1)
+if #found == 0 then
+  redis.call('SET', KEYS[1], int(bound))
+  return { 'done', int(bound) }
+end
+
+local h = tonumber(found[1])
+local d = math.floor(h / 24)
+local m = monthOfDay(d)
+local hourPrefix = root .. 'h:' .. int(h)
+local targets = {}
+local dayExpire = (d + 1) * DAY_MS + dayRetention
+if dayExpire > now then
+  targets[#targets + 1] = { prefix = root .. 'd:' .. int(d), expire = int(dayExpire), index = KEYS[3], t = int(d) }
+end
+local monthExpire = firstDayOfMonth(m + 1) * DAY_MS + monthRetention
+if monthExpire > now then
+  targets[#targets + 1] = { prefix = root .. 'm:' .. int(m), expire = int(monthExpire), index = KEYS[4], t = int(m) }
+end
+
+local suffixes = redis.call('SMEMBERS', hourPrefix .. ':parts')
+local merged = {}
+local added = 0
+if #targets > 0 then
+  for _, suffix in ipairs(suffixes) do
+    local fields = redis.call('HGETALL', hourPrefix .. ':' .. suffix)
+    if #fields > 0 then
+      for _, target in ipairs(targets) do
+        local key = target.prefix .. ':' .. suffix
+        for i = 1, #fields, 2 do
+          redis.call('HINCRBY', key, fields[i], fields[i + 1])
+        end
+        redis.call('PEXPIREAT', key, target.expire)
+      end
+      merged[#merged + 1] = suffix
+      added = added + #fields / 2
+    end
+  end
+end
+if #merged > 0 then
+  for _, target in ipairs(targets) do
+    local parts = target.prefix .. ':parts'
+    -- SADD in slices: unpack() of a huge table would overflow Lua's C stack.
+    for i = 1, #merged, 256 do
+      redis.call('SADD', parts, unpack(merged, i, math.min(i + 255, #merged)))
+    end
+    redis.call('PEXPIREAT', parts, target.expire)
+    redis.call('ZADD', target.index, target.t, target.t)
+  end
+end
+
+redis.call('SET', KEYS[1], int(h))
+return { 'hour', int(h), added }

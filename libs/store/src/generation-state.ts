@@ -1,0 +1,116 @@
+/**
+ * The state of a rebuild (docs/rebuild.md) in the hash `<p>:rebuild`: which generation is rebuilt
+ * into which, how far it got, and who runs it. It outlives the process that runs the rebuild, so
+ * that `rebuild resume` can continue into the same generation after a crash and `rebuild abort`
+ * can stop it from another shell. Status moves are compare-and-set (setRebuildStatus-1.lua).
+ *
+ *   copying     dictionaries (and with --since the buckets before the boundary) copied into g'
+ *   replaying   the rebuild's own consumer applies both topics into g'
+ *   compacting  caught up with g: compacting g', then switching (switchGeneration-5.lua)
+ *   switched    <p>:gen = g'; the old generation is being deleted
+ *   done        finished; g deleted
+ *   aborted     abandoned; g' deleted (g untouched)
+ */
+import type { Redis } from 'ioredis';
+import { command } from './commands';
+import { globalKeys } from './keys';
+
+export const REBUILD_STATUSES = [
+  'copying',
+  'replaying',
+  'compacting',
+  'switched',
+  'done',
+  'aborted',
+] as const;
+export type RebuildStatus = (typeof REBUILD_STATUSES)[number];
+/** Statuses in which a rebuild still has work to do (and blocks a new one). */
+export const ACTIVE_REBUILD: readonly RebuildStatus[] = ['copying', 'replaying', 'compacting', 'switched'];
+
+export interface RebuildState {
+  status: RebuildStatus;
+  /** The generation queries read while the rebuild runs. */
+  source: number;
+  /** The generation being built. */
+  target: number;
+  /** --since as given (unix ms), or null for a rebuild of everything the topics hold. */
+  since: number | null;
+  /** Start of the first rebuilt month (since rounded down); older buckets are carried over. */
+  boundary: number | null;
+  /** Consumer group of the rebuild's consumer. */
+  group: string;
+  startedAt: number;
+  /** Refreshed every second by the process running the rebuild. */
+  heartbeatAt: number;
+  /** Who runs it: "<host>/<pid>". */
+  owner: string;
+  /** Set by the process once its consumer stopped (abort waits for it). */
+  stoppedAt: number | null;
+  switchedAt: number | null;
+  finishedAt: number | null;
+}
+
+const num = (raw: string | undefined): number | null =>
+  raw === undefined || raw === '' ? null : Number(raw);
+
+/** The state hash as a record; null when no rebuild was ever recorded (or it is unreadable). */
+export function parseRebuildState(fields: Record<string, string>): RebuildState | null {
+  const status = fields.status as RebuildStatus | undefined;
+  if (status === undefined || !REBUILD_STATUSES.includes(status)) return null;
+  const source = num(fields.source);
+  const target = num(fields.target);
+  if (source === null || target === null) return null;
+  return {
+    status,
+    source,
+    target,
+    since: num(fields.since),
+    boundary: num(fields.boundary),
+    group: fields.group ?? '',
+    startedAt: num(fields.startedAt) ?? 0,
+    heartbeatAt: num(fields.heartbeatAt) ?? 0,
+    owner: fields.owner ?? '',
+    stoppedAt: num(fields.stoppedAt),
+    switchedAt: num(fields.switchedAt),
+    finishedAt: num(fields.finishedAt),
+  };
+}
+
+export async function readRebuildState(redis: Redis, prefix: string): Promise<RebuildState | null> {
+  return parseRebuildState(await redis.hgetall(globalKeys(prefix).rebuild));
+}
+
+export type Transition = { ok: true } | { ok: false; status: RebuildStatus | null };
+
+type Fields = Record<string, string | number | null>;
+
+/**
+ * CAS of the status: moves to `to` only from one of `from` (null = no rebuild recorded), and
+ * sets `fields` with it. `fresh` first deletes what a finished rebuild left in the hash.
+ */
+export async function transitionRebuild(
+  redis: Redis,
+  prefix: string,
+  from: readonly (RebuildStatus | null)[],
+  to: RebuildStatus,
+  fields: Fields = {},
+  fresh = false,
+): Promise<Transition> {
+  const args: (string | number)[] = [
+    globalKeys(prefix).rebuild,
+    from.map((s) => s ?? '-').join(','),
+    to,
+    fresh ? '1' : '0',
+  ];
+  for (const [name, value] of Object.entries(fields)) args.push(name, value === null ? '' : value);
+  const reply = await command<[number, string?]>(redis, 'setRebuildStatus')(...args);
+  if (reply[0] === 1) return { ok: true };
+  const status = reply[1] === '-' || reply[1] === undefined ? null : (reply[1] as RebuildStatus);
+  return { ok: false, status };
+}
+
+/** Fields that do not change the status (heartbeat, owner, stoppedAt). */
+export async function updateRebuild(redis: Redis, prefix: string, fields: Fields): Promise<void> {
+  const flat = Object.entries(fields).flatMap(([k, v]) => [k, v === null ? '' : String(v)]);
+  if (flat.length > 0) await redis.hset(globalKeys(prefix).rebuild, ...flat);
+}

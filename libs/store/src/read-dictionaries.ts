@@ -1,0 +1,116 @@
+/**
+ * The read side of one API's dictionaries, for query answering: a DictionaryReader (which
+ * loads entries incrementally) plus what a query needs on top of it, all kept in step
+ * with the loaded entries and only ever extended (dictionaries are append-only):
+ *   - decoded values shared per code (one Identity object, one tag array per code), so
+ *     that every cell of a code carries the same objects;
+ *   - inverted indexes for filters: externalId -> identity codes, tag -> tag-set codes.
+ */
+import type { Redis } from 'ioredis';
+import type { Identity } from '@va/core';
+import { DictionaryReader } from './dictionary';
+import { parseIdentity, parseTagSet } from './dictionary-values';
+import type { DictName, KeySpace } from './keys';
+
+const NONE: readonly number[] = [];
+
+export class ReadDictionaries {
+  readonly reader: DictionaryReader;
+  private readonly identities: Identity[] = [];
+  private readonly tagSets: (readonly string[])[] = [];
+  private readonly byExternalId = new Map<string, number[]>();
+  private readonly byTag = new Map<string, number[]>();
+  /** Loads run one at a time: two concurrent loads would append the same entries twice. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(redis: Redis, space: KeySpace, apiId: string) {
+    this.reader = new DictionaryReader(redis, space, apiId);
+  }
+
+  /** Loads what was appended to the given dictionaries since the last call and indexes it. */
+  async load(dicts: readonly DictName[]): Promise<void> {
+    if (dicts.length === 0) return;
+    await this.serial(() => this.reader.load(...dicts));
+  }
+
+  /** Makes sure every code up to `maxCode` of d is decodable (loads more only when needed). */
+  async ensure(d: DictName, maxCode: number): Promise<void> {
+    if (maxCode < this.reader.size(d)) return;
+    await this.serial(() => this.reader.ensure(d, maxCode));
+  }
+
+  private serial(task: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(async () => {
+      await task();
+      this.index();
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  size(d: DictName): number {
+    return this.reader.size(d);
+  }
+
+  keyId(code: number): string | undefined {
+    return this.reader.value('k', code);
+  }
+
+  identity(code: number): Identity | undefined {
+    return this.identities[code];
+  }
+
+  tagSet(code: number): readonly string[] | undefined {
+    return this.tagSets[code];
+  }
+
+  /** Codes of the given keyIds that some event carried (unknown ones match nothing). */
+  keyCodes(keyIds: readonly string[]): number[] {
+    const out: number[] = [];
+    for (const keyId of keyIds) {
+      const code = this.reader.code('k', keyId);
+      if (code !== undefined) out.push(code);
+    }
+    return out;
+  }
+
+  /** Identity codes whose externalId is the given one (several ids may share one). */
+  identityCodesOf(externalId: string): readonly number[] {
+    return this.byExternalId.get(externalId) ?? NONE;
+  }
+
+  /** Codes of the tag sets that contain every given tag. */
+  setCodesWithAll(tags: readonly string[]): number[] {
+    let smallest: readonly number[] | undefined;
+    for (const tag of tags) {
+      const codes = this.byTag.get(tag) ?? NONE;
+      if (smallest === undefined || codes.length < smallest.length) smallest = codes;
+    }
+    if (smallest === undefined) return [];
+    return smallest.filter((code) => {
+      const set = this.tagSets[code]!;
+      return tags.every((tag) => set.includes(tag));
+    });
+  }
+
+  private index(): void {
+    const identityValues = this.reader.all('i');
+    for (let code = this.identities.length; code < identityValues.length; code++) {
+      const identity = parseIdentity(identityValues[code]!);
+      this.identities.push(identity);
+      const codes = this.byExternalId.get(identity.externalId);
+      if (codes) codes.push(code);
+      else this.byExternalId.set(identity.externalId, [code]);
+    }
+    const setValues = this.reader.all('s');
+    for (let code = this.tagSets.length; code < setValues.length; code++) {
+      const tags = parseTagSet(setValues[code]!);
+      this.tagSets.push(tags);
+      for (const tag of tags) {
+        const codes = this.byTag.get(tag);
+        if (codes) codes.push(code);
+        else this.byTag.set(tag, [code]);
+      }
+    }
+  }
+}

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import {
+  addField,
+  addFieldValues,
+  addHash,
+  CodeCounts,
+  groupCodes,
+  type CodeSelection,
+  type SliceCounts,
+} from './read-fields';
+import { readsOverlap } from './read';
+
+const none = { key: false, identity: false, set: false };
+const sel = (over: Partial<CodeSelection>): CodeSelection => ({
+  cube: 't',
+  keys: null,
+  identities: null,
+  sets: null,
+  group: none,
+  ...over,
+});
+const sum = (into: Map<string, number[]>) => Object.fromEntries(into);
+const counts = (...pairs: [number, number][]) => {
+  const out = new Array<number>(9).fill(0);
+  for (const [o, n] of pairs) out[o] = n;
+  return out;
+};
+
+describe('addField', () => {
+  it('sums the totals cube', () => {
+    const into = new Map<string, number[]>();
+    addHash(into, sel({}), '', { '0': '3', '8': '1', bogus: '5', '9': '1' });
+    expect(sum(into)).toEqual({ '..': counts([0, 3], [8, 1]) });
+  });
+
+  it('groups a single-dimension cube by its code, or sums it', () => {
+    const fields = { 'a:0': '1', 'a:2': '2', 'b:0': '4', '1a:5': '1' };
+    const grouped = new Map<string, number[]>();
+    addHash(grouped, sel({ cube: 'k', group: { ...none, key: true } }), '0', fields);
+    expect(sum(grouped)).toEqual({
+      'a..': counts([0, 1], [2, 2]),
+      'b..': counts([0, 4]),
+      '1a..': counts([5, 1]),
+    });
+    const summed = new Map<string, number[]>();
+    addHash(summed, sel({ cube: 'k', keys: new Set(['a', 'b']) }), '0', fields);
+    expect(sum(summed)).toEqual({ '..': counts([0, 5], [2, 2]) });
+  });
+
+  it('places identity and set codes in their positions of the group name', () => {
+    const i = new Map<string, number[]>();
+    addField(i, sel({ cube: 'i', group: { ...none, identity: true } }), '0', '7:1', '2');
+    const s = new Map<string, number[]>();
+    addField(s, sel({ cube: 's', group: { ...none, set: true } }), '0', '0:1', '2');
+    expect(sum(i)).toEqual({ '.7.': counts([1, 2]) });
+    expect(sum(s)).toEqual({ '..0': counts([1, 2]) });
+  });
+
+  it('reads the full cube: key and set from the field, identity from the part', () => {
+    const fields = { 'a.0:0': '1', 'a.1:0': '2', 'b.1:3': '4' };
+    const all = new Map<string, number[]>();
+    addHash(all, sel({ cube: 'f', group: { key: true, identity: true, set: true } }), 'z', fields);
+    expect(sum(all)).toEqual({ 'a.z.0': counts([0, 1]), 'a.z.1': counts([0, 2]), 'b.z.1': counts([3, 4]) });
+
+    const filtered = new Map<string, number[]>();
+    addHash(filtered, sel({ cube: 'f', keys: new Set(['a']), sets: new Set(['1']) }), 'z', fields);
+    expect(sum(filtered)).toEqual({ '..': counts([0, 2]) });
+
+    const byIdentity = new Map<string, number[]>();
+    addHash(byIdentity, sel({ cube: 'f', group: { ...none, identity: true } }), '_', fields);
+    expect(sum(byIdentity)).toEqual({}); // events without identity are in no identity group
+  });
+
+  it('reads HMGET replies, skipping absent fields', () => {
+    const into = new Map<string, number[]>();
+    addFieldValues(
+      into,
+      sel({ cube: 'k', group: { ...none, key: true } }),
+      '0',
+      ['a:0', 'a:1', 'b:0'],
+      ['2', null, '1'],
+    );
+    expect(sum(into)).toEqual({ 'a..': counts([0, 2]), 'b..': counts([0, 1]) });
+  });
+});
+
+describe('CodeCounts and groupCodes', () => {
+  it('keeps slices apart', () => {
+    const c = new CodeCounts();
+    addField(c.slice(1), sel({}), '', '0', '1');
+    addField(c.slice(2), sel({}), '', '0', '1');
+    addField(c.slice(1), sel({}), '', '0', '1');
+    expect([...c.slices.keys()]).toEqual([1, 2]);
+    expect(c.slice(1).get('..')![0]).toBe(2);
+  });
+
+  it('decodes group names to codes', () => {
+    expect(groupCodes('..')).toEqual([undefined, undefined, undefined]);
+    expect(groupCodes('a.z.10')).toEqual([10, 35, 36]);
+    expect(groupCodes('.3.')).toEqual([undefined, 3, undefined]);
+  });
+});
+
+describe('readsOverlap', () => {
+  const hour = (index: number) => ({ res: 'h' as const, index, slice: null });
+  it('is true only when an hour is read beside its day or month rollup', () => {
+    expect(readsOverlap([hour(1), hour(2)])).toBe(false);
+    expect(readsOverlap([{ res: 'd', index: 1, slice: null }, hour(23)])).toBe(false);
+    expect(readsOverlap([{ res: 'd', index: 1, slice: null }, hour(24)])).toBe(true);
+    expect(readsOverlap([{ res: 'm', index: 0, slice: null }, hour(5)])).toBe(true);
+    expect(
+      readsOverlap([
+        { res: 'm', index: 0, slice: null },
+        { res: 'd', index: 3, slice: null },
+      ]),
+    ).toBe(true);
+    expect(
+      readsOverlap([
+        { res: 'm', index: 1, slice: null },
+        { res: 'd', index: 3, slice: null },
+      ]),
+    ).toBe(false);
+  });
+});
+
+describe('subtract reads', () => {
+  it('takes counts of a subtracted bucket back out of the same group', () => {
+    const sel: CodeSelection = {
+      cube: 'k',
+      keys: null,
+      identities: null,
+      sets: null,
+      group: { key: true, identity: false, set: false },
+    };
+    const into: SliceCounts = new Map();
+    addHash(into, sel, '0', { 'a:0': '5', 'b:1': '2' });
+    addHash(into, sel, '0', { 'a:0': '3' }, -1);
+    expect(into.get('a..')![0]).toBe(2);
+    expect(into.get('b..')![1]).toBe(2);
+  });
+});

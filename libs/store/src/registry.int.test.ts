@@ -1,0 +1,84 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { deletePrefix } from '../../../test/support/context';
+import { globalKeys } from './keys';
+import {
+  createRootKey,
+  findRootKey,
+  generateRootKey,
+  hashRootKey,
+  readAccess,
+  registerApi,
+  revokeRootKey,
+} from './registry';
+
+const prefix = `t-registry-${Math.random().toString(36).slice(2, 8)}`;
+let redis: Redis;
+beforeAll(() => {
+  redis = new Redis(inject('redisUrl'));
+});
+afterAll(async () => {
+  await deletePrefix(inject('redisUrl'), prefix);
+  redis.disconnect();
+});
+
+describe('root keys', () => {
+  it('look like vak_ + 32 base62 characters and never repeat', () => {
+    const keys = Array.from({ length: 1000 }, generateRootKey);
+    for (const key of keys) expect(key).toMatch(/^vak_[0-9A-Za-z]{32}$/);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('are stored only as a SHA-256 hash, with workspace, permissions and creation time', async () => {
+    const { key, hash } = await createRootKey(redis, prefix, {
+      workspaceId: 'ws_1',
+      permissions: ['api.*.read_api', 'api.*.read_api', 'api.a.read_api'],
+      now: 1234,
+    });
+    expect(hash).toBe(hashRootKey(key));
+    const stored = await redis.hgetall(globalKeys(prefix).rootKey(hash));
+    expect(JSON.stringify(stored)).not.toContain(key);
+    expect(await redis.keys(`${prefix}*${key}*`)).toEqual([]);
+    expect(await findRootKey(redis, prefix, key)).toEqual({
+      workspaceId: 'ws_1',
+      permissions: ['api.*.read_api', 'api.a.read_api'],
+      createdAt: 1234,
+    });
+    expect(await findRootKey(redis, prefix, `${key}x`)).toBeNull();
+  });
+
+  it('are revoked once; the first revocation time stays', async () => {
+    const { key } = await createRootKey(redis, prefix, { workspaceId: 'ws_1', permissions: [], now: 1 });
+    expect(await revokeRootKey(redis, prefix, key, 10)).toBe('revoked');
+    expect(await revokeRootKey(redis, prefix, key, 20)).toBe('already_revoked');
+    expect((await findRootKey(redis, prefix, key))?.revokedAt).toBe(10);
+    expect(await revokeRootKey(redis, prefix, 'vak_unknown', 30)).toBe('unknown');
+    expect(await redis.exists(globalKeys(prefix).rootKey(hashRootKey('vak_unknown')))).toBe(0);
+  });
+});
+
+describe('APIs', () => {
+  it('register once to one workspace, idempotently, and are listed', async () => {
+    expect(await registerApi(redis, prefix, 'api_r', 'ws_1')).toEqual({ ok: true, created: true });
+    expect(await registerApi(redis, prefix, 'api_r', 'ws_1')).toEqual({ ok: true, created: false });
+    expect(await registerApi(redis, prefix, 'api_r', 'ws_2')).toEqual({ ok: false, owner: 'ws_1' });
+    expect(await redis.sismember(globalKeys(prefix).apis, 'api_r')).toBe(1);
+  });
+
+  it('readAccess returns key, generation and owner in one round trip', async () => {
+    const { key } = await createRootKey(redis, prefix, { workspaceId: 'ws_1', permissions: ['p'], now: 5 });
+    await registerApi(redis, prefix, 'api_ra', 'ws_9');
+    expect(await readAccess(redis, prefix, key, 'api_ra')).toEqual({
+      rootKey: { workspaceId: 'ws_1', permissions: ['p'], createdAt: 5 },
+      generation: 1,
+      apiWorkspace: 'ws_9',
+    });
+    await redis.set(globalKeys(prefix).generation, '3');
+    expect(await readAccess(redis, prefix, 'vak_nope', undefined)).toEqual({
+      rootKey: null,
+      generation: 3,
+      apiWorkspace: null,
+    });
+  });
+});

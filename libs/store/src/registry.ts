@@ -1,0 +1,161 @@
+/**
+ * The registry: which workspace owns an API, and the workspace's root keys.
+ *
+ * Root keys are stored only as the SHA-256 of their plaintext (hex), in the hash
+ * `<p>:rootkey:<sha256>` with fields workspaceId, permissions (JSON array), createdAt and,
+ * once revoked, revokedAt (unix ms). A key is never deleted, so a revocation cannot be
+ * undone by a lookup racing it. The plaintext is returned once, by createRootKey.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { globalKeys } from './keys';
+import { execPipeline } from './pipeline';
+
+export const ROOT_KEY_PREFIX = 'vak_';
+const ROOT_KEY_RANDOM_CHARS = 32;
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+export interface RootKeyRecord {
+  workspaceId: string;
+  permissions: string[];
+  createdAt: number;
+  /** Unix ms of the revocation; absent while the key is valid. */
+  revokedAt?: number;
+}
+
+/** `vak_` + 32 uniformly random base62 characters (~190 bits). */
+export function generateRootKey(): string {
+  let out = ROOT_KEY_PREFIX;
+  while (out.length < ROOT_KEY_PREFIX.length + ROOT_KEY_RANDOM_CHARS) {
+    for (const byte of randomBytes(48)) {
+      // 248 = 4 * 62: rejecting the bytes above keeps every character equally likely.
+      if (byte < 248 && out.length < ROOT_KEY_PREFIX.length + ROOT_KEY_RANDOM_CHARS) out += BASE62[byte % 62];
+    }
+  }
+  return out;
+}
+
+export const hashRootKey = (plaintext: string): string =>
+  createHash('sha256').update(plaintext).digest('hex');
+
+/** The stored fields of a root key (HGETALL result) as a record; null when absent or damaged. */
+export function parseRootKeyRecord(fields: Record<string, string> | null | undefined): RootKeyRecord | null {
+  if (!fields || fields.workspaceId === undefined || fields.permissions === undefined) return null;
+  let permissions: unknown;
+  try {
+    permissions = JSON.parse(fields.permissions);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(permissions) || !permissions.every((p): p is string => typeof p === 'string'))
+    return null;
+  const record: RootKeyRecord = {
+    workspaceId: fields.workspaceId,
+    permissions,
+    createdAt: Number(fields.createdAt ?? 0),
+  };
+  if (fields.revokedAt !== undefined) record.revokedAt = Number(fields.revokedAt);
+  return record;
+}
+
+export interface CreatedRootKey {
+  /** The plaintext: shown once, never stored. */
+  key: string;
+  hash: string;
+}
+
+export async function createRootKey(
+  redis: Redis,
+  prefix: string,
+  input: { workspaceId: string; permissions: readonly string[]; now: number },
+): Promise<CreatedRootKey> {
+  const key = generateRootKey();
+  const hash = hashRootKey(key);
+  // 190 random bits: a collision with an existing key is not a case worth code.
+  await redis.hset(globalKeys(prefix).rootKey(hash), {
+    workspaceId: input.workspaceId,
+    permissions: JSON.stringify([...new Set(input.permissions)]),
+    createdAt: String(input.now),
+  });
+  return { key, hash };
+}
+
+export async function findRootKey(
+  redis: Redis,
+  prefix: string,
+  plaintext: string,
+): Promise<RootKeyRecord | null> {
+  return parseRootKeyRecord(await redis.hgetall(globalKeys(prefix).rootKey(hashRootKey(plaintext))));
+}
+
+export type RevokeResult = 'revoked' | 'already_revoked' | 'unknown';
+
+/** Marks the key revoked (keeps the first revocation time). */
+export async function revokeRootKey(
+  redis: Redis,
+  prefix: string,
+  plaintext: string,
+  now: number,
+): Promise<RevokeResult> {
+  const key = globalKeys(prefix).rootKey(hashRootKey(plaintext));
+  if ((await redis.hexists(key, 'workspaceId')) !== 1) return 'unknown';
+  return (await redis.hsetnx(key, 'revokedAt', String(now))) === 1 ? 'revoked' : 'already_revoked';
+}
+
+/** The workspace that owns an API, or null when no event of it arrived and nobody registered it. */
+export async function apiWorkspace(redis: Redis, prefix: string, apiId: string): Promise<string | null> {
+  return redis.get(globalKeys(prefix).api(apiId));
+}
+
+export type RegisterResult =
+  | { ok: true; created: boolean }
+  | { ok: false; owner: string /** the API already belongs to another workspace */ };
+
+/** Registers an API to a workspace before its first event. Idempotent; never moves an API. */
+export async function registerApi(
+  redis: Redis,
+  prefix: string,
+  apiId: string,
+  workspaceId: string,
+): Promise<RegisterResult> {
+  const keys = globalKeys(prefix);
+  const [set, owner] = (await execPipeline(
+    redis.multi().set(keys.api(apiId), workspaceId, 'NX').get(keys.api(apiId)).sadd(keys.apis, apiId),
+  )) as [string | null, string | null, number];
+  if (owner !== workspaceId) return { ok: false, owner: String(owner) };
+  return { ok: true, created: set === 'OK' };
+}
+
+export interface Access {
+  /** The root key of the request; null when unknown (revoked keys are returned, with revokedAt). */
+  rootKey: RootKeyRecord | null;
+  /** Current counter generation (keys.ts: `<p>:gen`, absent = 1). */
+  generation: number;
+  /** Workspace owning the API asked for; null when unknown or when no apiId was given. */
+  apiWorkspace: string | null;
+}
+
+/** Everything a request needs before reading counters, in one round trip. */
+export async function readAccess(
+  redis: Redis,
+  prefix: string,
+  rootKeyPlaintext: string,
+  apiId: string | undefined,
+): Promise<Access> {
+  const keys = globalKeys(prefix);
+  const pipeline = redis
+    .pipeline()
+    .hgetall(keys.rootKey(hashRootKey(rootKeyPlaintext)))
+    .get(keys.generation);
+  if (apiId !== undefined) pipeline.get(keys.api(apiId));
+  const [fields, generation, workspace] = (await execPipeline(pipeline)) as [
+    Record<string, string>,
+    string | null,
+    string | null | undefined,
+  ];
+  return {
+    rootKey: parseRootKeyRecord(fields),
+    generation: generation === null ? 1 : Number(generation),
+    apiWorkspace: workspace ?? null,
+  };
+}

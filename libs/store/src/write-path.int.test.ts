@@ -1,0 +1,286 @@
+// The write-side Lua scripts against a real Redis: assignCodes, applyApiBatch, advanceWatermark,
+// and the TypeScript around them (dictionary reader/writer, registration, cube dump).
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hourOf } from '@va/core';
+import { deletePrefix, testEnv, type TestEnv } from '../../../test/support/context';
+import { expand, TupleCounter } from './aggregate';
+import { registerApisFromEvents } from './api-registration';
+import { applyApiBatches } from './apply';
+import { command } from './commands';
+import { dumpApiCounts, fullKey } from './cube-dump';
+import { DictionaryReader, DictionaryWriter, emptyMissing } from './dictionary';
+import { apiKeys, globalKeys, type KeySpace } from './keys';
+import { advanceWatermark, readApiProgress, readWatermark } from './watermark';
+
+const DAY = 86_400_000;
+const retention = { hourMs: 35 * DAY, dayMs: 400 * DAY, monthMs: 5 * 366 * DAY };
+
+let t: TestEnv;
+let redis: Redis;
+let space: KeySpace;
+
+beforeAll(async () => {
+  t = await testEnv('store write path');
+  redis = new Redis(t.redisUrl);
+  space = { prefix: t.keyPrefix, generation: 1 };
+});
+
+afterAll(async () => {
+  await deletePrefix(t.redisUrl, t.keyPrefix);
+  redis.disconnect();
+});
+
+const assignCodes = (api: string, d: 'k' | 'i' | 's', values: string[]) =>
+  command<number[]>(redis, 'assignCodes')(
+    apiKeys(space, api).dict(d),
+    apiKeys(space, api).dictIndex(d),
+    ...values,
+  );
+
+describe('assignCodes', () => {
+  it('appends new values, keeps old codes, handles repeats within one call', async () => {
+    expect(await assignCodes('a1', 'k', ['x', 'y', 'x'])).toEqual([0, 1, 0]);
+    expect(await assignCodes('a1', 'k', ['z', 'y'])).toEqual([2, 1]);
+    expect(await redis.lrange(apiKeys(space, 'a1').dict('k'), 0, -1)).toEqual(['x', 'y', 'z']);
+    expect(await redis.hgetall(apiKeys(space, 'a1').dictIndex('k'))).toEqual({ x: '0', y: '1', z: '2' });
+  });
+
+  it('gives every concurrent writer the same code for the same value', async () => {
+    const writers = Array.from({ length: 8 }, () => new Redis(t.redisUrl));
+    const values = Array.from({ length: 300 }, (_, n) => `v${n}`);
+    try {
+      const results = await Promise.all(
+        writers.map((client, w) => {
+          // Each writer asks in its own order, in chunks, so the calls interleave.
+          const mine = [...values].sort(() => (w % 2 === 0 ? 1 : -1)).slice(w * 10);
+          const calls: Promise<[string, number][]>[] = [];
+          for (let n = 0; n < mine.length; n += 25) {
+            const chunk = mine.slice(n, n + 25);
+            calls.push(
+              command<number[]>(client, 'assignCodes')(
+                apiKeys(space, 'conc').dict('k'),
+                apiKeys(space, 'conc').dictIndex('k'),
+                ...chunk,
+              ).then((codes) => chunk.map((v, m): [string, number] => [v, codes[m]!])),
+            );
+          }
+          return Promise.all(calls).then((r) => r.flat());
+        }),
+      );
+      const list = await redis.lrange(apiKeys(space, 'conc').dict('k'), 0, -1);
+      expect(new Set(list).size).toBe(list.length);
+      expect(list.length).toBe(values.length);
+      for (const [value, code] of results.flat()) expect(list[code]).toBe(value);
+    } finally {
+      writers.forEach((c) => c.disconnect());
+    }
+  });
+});
+
+describe('DictionaryWriter and DictionaryReader', () => {
+  it('assigns through the cache and reads back incrementally, beyond one LRANGE chunk', async () => {
+    const writer = new DictionaryWriter(redis, space);
+    const missing = new Map([['big', { ...emptyMissing(), s: new Set(['', 'a,b']) }]]);
+    await writer.assign(missing);
+    expect(writer.codesOf('big').s).toEqual(
+      new Map([
+        ['', 0],
+        ['a,b', 1],
+      ]),
+    );
+
+    const reader = new DictionaryReader(redis, space, 'big');
+    await reader.load('s');
+    expect(reader.all('s')).toEqual(['', 'a,b']);
+
+    const many = Array.from({ length: 25_000 }, (_, n) => `key_${n}`);
+    await writer.assign(new Map([['big', { ...emptyMissing(), k: new Set(many) }]]));
+    await reader.ensure('k', 24_999);
+    expect(reader.size('k')).toBe(25_000);
+    expect(reader.value('k', 24_999)).toBe('key_24999');
+    expect(reader.code('k', 'key_7')).toBe(7);
+    // Incremental: only the new tail is read.
+    await writer.assign(new Map([['big', { ...emptyMissing(), k: new Set(['late']) }]]));
+    await reader.ensure('k', 25_000);
+    expect(reader.value('k', 25_000)).toBe('late');
+
+    const fresh = new DictionaryReader(redis, space, 'big');
+    expect(await fresh.lookupMany('k', ['key_3', 'nope', 'late'])).toEqual([3, undefined, 25_000]);
+    expect(fresh.size('k')).toBe(0);
+  });
+});
+
+describe('DictionaryReader after Redis lost entries', () => {
+  it('notices codes given to other values and reads the dictionary again', async () => {
+    await assignCodes('lossy', 'k', ['a', 'b', 'c']);
+    const reader = new DictionaryReader(redis, space, 'lossy');
+    await reader.load('k');
+    expect(reader.all('k')).toEqual(['a', 'b', 'c']);
+    // Redis "loses" b and c, then other values get codes 1 and 2 (and 3).
+    const keys = apiKeys(space, 'lossy');
+    await redis.del(keys.dict('k'), keys.dictIndex('k'));
+    await assignCodes('lossy', 'k', ['a', 'x', 'y', 'z']);
+    await reader.ensure('k', 3);
+    expect(reader.all('k')).toEqual(['a', 'x', 'y', 'z']);
+    expect(reader.code('k', 'b')).toBeUndefined();
+    expect(reader.code('k', 'y')).toBe(2);
+    expect(reader.resets).toBe(1);
+  });
+});
+
+describe('applyApiBatch', () => {
+  const now = Date.now();
+  const h = hourOf(now);
+  const field = 'topic/0';
+
+  async function counterFor(api: string, n: number) {
+    await assignCodes(api, 'k', ['key_a']);
+    await assignCodes(api, 's', ['']);
+    await assignCodes(api, 'i', ['id\next']);
+    const c = new TupleCounter();
+    c.add(h, 0, 0, 0, 0, n);
+    c.add(h, 0, -1, 0, 3, 1);
+    return c;
+  }
+
+  it('applies once, sets expiries, bucket index and parts, then refuses the same batch (off CAS)', async () => {
+    const api = 'ap1';
+    const c = await counterFor(api, 5);
+    const apply = (expectedOff: number, newOff: number) =>
+      applyApiBatches(redis, space, [
+        {
+          apiId: api,
+          increments: expand(c, { now, retention, cmp: -1 }),
+          cas: { offsetField: field, expectedOff, newOff, expectedCmp: -1 },
+        },
+      ]);
+    expect(await apply(-1, 10)).toEqual([{ status: 'ok' }]);
+    expect(await apply(-1, 10)).toEqual([{ status: 'off', actual: 10 }]);
+    const keys = apiKeys(space, api);
+    expect(await redis.hgetall(keys.cube('h', h, 't'))).toEqual({ '0': '5', '3': '1' });
+    expect(await redis.hgetall(keys.cube('h', h, 'f:0'))).toEqual({ '0.0:0': '5' });
+    expect(await redis.hgetall(keys.cube('h', h, 'f:_'))).toEqual({ '0.0:3': '1' });
+    expect((await redis.smembers(keys.parts('h', h))).sort()).toEqual([
+      'f:0',
+      'f:_',
+      'i:0',
+      'k:0',
+      's:0',
+      't',
+    ]);
+    expect(await redis.zrange(keys.bucketIndex('h'), 0, -1)).toEqual([String(h)]);
+    const expireAt = (h + 1) * 3_600_000 + retention.hourMs;
+    expect(await redis.pexpiretime(keys.cube('h', h, 'k:0'))).toBe(expireAt);
+    expect(await redis.pexpiretime(keys.parts('h', h))).toBe(expireAt);
+    expect(await redis.hget(keys.offsets, field)).toBe('10');
+
+    const dump = await dumpApiCounts(redis, space, api, 'h');
+    expect(dump.sum.total).toEqual([5, 0, 0, 1, 0, 0, 0, 0, 0]);
+    expect(dump.sum.byKey.get('key_a')).toEqual([5, 0, 0, 1, 0, 0, 0, 0, 0]);
+    expect(dump.sum.byIdentity.get('id\next')).toEqual([5, 0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(dump.sum.full.get(fullKey('key_a', '', ''))).toEqual([0, 0, 0, 1, 0, 0, 0, 0, 0]);
+  });
+
+  it('refuses a stale cmp and writes nothing', async () => {
+    const api = 'ap2';
+    const c = await counterFor(api, 2);
+    await redis.set(apiKeys(space, api).compactedThrough, String(h - 1));
+    const results = await applyApiBatches(redis, space, [
+      {
+        apiId: api,
+        increments: expand(c, { now, retention, cmp: -1 }),
+        cas: { offsetField: field, expectedOff: -1, newOff: 3, expectedCmp: -1 },
+      },
+    ]);
+    expect(results).toEqual([{ status: 'cmp', actual: h - 1 }]);
+    expect(await redis.exists(apiKeys(space, api).cube('h', h, 't'))).toBe(0);
+    expect(await redis.hget(apiKeys(space, api).offsets, field)).toBeNull();
+  });
+
+  it('writes a compacted hour to the hour and its rollups in one step', async () => {
+    const api = 'ap3';
+    const c = await counterFor(api, 4);
+    await redis.set(apiKeys(space, api).compactedThrough, String(h));
+    const results = await applyApiBatches(redis, space, [
+      {
+        apiId: api,
+        increments: expand(c, { now, retention, cmp: h }),
+        cas: { offsetField: field, expectedOff: -1, newOff: 3, expectedCmp: h },
+      },
+    ]);
+    expect(results).toEqual([{ status: 'ok' }]);
+    for (const r of ['h', 'd', 'm'] as const) {
+      expect((await dumpApiCounts(redis, space, api, r)).sum.total[0]).toBe(4);
+    }
+  });
+
+  it('refuses codes a dictionary does not hold (Redis lost writes)', async () => {
+    const api = 'ap4';
+    await assignCodes(api, 'k', ['only']);
+    const c = new TupleCounter();
+    c.add(h, 3, -1, 0, 0); // key code 3 does not exist; tag-set code 0 neither
+    const results = await applyApiBatches(redis, space, [
+      {
+        apiId: api,
+        increments: expand(c, { now, retention, cmp: -1 }),
+        cas: { offsetField: field, expectedOff: -1, newOff: 1, expectedCmp: -1 },
+      },
+    ]);
+    expect(results).toEqual([{ status: 'dict', dict: 'k', length: 1 }]);
+    expect(await redis.exists(apiKeys(space, api).offsets)).toBe(0);
+  });
+
+  it('handles a large flat call (50k fields) in one script run', async () => {
+    const api = 'ap5';
+    const values = Array.from({ length: 10_000 }, (_, n) => `k${n}`);
+    await assignCodes(api, 'k', values);
+    await assignCodes(api, 's', ['']);
+    const c = new TupleCounter();
+    for (let k = 0; k < 10_000; k++) c.add(h, k, -1, 0, k % 9, 2);
+    const results = await applyApiBatches(redis, space, [
+      {
+        apiId: api,
+        increments: expand(c, { now, retention, cmp: -1 }),
+        cas: { offsetField: field, expectedOff: -1, newOff: 99, expectedCmp: -1 },
+      },
+    ]);
+    expect(results).toEqual([{ status: 'ok' }]);
+    const dump = await dumpApiCounts(redis, space, api, 'h');
+    expect(dump.sum.byKey.size).toBe(10_000);
+    expect(dump.sum.total.reduce((a, b) => a + b, 0)).toBe(20_000);
+    expect(await redis.scard(apiKeys(space, api).parts('h', h))).toBe(1 + 313 + 1 + 1); // t, k:0..k:8o, s:0, f:_
+  });
+
+  it('reads progress of many APIs in one pipeline', async () => {
+    const progress = await readApiProgress(redis, space, field, ['ap1', 'ap3', 'never']);
+    expect(progress).toEqual({ off: [10, 3, -1], cmp: [-1, h, -1] });
+  });
+});
+
+describe('advanceWatermark', () => {
+  it('moves only from the expected value', async () => {
+    expect(await readWatermark(redis, space, 'wmt', 0)).toBe(-1);
+    expect(await advanceWatermark(redis, space, 'wmt', 0, -1, 99)).toEqual({ ok: true });
+    expect(await advanceWatermark(redis, space, 'wmt', 0, -1, 150)).toEqual({ ok: false, actual: 99 });
+    expect(await advanceWatermark(redis, space, 'wmt', 0, 99, 150)).toEqual({ ok: true });
+    expect(await readWatermark(redis, space, 'wmt', 0)).toBe(150);
+    expect(await readWatermark(redis, space, 'wmt', 1)).toBe(-1);
+  });
+});
+
+describe('registerApisFromEvents', () => {
+  it('keeps the first workspace and lists the API', async () => {
+    expect(
+      await registerApisFromEvents(redis, t.keyPrefix, [
+        { apiId: 'r1', workspaceId: 'ws_a' },
+        { apiId: 'r2', workspaceId: 'ws_b' },
+      ]),
+    ).toEqual(['ws_a', 'ws_b']);
+    expect(await registerApisFromEvents(redis, t.keyPrefix, [{ apiId: 'r1', workspaceId: 'ws_c' }])).toEqual([
+      'ws_a',
+    ]);
+    expect((await redis.smembers(globalKeys(t.keyPrefix).apis)).sort()).toEqual(['r1', 'r2']);
+    expect(await redis.get(globalKeys(t.keyPrefix).api('r1'))).toBe('ws_a');
+  });
+});

@@ -1,0 +1,8 @@
+/** `Authorization: Bearer <token>` → the token, or null when the header is missing or malformed. Pure. */
+const BEARER = /^Bearer +([\x21-\x7e]{1,512}) *$/i;
+
+export function bearerToken(header: string | string[] | undefined): string | null {
+  if (typeof header !== 'string') return null;
+  const match = BEARER.exec(header);
+  return match ? match[1]! : null;
+}

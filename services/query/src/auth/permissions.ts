@@ -1,0 +1,8 @@
+/** Which permission lets a root key read an API (CONTRACT §5). Pure. */
+export const READ_ANY_API = 'api.*.read_api';
+export const readApiPermission = (apiId: string): string => `api.${apiId}.read_api`;
+
+export function canReadApi(permissions: readonly string[], apiId: string): boolean {
+  const specific = readApiPermission(apiId);
+  return permissions.some((p) => p === READ_ANY_API || p === specific);
+}

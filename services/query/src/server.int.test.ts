@@ -1,0 +1,87 @@
+/** The service's other endpoints: /health, /metrics, /openapi.json, /docs. */
+import { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '@va/config';
+import { createServer } from './server';
+import { queryHarness, type QueryHarness } from './testing/harness';
+
+let h: QueryHarness;
+beforeAll(async () => {
+  h = await queryHarness('query server');
+});
+afterAll(() => h.close());
+
+describe('GET /health', () => {
+  it('is 200 once Redis is connected', async () => {
+    const response = await h.get('/health');
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ ok: true });
+    expect(response.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('is 503 before Redis is connected', async () => {
+    const redis = new Redis('redis://127.0.0.1:1', { lazyConnect: true });
+    const app = await createServer({ redis, config: loadConfig({}) });
+    try {
+      expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(503);
+    } finally {
+      await app.close();
+      redis.disconnect();
+    }
+  });
+});
+
+describe('GET /metrics', () => {
+  it('counts requests of the query route by status and times them', async () => {
+    const registry = new Registry();
+    const app = await createServer({ redis: h.redis, config: h.config, registry });
+    try {
+      await app.inject({ method: 'GET', url: '/v1/analytics.getVerifications?apiId=x' });
+      await app.inject({ method: 'GET', url: '/v1/analytics.getVerifications?apiId=x' });
+      await app.inject({ method: 'GET', url: '/health' });
+      const response = await app.inject({ method: 'GET', url: '/metrics' });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toContain('text/plain');
+      expect(response.body).toContain('va_query_requests_total{status="401"} 2');
+      expect(response.body).toContain('va_query_duration_seconds_count 2');
+      expect(response.body).toMatch(/va_query_duration_seconds_bucket\{le="0.005"\} \d/);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('is OpenAPI 3.1 with the route, its parameters, datapoints and the error envelope', async () => {
+    const response = await h.get('/openapi.json');
+    expect(response.statusCode).toBe(200);
+    const doc = response.json<{
+      openapi: string;
+      paths: Record<
+        string,
+        { get: { parameters: { name: string; in: string }[]; responses: Record<string, unknown> } }
+      >;
+      components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+    }>();
+    expect(doc.openapi).toBe('3.1.0');
+    const get = doc.paths['/v1/analytics.getVerifications']!.get;
+    expect(get.parameters.map((p) => p.name).sort()).toEqual(
+      ['apiId', 'end', 'externalId', 'groupBy', 'keyId', 'limit', 'order', 'orderBy', 'start', 'tag'].sort(),
+    );
+    expect(get.parameters.every((p) => p.in === 'query')).toBe(true);
+    expect(Object.keys(get.responses)).toEqual(expect.arrayContaining(['200', '4XX', '5XX']));
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(['Datapoint', 'ErrorEnvelope']),
+    );
+    expect(doc.components.securitySchemes.rootKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(JSON.stringify(doc)).not.toContain('def-');
+    expect(doc.paths['/metrics']).toBeUndefined();
+  });
+
+  it('has a docs page', async () => {
+    const response = await h.get('/docs/');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toContain('text/html');
+  });
+});

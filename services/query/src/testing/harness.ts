@@ -1,0 +1,73 @@
+/**
+ * Integration-test harness of the query service: a server (fastify.inject, no port) on the
+ * test Redis under a private key prefix, with helpers to create root keys, register APIs,
+ * seed events and call the route.
+ */
+import { Redis } from 'ioredis';
+import { inject } from 'vitest';
+import type { LightMyRequestResponse } from 'fastify';
+import type { VerificationEvent } from '@va/contracts';
+import { createRootKey, registerApi, revokeRootKey } from '@va/store';
+import { loadConfig, type Config } from '@va/config';
+import { deletePrefix } from '../../../../test/support/context';
+import type { App } from '../http/app';
+import { createServer } from '../server';
+import { seedEvents } from './seed';
+
+export interface QueryHarness {
+  app: App;
+  redis: Redis;
+  config: Config;
+  now: number;
+  /** A root key of `workspace` (default ws_1) with the permissions (default api.*.read_api). */
+  rootKey(permissions?: string[], workspace?: string): Promise<string>;
+  revoke(key: string): Promise<void>;
+  registerApi(apiId: string, workspace?: string): Promise<void>;
+  seed(events: readonly VerificationEvent[]): Promise<void>;
+  /** GET path (with query string) with Authorization: Bearer <key> when a key is given. */
+  get(path: string, key?: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  now?: number;
+  env?: Record<string, string>;
+}
+
+export async function queryHarness(name: string, options: HarnessOptions = {}): Promise<QueryHarness> {
+  const prefix = `t-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}-${Math.random().toString(36).slice(2, 8)}`;
+  const config = loadConfig({ REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: prefix, ...options.env });
+  const now = options.now ?? Date.now();
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+  await redis.ping();
+  const app = await createServer({ redis, config, now: () => now });
+  await app.ready();
+  return {
+    app,
+    redis,
+    config,
+    now,
+    async rootKey(permissions = ['api.*.read_api'], workspace = 'ws_1') {
+      return (await createRootKey(redis, prefix, { workspaceId: workspace, permissions, now })).key;
+    },
+    async revoke(key) {
+      await revokeRootKey(redis, prefix, key, now);
+    },
+    async registerApi(apiId, workspace = 'ws_1') {
+      const result = await registerApi(redis, prefix, apiId, workspace);
+      if (!result.ok) throw new Error(`${apiId} belongs to another workspace`);
+    },
+    seed: (events) => seedEvents(redis, events, { prefix, now, retention: config.retention }),
+    get: (path, key, headers = {}) =>
+      app.inject({
+        method: 'GET',
+        url: path,
+        headers: key === undefined ? headers : { authorization: `Bearer ${key}`, ...headers },
+      }),
+    async close() {
+      await app.close();
+      await deletePrefix(config.redisUrl, prefix);
+      redis.disconnect();
+    },
+  };
+}

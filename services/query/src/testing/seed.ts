@@ -1,0 +1,45 @@
+/**
+ * Test helper: writes events into Redis through the ingest worker's batch processor (the same
+ * validation, dictionaries and applyApiBatch script as production, without Kafka). Each call
+ * is its own pseudo-partition, so calls never collide on offsets.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { VerificationEvent } from '@va/contracts';
+import { BatchProcessor } from '@va/ingest';
+import type { Retention } from '@va/store';
+
+export interface SeedOptions {
+  prefix: string;
+  /** The ingest clock: decides retention and "too far in the future". */
+  now: number;
+  retention: Retention;
+}
+
+export async function seedEvents(redis: Redis, events: readonly VerificationEvent[], options: SeedOptions) {
+  if (events.length === 0) return;
+  const processor = new BatchProcessor({
+    redis,
+    prefix: options.prefix,
+    retention: options.retention,
+    clock: () => options.now,
+    deadLetter: async (records) => {
+      if (records.length > 0) {
+        throw new Error(
+          `seedEvents: ${records.length} events refused, e.g. ${records[0]!.reason}: ${records[0]!.detail}`,
+        );
+      }
+    },
+  });
+  const messages = events.map((event, n) => ({
+    offset: String(n),
+    key: Buffer.from(event.apiId),
+    value: Buffer.from(JSON.stringify(event)),
+  }));
+  const topic = `seed-${randomBytes(6).toString('hex')}`;
+  const outcome = await processor.process(
+    { topic, partition: 0, messages, lastOffset: messages.length - 1 },
+    -1,
+  );
+  if (outcome.status !== 'applied') throw new Error(`seedEvents: ${outcome.cause}: ${outcome.detail}`);
+}

@@ -1,0 +1,31 @@
+/** A parsed query in dictionary codes: which cube, which codes each filter allows, what it groups by. */
+import type { DictName } from '@va/store';
+import { chooseCube, type ParsedQuery } from '@va/core';
+import type { CubeQuery, ReadDictionaries } from '@va/store';
+
+/** The dictionaries a query filters or groups by (loaded before reading). */
+export function dictionariesOf(query: ParsedQuery): DictName[] {
+  const out: DictName[] = [];
+  if (query.keyIds !== undefined || query.groupBy.key) out.push('k');
+  if (query.externalId !== undefined || query.groupBy.identity) out.push('i');
+  if (query.tags !== undefined || query.groupBy.tag || query.groupBy.tags) out.push('s');
+  return out;
+}
+
+/**
+ * Filters become code lists; a value no event ever carried has no code and matches
+ * nothing (an empty list), which is an answer, not an error (CONTRACT §3).
+ */
+export function cubeQueryOf(query: ParsedQuery, dicts: ReadDictionaries): CubeQuery {
+  return {
+    cube: chooseCube(query),
+    keys: query.keyIds !== undefined ? dicts.keyCodes(query.keyIds) : null,
+    identities: query.externalId !== undefined ? [...dicts.identityCodesOf(query.externalId)] : null,
+    sets: query.tags !== undefined ? dicts.setCodesWithAll(query.tags) : null,
+    group: {
+      key: query.groupBy.key,
+      identity: query.groupBy.identity,
+      set: query.groupBy.tag || query.groupBy.tags,
+    },
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * The time slices handed to buildRows (pure). Normally every slice of the range; but a range
+ * can hold millions of slices (groupBy=hour over years), more than any response may show.
+ * Then, with a limit, only the slices that can reach the first `limit` rows are kept: every
+ * slice holding data, and the first and last `limit + (slices with data)` slices of the
+ * range — whatever the order, the rows of the other slices are all-zero rows that sort
+ * after those (ties fall back to time order). Without a limit such a range is over the
+ * row cap unless no group has data.
+ */
+import type { Granularity } from '@va/contracts';
+import { dayOfHour, dayStart, hourStart, monthOfHour, monthStart, sliceStarts } from '@va/core';
+
+const indexOfHour = (h: number, g: Granularity): number =>
+  g === 'hour' ? h : g === 'day' ? dayOfHour(h) : monthOfHour(h);
+const startOfIndex = (i: number, g: Granularity): number =>
+  g === 'hour' ? hourStart(i) : g === 'day' ? dayStart(i) : monthStart(i);
+const firstHourOfIndex = (i: number, g: Granularity): number =>
+  g === 'hour' ? i : g === 'day' ? i * 24 : Math.floor(monthStart(i) / 3_600_000);
+
+export interface SliceInput {
+  /** First hour of the range: trunc(start), or of the first bucket holding data when start is absent. */
+  startHour: number;
+  endHour: number;
+  granularity: Granularity;
+  /** No start given: the range begins at the first slice holding matching data. */
+  fromFirstData: boolean;
+  limit: number | undefined;
+  maxRows: number;
+  /** Slice starts (ms) that hold matching data. */
+  dataSlices: readonly number[];
+  /** Groups with data (1 when the query groups by time only); asked only for a refusal. */
+  groupCount: () => number;
+}
+
+export type SliceChoice =
+  | { ok: true; slices: number[]; trimLeading: boolean }
+  | { ok: false; rowCount: number /** over the row cap */ };
+
+export function chooseSlices(input: SliceInput): SliceChoice {
+  const g = input.granularity;
+  const sliceIndex = (ms: number) => indexOfHour(Math.floor(ms / 3_600_000), g);
+  let from = indexOfHour(input.startHour, g);
+  const to = indexOfHour(input.endHour, g);
+  if (to - from + 1 <= input.maxRows) {
+    return {
+      ok: true,
+      slices: sliceStarts(input.startHour, input.endHour, g),
+      trimLeading: input.fromFirstData,
+    };
+  }
+
+  const data = [...new Set(input.dataSlices.map(sliceIndex))]
+    .filter((i) => i >= from && i <= to)
+    .sort((a, b) => a - b);
+  if (input.fromFirstData) {
+    if (data.length === 0) return { ok: true, slices: [], trimLeading: false };
+    from = data[0]!;
+    if (to - from + 1 <= input.maxRows) {
+      return {
+        ok: true,
+        slices: sliceStarts(firstHourOfIndex(from, g), input.endHour, g),
+        trimLeading: false,
+      };
+    }
+  }
+  const count = to - from + 1;
+  if (input.limit === undefined) {
+    const groups = input.groupCount();
+    return groups === 0
+      ? { ok: true, slices: [], trimLeading: false }
+      : { ok: false, rowCount: count * groups };
+  }
+  const edge = input.limit + data.length;
+  const kept = new Set<number>(data);
+  for (let i = from; i < Math.min(from + edge, to + 1); i++) kept.add(i);
+  for (let i = Math.max(to - edge + 1, from); i <= to; i++) kept.add(i);
+  const slices = [...kept].sort((a, b) => a - b).map((i) => startOfIndex(i, g));
+  return { ok: true, slices, trimLeading: false };
+}
