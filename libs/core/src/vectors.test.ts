@@ -1,5 +1,5 @@
 /**
- * The shared vectors (../shared/vectors/getVerifications.json from the repository root):
+ * The shared vectors (a copy in test/fixtures/getVerifications.json):
  * fixed events and the answers CONTRACT.md gives. Checked against the oracle, against the
  * pure read pipeline (cells -> buildRows) and, for invalid queries, against parseQuery.
  */
@@ -19,7 +19,7 @@ interface Vectors {
   invalid: { name: string; query: string; status: number; anyLocationOf: string[] }[];
 }
 
-const path = fileURLToPath(new URL('../../../../shared/vectors/getVerifications.json', import.meta.url));
+const path = fileURLToPath(new URL('../../../test/fixtures/getVerifications.json', import.meta.url));
 const vectors = JSON.parse(readFileSync(path, 'utf8')) as Vectors;
 const MAX_ROWS = 100_000;
 const options = { now: vectors.now, maxRows: MAX_ROWS };

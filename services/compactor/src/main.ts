@@ -1,0 +1,48 @@
+/**
+ * The compactor process: `tsx services/compactor/src/main.ts`. Configuration from the
+ * environment (libs/config + settings.ts), JSON logs on stdout, GET /metrics and /health on
+ * config.compactorMetricsPort. SIGTERM/SIGINT: stop taking jobs, let running ones stop at
+ * their next hour, close the worker and the scheduler's queue, exit 0.
+ */
+import { clockOf, loadConfig } from '@va/config';
+import { createLogger, createRegistry, onShutdown, serveMetrics } from '@va/runtime';
+import { createCompactor } from './compactor';
+import { createCompactorMetrics } from './metrics';
+import { loadCompactorSettings } from './settings';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger('compactor', config.logLevel);
+  const registry = createRegistry('compactor');
+  const compactor = createCompactor({
+    config,
+    logger,
+    metrics: createCompactorMetrics(registry),
+    settings: loadCompactorSettings(),
+    now: clockOf(config),
+  });
+  const server = await serveMetrics(
+    registry,
+    config.compactorMetricsPort,
+    () => compactor.healthy(),
+    config.host,
+  );
+  onShutdown(logger, async () => {
+    await compactor.stop();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  await compactor.start();
+  logger.info(
+    {
+      everyMs: config.compactionEveryMs,
+      graceMs: config.compactionGraceMs,
+      port: config.compactorMetricsPort,
+    },
+    'compactor started',
+  );
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`compactor: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
