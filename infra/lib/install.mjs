@@ -40,7 +40,8 @@ export function ensureNodeModules() {
   const lock = path.join(ROOT, 'package-lock.json');
   const installed = path.join(ROOT, 'node_modules', '.package-lock.json');
   const hasLock = fs.existsSync(lock);
-  if (fs.existsSync(installed) && (!hasLock || fs.statSync(installed).mtimeMs >= fs.statSync(lock).mtimeMs)) return;
+  if (fs.existsSync(installed) && (!hasLock || fs.statSync(installed).mtimeMs >= fs.statSync(lock).mtimeMs))
+    return;
   // .npmrc silences npm (loglevel=silent, for the CLI's stdout); an install should say what goes wrong.
   run('npm', [hasLock ? 'ci' : 'install', '--no-audit', '--no-fund', '--loglevel=warn']);
 }

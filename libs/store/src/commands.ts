@@ -40,7 +40,10 @@ const loaded = new WeakSet<Redis>();
 export function defineCommands(redis: Redis): void {
   if (loaded.has(redis)) return;
   for (const s of scripts()) {
-    redis.defineCommand(s.name, s.numberOfKeys === undefined ? { lua: s.lua } : { lua: s.lua, numberOfKeys: s.numberOfKeys });
+    redis.defineCommand(
+      s.name,
+      s.numberOfKeys === undefined ? { lua: s.lua } : { lua: s.lua, numberOfKeys: s.numberOfKeys },
+    );
   }
   loaded.add(redis);
 }
