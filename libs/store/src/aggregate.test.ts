@@ -117,12 +117,19 @@ describe('expand (property)', () => {
     return out;
   }
 
+  // Small codes take the packed tuple key; codes past 2^20 / 2^16 / 2^13 the string key.
+  const code = (small: number, limit: number) =>
+    fc.oneof(
+      { weight: 4, arbitrary: fc.integer({ min: 0, max: small }) },
+      fc.integer({ min: limit - 3, max: limit + 3 }),
+    );
+
   it('equals the naive per-tuple expansion', () => {
     const tuple = fc.tuple(
       fc.integer({ min: nowHour - 24 * 500, max: nowHour }),
-      fc.integer({ min: 0, max: 200 }),
-      fc.integer({ min: -1, max: 70 }),
-      fc.integer({ min: 0, max: 100 }),
+      code(200, 2 ** 20),
+      fc.oneof(fc.constant(-1), code(70, 2 ** 16 - 1)),
+      code(100, 2 ** 13),
       fc.integer({ min: 0, max: 8 }),
       fc.integer({ min: 1, max: 5 }),
     );

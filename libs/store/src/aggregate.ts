@@ -14,7 +14,15 @@
  * A bucket outside its own retention is never written (its keys would expire at once).
  */
 import { DAY_MS, HOUR_MS, dayOfHour, monthOfHour, monthStart } from '@va/core';
-import { code36, cubeSuffix, NO_IDENTITY_PART, shardOf, type DictName, type Resolution } from './keys';
+import {
+  code36,
+  cubeSuffix,
+  NO_IDENTITY_PART,
+  shardOf,
+  type Cube,
+  type DictName,
+  type Resolution,
+} from './keys';
 
 export interface Retention {
   hourMs: number;
@@ -68,37 +76,76 @@ export function bucketsOfHour(h: number, { now, retention, cmp }: Horizons): Buc
   return out;
 }
 
-/**
- * Step 1: events counted per (hour, key, identity, tag set, outcome). Nested maps with number
- * keys (hour -> key -> identity + 1 -> tag set * 16 + outcome -> count): exact for any code, and
- * several times cheaper per event than building a composite string key.
+/*
+ * Tuple keys: one number packing (key, identity + 1, tag set, outcome) when the codes fit
+ * (key < 2^20, identity + 1 < 2^16, tag set < 2^13: 20 + 16 + 13 + 4 = 53 bits, exact in a double),
+ * else a string. A packed number key is several times cheaper per event than nested maps or a
+ * composite string (no allocation per event once the tuple exists).
  */
+const K_LIMIT = 2 ** 20;
+const I_RADIX = 2 ** 16;
+const S_RADIX = 2 ** 13;
+
+const pack = (k: number, i1: number, s: number, o: number): number =>
+  ((k * I_RADIX + i1) * S_RADIX + s) * 16 + o;
+
+interface HourCounts {
+  packed: Map<number, number>;
+  /** Tuples whose codes do not fit the packed key: "k|i|s|o". */
+  wide: Map<string, number> | undefined;
+}
+
+/** Step 1: events counted per (hour, key, identity, tag set, outcome). */
 export class TupleCounter {
-  private readonly hours = new Map<number, Map<number, Map<number, Map<number, number>>>>();
+  private readonly hours = new Map<number, HourCounts>();
   /** Events added. */
   events = 0;
   /** Distinct tuples. */
   size = 0;
 
   add(h: number, k: number, i: number, s: number, o: number, n = 1): void {
-    let keys = this.hours.get(h);
-    if (!keys) this.hours.set(h, (keys = new Map()));
-    let identities = keys.get(k);
-    if (!identities) keys.set(k, (identities = new Map()));
-    let sets = identities.get(i + 1);
-    if (!sets) identities.set(i + 1, (sets = new Map()));
-    const so = s * 16 + o;
-    const count = sets.get(so);
-    if (count === undefined) {
-      sets.set(so, n);
-      this.size++;
-    } else sets.set(so, count + n);
+    let hour = this.hours.get(h);
+    if (!hour) {
+      hour = { packed: new Map(), wide: undefined };
+      this.hours.set(h, hour);
+    }
     this.events += n;
+    if (k < K_LIMIT && i + 1 < I_RADIX && s < S_RADIX) {
+      const key = pack(k, i + 1, s, o);
+      const count = hour.packed.get(key);
+      if (count === undefined) {
+        hour.packed.set(key, n);
+        this.size++;
+      } else hour.packed.set(key, count + n);
+      return;
+    }
+    hour.wide ??= new Map();
+    const key = `${k}|${i}|${s}|${o}`;
+    const count = hour.wide.get(key);
+    if (count === undefined) {
+      hour.wide.set(key, n);
+      this.size++;
+    } else hour.wide.set(key, count + n);
   }
 
-  /** The counts: hour -> key code -> identity code + 1 -> tag-set code * 16 + outcome -> count. */
-  tree(): ReadonlyMap<number, ReadonlyMap<number, ReadonlyMap<number, ReadonlyMap<number, number>>>> {
-    return this.hours;
+  /** Calls fn for every distinct tuple, hour by hour (i = -1: no identity). */
+  forEach(fn: (h: number, k: number, i: number, s: number, o: number, n: number) => void): void {
+    for (const [h, { packed, wide }] of this.hours) {
+      for (const [key, n] of packed) {
+        const o = key % 16;
+        let rest = (key - o) / 16;
+        const s = rest % S_RADIX;
+        rest = (rest - s) / S_RADIX;
+        const i1 = rest % I_RADIX;
+        fn(h, (rest - i1) / I_RADIX, i1 - 1, s, o, n);
+      }
+      if (wide) {
+        for (const [key, n] of wide) {
+          const [k, i, s, o] = key.split('|').map(Number) as [number, number, number, number];
+          fn(h, k, i, s, o, n);
+        }
+      }
+    }
   }
 }
 
@@ -134,82 +181,100 @@ const OUTCOME_STRINGS = [
   '15',
 ];
 
+/** Per-code strings, built once per expand call. */
+class CodeStrings {
+  private readonly code = new Map<number, string>();
+  private readonly part = new Map<number, string>();
+  constructor(private readonly cube: Cube) {}
+  code36(c: number): string {
+    let v = this.code.get(c);
+    if (v === undefined) this.code.set(c, (v = code36(c)));
+    return v;
+  }
+  suffix(c: number): string {
+    let v = this.part.get(c);
+    if (v === undefined) this.part.set(c, (v = cubeSuffix(this.cube, shardOf(c))));
+    return v;
+  }
+}
+
 /**
- * Step 2: the cube increments of every bucket the tuples' hours are written to. Walks the tuple
- * tree level by level so that each code's strings are built once, and sums what a cube does not
- * split by (t per hour, k per key, i per key and identity) before touching a field map.
+ * Step 2: the cube increments of every bucket the tuples' hours are written to. Per tuple only the
+ * cubes that keep the tag set (s, f) are touched; t, k and i are summed per hour first (they are
+ * coarser), and every code's strings are built once.
  */
 export function expand(counter: TupleCounter, horizons: Horizons): ApiIncrements {
   const buckets: BucketIncrements[] = [];
   const byBucket = new Map<string, BucketIncrements>();
   const required = { k: 0, i: 0, s: 0 };
   let events = 0;
-  const s36 = new Map<number, string>();
-  const sSuffix = new Map<number, string>();
-  const totals = new Array<number>(16);
-  const perKey = new Array<number>(16);
-  const perIdentity = new Array<number>(16);
-  const flush = (counts: number[], targets: BucketIncrements[], suffix: string, prefix: string) => {
-    for (let o = 0; o < 16; o++) {
-      const n = counts[o]!;
-      if (n === 0) continue;
-      const field = prefix + OUTCOME_STRINGS[o]!;
-      for (const b of targets) add(fieldsOf(b.cubes, suffix), field, n);
+  const keys = new CodeStrings('k');
+  const sets = new CodeStrings('s');
+  const identities = new CodeStrings('i');
+  const fSuffix = new Map<number, string>();
+
+  let hour: number | undefined;
+  let targets: BucketIncrements[] = [];
+  const totals = new Array<number>(16).fill(0);
+  const perKey = new Map<number, number>(); // k * 16 + o -> n
+  const perIdentity = new Map<number, number>(); // i * 16 + o -> n
+
+  const flushHour = () => {
+    for (const b of targets) {
+      for (let o = 0; o < 16; o++)
+        if (totals[o]! > 0) add(fieldsOf(b.cubes, 't'), OUTCOME_STRINGS[o]!, totals[o]!);
+      for (const [ko, n] of perKey) {
+        const o = ko % 16;
+        const k = (ko - o) / 16;
+        add(fieldsOf(b.cubes, keys.suffix(k)), `${keys.code36(k)}:${OUTCOME_STRINGS[o]}`, n);
+      }
+      for (const [io, n] of perIdentity) {
+        const o = io % 16;
+        const i = (io - o) / 16;
+        add(fieldsOf(b.cubes, identities.suffix(i)), `${identities.code36(i)}:${OUTCOME_STRINGS[o]}`, n);
+      }
     }
+    totals.fill(0);
+    perKey.clear();
+    perIdentity.clear();
   };
 
-  for (const [h, keys] of counter.tree()) {
-    const targets = bucketsOfHour(h, horizons).map((b) => {
-      const id = `${b.r}${b.t}`;
-      let bucket = byBucket.get(id);
-      if (!bucket) {
-        bucket = { ...b, cubes: new Map() };
-        byBucket.set(id, bucket);
-        buckets.push(bucket);
-      }
-      return bucket;
-    });
-    if (targets.length === 0) continue; // outside every retention: validation normally drops these first
-    totals.fill(0);
-    for (const [k, identities] of keys) {
-      if (k >= required.k) required.k = k + 1;
-      const k36 = code36(k);
-      perKey.fill(0);
-      for (const [i1, sets] of identities) {
-        const i = i1 - 1;
-        if (i >= required.i) required.i = i + 1;
-        const i36 = i >= 0 ? code36(i) : NO_IDENTITY_PART;
-        const fCubes = targets.map((b) => fieldsOf(b.cubes, cubeSuffix('f', i36)));
-        perIdentity.fill(0);
-        for (const [so, n] of sets) {
-          const s = Math.floor(so / 16);
-          const o = so - s * 16;
-          if (s >= required.s) required.s = s + 1;
-          let sCode = s36.get(s);
-          let sPart = sSuffix.get(s);
-          if (sCode === undefined || sPart === undefined) {
-            sCode = code36(s);
-            sPart = cubeSuffix('s', shardOf(s));
-            s36.set(s, sCode);
-            sSuffix.set(s, sPart);
-          }
-          const sField = `${sCode}:${OUTCOME_STRINGS[o]}`;
-          const fField = `${k36}.${sField}`;
-          for (let b = 0; b < targets.length; b++) {
-            add(fieldsOf(targets[b]!.cubes, sPart), sField, n);
-            add(fCubes[b]!, fField, n);
-          }
-          perIdentity[o]! += n;
-          perKey[o]! += n;
-          totals[o]! += n;
-          events += n;
+  counter.forEach((h, k, i, s, o, n) => {
+    if (h !== hour) {
+      flushHour();
+      hour = h;
+      targets = bucketsOfHour(h, horizons).map((b) => {
+        const id = `${b.r}${b.t}`;
+        let bucket = byBucket.get(id);
+        if (!bucket) {
+          bucket = { ...b, cubes: new Map() };
+          byBucket.set(id, bucket);
+          buckets.push(bucket);
         }
-        if (i >= 0) flush(perIdentity, targets, cubeSuffix('i', shardOf(i)), `${i36}:`);
-      }
-      flush(perKey, targets, cubeSuffix('k', shardOf(k)), `${k36}:`);
+        return bucket;
+      });
     }
-    flush(totals, targets, 't', '');
-  }
+    if (targets.length === 0) return; // outside every retention: validation normally drops these first
+    if (k >= required.k) required.k = k + 1;
+    if (i >= required.i) required.i = i + 1;
+    if (s >= required.s) required.s = s + 1;
+    events += n;
+    totals[o]! += n;
+    perKey.set(k * 16 + o, (perKey.get(k * 16 + o) ?? 0) + n);
+    if (i >= 0) perIdentity.set(i * 16 + o, (perIdentity.get(i * 16 + o) ?? 0) + n);
+
+    let f = fSuffix.get(i);
+    if (f === undefined)
+      fSuffix.set(i, (f = cubeSuffix('f', i >= 0 ? identities.code36(i) : NO_IDENTITY_PART)));
+    const sField = `${sets.code36(s)}:${OUTCOME_STRINGS[o]}`;
+    const fField = `${keys.code36(k)}.${sField}`;
+    const sSuffix = sets.suffix(s);
+    for (const b of targets) {
+      add(fieldsOf(b.cubes, sSuffix), sField, n);
+      add(fieldsOf(b.cubes, f), fField, n);
+    }
+  });
+  flushHour();
 
   return { buckets: buckets.filter((b) => b.cubes.size > 0), events, required };
 }

@@ -55,7 +55,7 @@ export function applyApiBatchArgs(
       for (const [field, n] of fields) argv.push(field, n);
     }
   }
-  return [keyList.length, ...keyList, ...argv];
+  return [keyList.length as string | number].concat(keyList, argv);
 }
 
 export type ApplyResult =

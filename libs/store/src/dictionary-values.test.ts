@@ -15,6 +15,9 @@ describe('dictionary values', () => {
     expect(tagSetValue([])).toBe('');
     expect(tagSetValue(undefined)).toBe('');
     expect(tagSetValue(['x'])).toBe('x');
+    expect(tagSetValue(['x', 'x'])).toBe('x');
+    expect(tagSetValue(['y', 'x'])).toBe('x,y');
+    expect(tagSetValue(['x', 'y', 'x'])).toBe('x,y');
     expect(parseTagSet('')).toEqual([]);
     expect(parseTagSet('a,b')).toEqual(['a', 'b']);
   });

@@ -25,6 +25,11 @@ export function parseIdentity(value: string): Identity {
 export function tagSetValue(tags: readonly string[] | undefined): string {
   if (tags === undefined || tags.length === 0) return '';
   if (tags.length === 1) return tags[0]!;
+  if (tags.length === 2) {
+    // The common case without allocating a Set and an array (`<` compares UTF-16 code units too).
+    const [a, b] = tags as [string, string];
+    return a === b ? a : a < b ? `${a},${b}` : `${b},${a}`;
+  }
   return [...new Set(tags)].sort().join(',');
 }
 

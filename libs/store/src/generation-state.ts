@@ -39,6 +39,11 @@ export interface RebuildState {
   boundary: number | null;
   /** Consumer group of the rebuild's consumer. */
   group: string;
+  /**
+   * With --since: wm of g' per partition to start from (the rebuild consumer starts at wm + 1),
+   * fixed before anything is copied so that a resumed rebuild starts from the same offsets.
+   */
+  starts: { field: string; wm: number }[];
   startedAt: number;
   /** Refreshed every second by the process running the rebuild. */
   heartbeatAt: number;
@@ -52,6 +57,16 @@ export interface RebuildState {
 
 const num = (raw: string | undefined): number | null =>
   raw === undefined || raw === '' ? null : Number(raw);
+
+function parseStarts(raw: string | undefined): RebuildState['starts'] {
+  if (!raw) return [];
+  const parsed: unknown = JSON.parse(raw);
+  if (!Array.isArray(parsed)) return [];
+  return parsed.flatMap((entry: unknown) => {
+    const e = entry as { field?: unknown; wm?: unknown };
+    return typeof e.field === 'string' && typeof e.wm === 'number' ? [{ field: e.field, wm: e.wm }] : [];
+  });
+}
 
 /** The state hash as a record; null when no rebuild was ever recorded (or it is unreadable). */
 export function parseRebuildState(fields: Record<string, string>): RebuildState | null {
@@ -67,6 +82,7 @@ export function parseRebuildState(fields: Record<string, string>): RebuildState 
     since: num(fields.since),
     boundary: num(fields.boundary),
     group: fields.group ?? '',
+    starts: parseStarts(fields.starts),
     startedAt: num(fields.startedAt) ?? 0,
     heartbeatAt: num(fields.heartbeatAt) ?? 0,
     owner: fields.owner ?? '',

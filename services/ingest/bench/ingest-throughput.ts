@@ -1,0 +1,231 @@
+/**
+ * Ingest throughput benchmark (not a test): `npx tsx services/ingest/bench/ingest-throughput.ts`.
+ *
+ * 1. Pre-produces N generated events (tools/cli/src/generator.ts) into a fresh topic of P partitions
+ *    on KAFKA_BROKERS (default: the stack's broker).
+ * 2. Starts one ingest worker process against a private, fresh redis-server (infra/redis.conf: AOF
+ *    everysec), or BENCH_REDIS_URL.
+ * 3. Polls the partition watermarks in Redis and prints sustained events/s from the first to the last
+ *    applied event, then Redis INFO commandstats.
+ *
+ * Options: --events N (1,000,000) --partitions P (4) --apis A (50) --keys K (20,000)
+ *   --identities I (5,000) --span-hours H (6) --seed S (1) --cpu-prof (write a V8 CPU profile of the
+ *   worker into .cache/bench-prof/) --keep (keep topic and Redis data).
+ * Worker tuning comes from the environment as for the service (services/ingest/src/settings.ts).
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import { loadConfig } from '@va/config';
+import { readWatermarks } from '@va/store';
+import { startRedis, stopRedis } from '../../../infra/redis.mjs';
+import { freePort } from '../../../test/support/ports';
+import { eventMessage, produceMessages } from '../../../tools/cli/src/event-producer';
+import { createGenerator } from '../../../tools/cli/src/generator';
+
+/** CPU seconds (user + system) a process used so far, from /proc (Linux). */
+function processCpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks (100/s)
+  } catch {
+    return NaN;
+  }
+}
+
+async function redisCpuSeconds(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const get = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
+  return get('used_cpu_user') + get('used_cpu_sys');
+}
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      events: { type: 'string', default: '1000000' },
+      partitions: { type: 'string', default: '4' },
+      apis: { type: 'string', default: '50' },
+      keys: { type: 'string', default: '20000' },
+      identities: { type: 'string', default: '5000' },
+      'span-hours': { type: 'string', default: '6' },
+      seed: { type: 'string', default: '1' },
+      'cpu-prof': { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
+    },
+  });
+  const events = Number(values.events);
+  const partitions = Number(values.partitions);
+  const config = loadConfig();
+  const id = `bench-ingest-${Date.now().toString(36)}`;
+  const topic = `${id}.events`;
+  const kafka = new Kafka({ clientId: 'bench', brokers: config.kafkaBrokers, logLevel: logLevel.WARN });
+
+  // Redis: private and fresh unless given.
+  let redisUrl = process.env.BENCH_REDIS_URL;
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-redis-'));
+  const redisPort = await freePort();
+  if (!redisUrl) redisUrl = (await startRedis({ stateDir, port: redisPort, log: () => undefined })).url;
+  const redis = new Redis(redisUrl);
+
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({
+    topics: [topic, `${topic}.backfill`, `${topic}.dlq`].map((t) => ({
+      topic: t,
+      numPartitions: partitions,
+    })),
+    waitForLeaders: true,
+  });
+
+  const now = Date.now();
+  const spanMs = Number(values['span-hours']) * 3_600_000;
+  const generator = createGenerator({
+    seed: Number(values.seed),
+    apis: Number(values.apis),
+    keys: Number(values.keys),
+    identities: Number(values.identities),
+    startMs: now - spanMs,
+    spanMs,
+  });
+  let bytes = 0;
+  function* messages() {
+    for (let n = 0; n < events; n++) {
+      const m = eventMessage(generator.next());
+      bytes += (m.value as string).length;
+      yield m;
+    }
+  }
+  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  const producedAt = Date.now();
+  await produceMessages(producer, messages(), { topic, chunk: 5000, inFlight: 8 });
+  await producer.disconnect();
+  const produceSeconds = (Date.now() - producedAt) / 1000;
+  console.log(
+    `data set: ${events} events, ${values.apis} APIs, ${values.keys} keys, ${values.identities} identities, ` +
+      `times over ${values['span-hours']} h, ${partitions} partitions, avg ${Math.round(bytes / events)} B/event`,
+  );
+  console.log(`produced in ${produceSeconds.toFixed(1)} s (${Math.round(events / produceSeconds)} events/s)`);
+
+  const ends = (await admin.fetchTopicOffsets(topic)).map((p) => ({
+    topic,
+    partition: p.partition,
+    last: Number(p.high) - 1,
+  }));
+  const metricsPort = await freePort();
+  const profDir = path.join(ROOT, '.cache', 'bench-prof');
+  const nodeArgs = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+  const worker = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'services/ingest/src/main.ts'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: {
+      ...process.env,
+      KAFKA_BROKERS: config.kafkaBrokers.join(','),
+      KAFKA_TOPIC: topic,
+      KAFKA_GROUP: `${id}-ingest`,
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: id,
+      INGEST_METRICS_PORT: String(metricsPort),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      KAFKAJS_NO_PARTITIONER_WARNING: '1',
+    },
+  });
+  const startedAt = Date.now();
+  const space = { prefix: id, generation: 1 };
+  let firstAt: number | undefined;
+  let lastAt: number | undefined;
+  let applied = 0;
+  let appliedAtFirst = 0;
+  let cpuAtFirst = { worker: 0, redis: 0 };
+  let cpuAtLast = { worker: 0, redis: 0 };
+  const samples: string[] = [];
+  while (lastAt === undefined) {
+    if (worker.exitCode !== null) throw new Error(`worker exited with ${worker.exitCode}`);
+    const wms = await readWatermarks(redis, space, ends);
+    applied = wms.reduce((sum, wm) => sum + wm + 1, 0);
+    const t = Date.now();
+    if (applied > 0 && firstAt === undefined) {
+      firstAt = t;
+      appliedAtFirst = applied;
+      cpuAtFirst = { worker: processCpuSeconds(worker.pid), redis: await redisCpuSeconds(redis) };
+    }
+    if (applied >= events) {
+      lastAt = t;
+      cpuAtLast = { worker: processCpuSeconds(worker.pid), redis: await redisCpuSeconds(redis) };
+    }
+    if (samples.length === 0 || t - Number(samples[samples.length - 1]!.split(' ')[0]) >= 1000) {
+      samples.push(`${t} ${applied}`);
+    }
+    if (t - startedAt > 600_000) throw new Error(`timeout: ${applied}/${events} applied`);
+    await sleep(50);
+  }
+  const seconds = (lastAt - firstAt!) / 1000;
+  console.log(`worker: first event applied ${((firstAt! - startedAt) / 1000).toFixed(1)} s after start`);
+  console.log(
+    `SUSTAINED: ${events} events in ${seconds.toFixed(2)} s = ${Math.round(events / seconds)} events/s`,
+  );
+  const perSecond = samples.map((s, n) => {
+    if (n === 0) return '';
+    const [t1, a1] = s.split(' ').map(Number) as [number, number];
+    const [t0, a0] = samples[n - 1]!.split(' ').map(Number) as [number, number];
+    return String(Math.round(((a1 - a0) * 1000) / (t1 - t0)));
+  });
+  console.log(`per second: ${perSecond.filter(Boolean).join(' ')}`);
+  // CPU per event does not depend on what else runs on the machine (wall-clock rates do).
+  const counted = events - appliedAtFirst;
+  const workerUs = ((cpuAtLast.worker - cpuAtFirst.worker) * 1e6) / counted;
+  const redisUs = ((cpuAtLast.redis - cpuAtFirst.redis) * 1e6) / counted;
+  console.log(
+    `CPU per event: worker ${workerUs.toFixed(1)} us, redis ${redisUs.toFixed(1)} us ` +
+      `(one dedicated core each would sustain ~${Math.round(1e6 / workerUs)} and ~${Math.round(1e6 / redisUs)} events/s)`,
+  );
+
+  worker.kill('SIGTERM');
+  await new Promise((resolve) => worker.once('exit', resolve));
+  const info = await redis.info('commandstats');
+  const stats = info
+    .split('\n')
+    .filter((l) => l.startsWith('cmdstat_'))
+    .map((l) => {
+      const [name, rest] = l.trim().split(':') as [string, string];
+      const f = Object.fromEntries(rest.split(',').map((kv) => kv.split('=') as [string, string]));
+      return {
+        name: name.slice(8),
+        calls: Number(f.calls),
+        usec: Number(f.usec),
+        perCall: Number(f.usec_per_call),
+      };
+    })
+    .sort((a, b) => b.usec - a.usec)
+    .slice(0, 8);
+  console.log('redis commandstats (top by time):');
+  for (const s of stats) {
+    console.log(
+      `  ${s.name.padEnd(12)} calls=${s.calls} total=${(s.usec / 1e6).toFixed(2)}s per_call=${s.perCall}us`,
+    );
+  }
+  const memory = (await redis.info('memory')).match(/used_memory_human:(\S+)/)?.[1];
+  console.log(`redis used_memory: ${memory}`);
+  if (values['cpu-prof']) console.log(`cpu profile in ${profDir}`);
+
+  redis.disconnect();
+  if (!values.keep) {
+    await admin.deleteTopics({ topics: [topic, `${topic}.backfill`, `${topic}.dlq`] });
+    if (!process.env.BENCH_REDIS_URL) await stopRedis({ stateDir, port: redisPort, log: () => undefined });
+  }
+  await admin.disconnect();
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,69 @@
+/**
+ * The ingest worker process: `tsx services/ingest/src/main.ts`. Configuration from the
+ * environment (libs/config + settings.ts), JSON logs on stdout, GET /metrics and /health on
+ * config.ingestMetricsPort. SIGTERM/SIGINT: finish the batch in flight (its progress is stored
+ * with it), leave the consumer group, disconnect, exit 0.
+ */
+import { Redis } from 'ioredis';
+import { loadConfig } from '@va/config';
+import { createLogger, createRegistry, onShutdown, serveMetrics } from '@va/runtime';
+import { createIngestMetrics } from './metrics';
+import { loadIngestSettings } from './settings';
+import { createIngestWorker } from './worker';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger('ingest', config.logLevel);
+  const registry = createRegistry('ingest');
+  const metrics = createIngestMetrics(registry);
+  // No offline queue and no resend after a reconnect: a command must never reach a Redis other
+  // than the one the worker's caches came from (the worker drops them on 'close').
+  const redis = new Redis(config.redisUrl, {
+    enableOfflineQueue: false,
+    autoResendUnfulfilledCommands: false,
+    maxRetriesPerRequest: 1,
+    lazyConnect: true,
+  });
+  redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis'));
+  await connectRedis(redis, logger);
+
+  const worker = createIngestWorker({
+    config,
+    redis,
+    logger,
+    metrics,
+    settings: loadIngestSettings(),
+    onFatal: () => process.exit(1),
+  });
+  const server = await serveMetrics(registry, config.ingestMetricsPort, () => worker.healthy(), config.host);
+  onShutdown(logger, async () => {
+    await worker.stop();
+    redis.disconnect();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  await worker.start();
+  logger.info(
+    { topics: [config.topic, config.backfillTopic], group: config.consumerGroup },
+    'ingest worker started',
+  );
+}
+
+/** Waits for Redis at start (the stack may start it at the same time). */
+async function connectRedis(redis: Redis, logger: ReturnType<typeof createLogger>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await redis.connect();
+      return;
+    } catch (err) {
+      if (attempt >= 60) throw err;
+      logger.warn({ attempt }, 'waiting for redis');
+      redis.disconnect();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`ingest: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,26 @@
+/**
+ * Why an event goes to the dead-letter topic (header `x-dlq-reason`). One code per rule of
+ * CONTRACT §2; `x-dlq-detail` says more (the JSON path for `schema`).
+ *
+ *   too_large           the message value is over MAX_EVENT_BYTES (checked before parsing)
+ *   not_json            empty value, or not parseable as JSON
+ *   schema              valid JSON that breaks the event schema: not an object, a missing or mistyped
+ *                       field, a bad identifier, control characters, a comma in a tag, a string too
+ *                       long... (detail: "<path>: <message>", first failure only)
+ *   unknown_outcome     outcome is a string but not one of the nine outcomes
+ *   too_many_tags       more than 20 tags
+ *   future_time         time more than 5 minutes after the worker's clock
+ *   expired             time so old that no resolution keeps it (its month's end + month retention <= now)
+ *   workspace_mismatch  the API is registered to another workspace (detail names neither workspace's data)
+ */
+export const DLQ_REASONS = [
+  'too_large',
+  'not_json',
+  'schema',
+  'unknown_outcome',
+  'too_many_tags',
+  'future_time',
+  'expired',
+  'workspace_mismatch',
+] as const;
+export type DlqReason = (typeof DLQ_REASONS)[number];

@@ -1,0 +1,83 @@
+// SIGTERM: the worker finishes the batch in flight, stores its progress, leaves the consumer group
+// and exits 0; a new worker continues where it stopped, and every event is counted once.
+import { Redis } from 'ioredis';
+import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import { readWatermarks } from '@va/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createTopics,
+  deletePrefix,
+  deleteTopics,
+  testEnv,
+  type TestEnv,
+} from '../../../test/support/context';
+import { startService, waitFor } from '../../../test/support/processes';
+import { eventMessages, produceMessages } from '../../../tools/cli/src/event-producer';
+import { createGenerator } from '../../../tools/cli/src/generator';
+import { caughtUp, expectedCounts, topicEnds, verifyStored } from './verify';
+
+let t: TestEnv;
+let redis: Redis;
+let kafka: Kafka;
+
+beforeAll(async () => {
+  t = await testEnv('ingest graceful stop');
+  await createTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic], 4);
+  redis = new Redis(t.redisUrl);
+  kafka = new Kafka({ clientId: 'stop-test', brokers: t.kafkaBrokers, logLevel: logLevel.NOTHING });
+});
+
+afterAll(async () => {
+  redis?.disconnect();
+  await deleteTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic]);
+  await deletePrefix(t.redisUrl, t.keyPrefix);
+});
+
+describe('graceful stop', () => {
+  it('exits 0 on SIGTERM mid-stream, leaves the group, and loses or repeats nothing', async () => {
+    const now = Date.now();
+    const gen = createGenerator({
+      seed: 5,
+      apis: 8,
+      keys: 800,
+      identities: 100,
+      startMs: now - 3_600_000,
+      spanMs: 3_600_000,
+    });
+    const events = Array.from({ length: 40_000 }, () => gen.next());
+    const env = { ...t.env, LOG_LEVEL: 'info' };
+    const first = startService('ingest', env);
+    await first.waitForHealth(`http://127.0.0.1:${t.ingestMetricsPort}/health`);
+    const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+    await producer.connect();
+    const produced = produceMessages(producer, eventMessages(events), {
+      topic: t.topic,
+      rate: 10_000,
+      chunk: 500,
+    });
+
+    const space = { prefix: t.keyPrefix, generation: 1 };
+    const partitions = [0, 1, 2, 3].map((partition) => ({ topic: t.topic, partition }));
+    const applied = async () =>
+      (await readWatermarks(redis, space, partitions)).reduce((sum, wm) => sum + wm + 1, 0);
+    // Stop while batches are being applied.
+    await waitFor(async () => (await applied()) > 5_000, { timeoutMs: 30_000 });
+    const started = Date.now();
+    expect(await first.kill('SIGTERM')).toBe(0);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(first.readLog()).toMatch(/"msg":"stopped"/);
+    const admin = kafka.admin();
+    await admin.connect();
+    const { groups } = await admin.describeGroups([t.consumerGroup]);
+    await admin.disconnect();
+    expect(groups[0]?.members ?? []).toEqual([]); // left the group: no session timeout to wait for
+
+    await produced;
+    await producer.disconnect();
+    const second = startService('ingest', t.env);
+    const ends = await topicEnds(kafka, [t.topic]);
+    await waitFor(() => caughtUp(redis, space, ends), { timeoutMs: 60_000, message: 'caught up' });
+    expect(await verifyStored(redis, space, expectedCounts(events))).toEqual([]);
+    await second.kill('SIGTERM');
+  });
+});

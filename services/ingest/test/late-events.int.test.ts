@@ -1,0 +1,121 @@
+// Late and out-of-order events (CONTRACT §2, §4): each lands in its own hour, or, past the hour
+// retention, in its day and month rollups; an hour already compacted gets its rollups updated in the
+// same step. A real worker process, real Kafka and Redis.
+import { Redis } from 'ioredis';
+import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VerificationEvent } from '@va/contracts';
+import { DAY_MS, HOUR_MS, dayOf, hourOf, monthOf } from '@va/core';
+import { apiKeys, dumpApiCounts, type KeySpace, type Resolution } from '@va/store';
+import {
+  createTopics,
+  deletePrefix,
+  deleteTopics,
+  testEnv,
+  type TestEnv,
+} from '../../../test/support/context';
+import { startService, waitFor, type ServiceProcess } from '../../../test/support/processes';
+import { eventMessages, produceMessages } from '../../../tools/cli/src/event-producer';
+import { caughtUp, topicEnds } from './verify';
+
+let t: TestEnv;
+let redis: Redis;
+let kafka: Kafka;
+let worker: ServiceProcess;
+let space: KeySpace;
+
+beforeAll(async () => {
+  t = await testEnv('ingest late events');
+  await createTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic], 2);
+  redis = new Redis(t.redisUrl);
+  kafka = new Kafka({ clientId: 'late-test', brokers: t.kafkaBrokers, logLevel: logLevel.NOTHING });
+  space = { prefix: t.keyPrefix, generation: 1 };
+  worker = startService('ingest', t.env);
+  await worker.waitForHealth(`http://127.0.0.1:${t.ingestMetricsPort}/health`);
+});
+
+afterAll(async () => {
+  await worker?.kill('SIGTERM');
+  redis?.disconnect();
+  await deleteTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic]);
+  await deletePrefix(t.redisUrl, t.keyPrefix);
+});
+
+const event = (apiId: string, time: number, n: number): VerificationEvent => ({
+  requestId: `${apiId}-${time}-${n}`,
+  time,
+  workspaceId: 'ws_late',
+  apiId,
+  keyId: `key_${n % 3}`,
+  outcome: n % 4 === 0 ? 'RATE_LIMITED' : 'VALID',
+  tags: n % 2 === 0 ? ['late'] : [],
+});
+
+const many = (apiId: string, time: number, count: number) =>
+  Array.from({ length: count }, (_, n) => event(apiId, time + n, n));
+
+/** Total count per bucket of resolution r. */
+async function totals(apiId: string, r: Resolution): Promise<Record<number, number>> {
+  const { perBucket } = await dumpApiCounts(redis, space, apiId, r);
+  return Object.fromEntries([...perBucket].map(([b, c]) => [b, c.total.reduce((x, y) => x + y, 0)]));
+}
+
+describe('late events', () => {
+  it('counts every late event in its own hour, or in its rollups past the hour retention', async () => {
+    // Times in the middle of their hours, so that `time + n` stays in the same hour.
+    const mid = (ms: number) => hourOf(ms) * HOUR_MS + HOUR_MS / 2;
+    const now = Math.min(mid(Date.now()), Date.now());
+    const h = (ms: number) => hourOf(ms);
+    const fiveHoursAgo = mid(now - 5 * HOUR_MS);
+    const threeDaysAgo = mid(now - 3 * DAY_MS);
+    const fortyDaysAgo = mid(now - 40 * DAY_MS); // past the 35-day hour retention
+    const fiveHundredDaysAgo = mid(now - 500 * DAY_MS); // past the 400-day day retention
+    const tenHoursAgo = mid(now - 10 * HOUR_MS);
+
+    // api_cmp: the compactor already compacted through two hours ago.
+    await redis.set(apiKeys(space, 'api_cmp').compactedThrough, String(h(now - 2 * HOUR_MS)));
+
+    const events = [
+      // out of order on purpose: newest first, then older and older
+      ...many('api_late', now, 10),
+      ...many('api_late', fiveHoursAgo, 20),
+      ...many('api_late', threeDaysAgo, 30),
+      ...many('api_late', fortyDaysAgo, 40),
+      ...many('api_late', fiveHundredDaysAgo, 50),
+      ...many('api_cmp', tenHoursAgo, 60),
+      ...many('api_cmp', now, 70),
+    ];
+    const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+    await producer.connect();
+    await produceMessages(producer, eventMessages(events), { topic: t.topic });
+    await producer.disconnect();
+    const ends = await topicEnds(kafka, [t.topic]);
+    await waitFor(() => caughtUp(redis, space, ends), { timeoutMs: 60_000, message: 'caught up' });
+
+    expect(await totals('api_late', 'h')).toEqual({
+      [h(now)]: 10,
+      [h(fiveHoursAgo)]: 20,
+      [h(threeDaysAgo)]: 30,
+    });
+    expect(await totals('api_late', 'd')).toEqual({ [dayOf(fortyDaysAgo)]: 40 });
+    const months: Record<number, number> = {};
+    for (const [ms, n] of [
+      [fortyDaysAgo, 40],
+      [fiveHundredDaysAgo, 50],
+    ] as const) {
+      months[monthOf(ms)] = (months[monthOf(ms)] ?? 0) + n;
+    }
+    expect(await totals('api_late', 'm')).toEqual(months);
+
+    // Compacted hour: hour and its rollups in one step; the current hour (after cmp): hour only.
+    expect(await totals('api_cmp', 'h')).toEqual({ [h(tenHoursAgo)]: 60, [h(now)]: 70 });
+    expect(await totals('api_cmp', 'd')).toEqual({ [dayOf(tenHoursAgo)]: 60 });
+    expect(await totals('api_cmp', 'm')).toEqual({ [monthOf(tenHoursAgo)]: 60 });
+
+    // Dimensions survive the trip into the rollups.
+    const day = (await dumpApiCounts(redis, space, 'api_late', 'd')).sum;
+    expect(day.byTagSet.get('late')?.reduce((a, b) => a + b, 0)).toBe(20);
+    expect(day.byTagSet.get('')?.reduce((a, b) => a + b, 0)).toBe(20);
+    expect(day.total[4]).toBe(10); // RATE_LIMITED: n % 4 === 0 of 40
+  });
+});
