@@ -10,6 +10,8 @@ const commands: Record<string, () => Promise<Command>> = {
   api: () => import('./commands/api'),
   produce: () => import('./commands/produce'),
   compaction: () => import('./commands/compaction'),
+  backfill: () => import('./commands/backfill'),
+  rebuild: () => import('./commands/rebuild'),
 };
 
 async function main(argv: string[]): Promise<number> {

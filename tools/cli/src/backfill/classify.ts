@@ -15,7 +15,11 @@ export function classify(record: SourceRecord, ctx: DecodeContext): Classified {
   if (decoded.ok) {
     return {
       ok: true,
-      message: { key: decoded.apiId, value: record.value, ...(record.headers && { headers: record.headers }) },
+      message: {
+        key: decoded.apiId,
+        value: record.value,
+        ...(record.headers && { headers: record.headers }),
+      },
     };
   }
   return {

@@ -78,11 +78,12 @@ export function formatSummary(t: BackfillTally): string {
     `backfill from ${t.source} into ${t.topic} in ${t.seconds.toFixed(1)} s`,
     `  read           ${t.read}`,
     `  produced       ${t.produced}`,
-    `  counted        ${c === null ? 'unknown (not waited for)' : c}`,
+    `  counted        ${c === null ? 'not known (not applied yet)' : c}`,
     `  dead-lettered  ${dead}${dead > 0 ? `  ${reasons(all)}` : ''}`,
   ];
   const byWorker = sum(t.workerRejected);
-  if (byWorker > 0) lines.push(`                 (${byWorker} of them by the ingest worker: ${reasons(t.workerRejected!)})`);
+  if (byWorker > 0)
+    lines.push(`                 (${byWorker} of them by the ingest worker: ${reasons(t.workerRejected!)})`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -80,7 +80,9 @@ function parse(args: string[]): BackfillArgs {
 
 /** A bar on a TTY (stderr, like every progress display of the CLI); nothing otherwise. */
 function progressBar(format: string): SingleBar | undefined {
-  return process.stderr.isTTY ? new SingleBar({ format, hideCursor: true }, Presets.shades_classic) : undefined;
+  return process.stderr.isTTY
+    ? new SingleBar({ format, hideCursor: true }, Presets.shades_classic)
+    : undefined;
 }
 
 export async function run(args: string[]): Promise<number> {
@@ -125,7 +127,9 @@ export async function run(args: string[]): Promise<number> {
     const valid = new ChunkSender(producer, config.backfillTopic);
     const dead = new ChunkSender(producer, config.dlqTopic, 500);
 
-    const bar = progressBar('read     [{bar}] {percentage}% | {read} read, {valid} valid, {dead} dead-lettered');
+    const bar = progressBar(
+      'read     [{bar}] {percentage}% | {read} read, {valid} valid, {dead} dead-lettered',
+    );
     bar?.start(Math.max(source.total, 1), 0, { read: 0, valid: 0, dead: 0 });
     let ctx = decodeContext(clock(), config.retention);
     let valids = 0;
@@ -173,12 +177,21 @@ export async function run(args: string[]): Promise<number> {
           prefix: config.keyPrefix,
           group: config.consumerGroup,
           timeoutMs: options.timeoutMs,
-          onProgress: (applied, total) => waitBar?.setTotal(total) ?? waitBar?.update(applied),
+          onProgress: (applied, total) => {
+            waitBar?.setTotal(total);
+            waitBar?.update(applied);
+          },
         }),
       );
       waitBar?.stop();
       if (result.status === 'applied') {
-        tally.workerRejected = await workerDeadLetters(kafka, config.dlqTopic, config.backfillTopic, before, produced);
+        tally.workerRejected = await workerDeadLetters(
+          kafka,
+          config.dlqTopic,
+          config.backfillTopic,
+          before,
+          produced,
+        );
       } else if (result.status === 'no-worker') {
         process.stderr.write(
           `backfill: no ingest worker is running (consumer group ${result.group} has no members): ` +

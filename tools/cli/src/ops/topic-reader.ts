@@ -13,6 +13,9 @@ export interface OffsetRange {
   to: number;
 }
 
+/** Without a new batch for this long, the read gives up (a broker that never assigns the partitions). */
+const IDLE_TIMEOUT_MS = 120_000;
+
 export async function readTopicRanges(
   kafka: Kafka,
   topic: string,
@@ -30,12 +33,19 @@ export async function readTopicRanges(
     fail = reject;
   });
   consumer.on(consumer.events.CRASH, ({ payload }) => fail(payload.error));
+  let lastBatch = Date.now();
+  let watchdog: NodeJS.Timeout | undefined;
   await consumer.connect();
   try {
+    watchdog = setInterval(() => {
+      if (Date.now() - lastBatch > IDLE_TIMEOUT_MS)
+        fail(new Error(`reading ${topic}: nothing received for ${IDLE_TIMEOUT_MS / 1000} s`));
+    }, 1_000);
     await consumer.subscribe({ topic, fromBeginning: true });
     await consumer.run({
       autoCommit: false,
       eachBatch: async ({ batch }) => {
+        lastBatch = Date.now();
         const range = wanted.get(batch.partition);
         if (!range) return;
         const messages = batch.messages.filter((m) => {
@@ -51,10 +61,11 @@ export async function readTopicRanges(
       },
     });
     for (const r of wanted.values()) consumer.seek({ topic, partition: r.partition, offset: String(r.from) });
-    const idle = ranges.filter((r) => !wanted.has(r.partition)).map((r) => r.partition);
-    if (idle.length > 0) consumer.pause([{ topic, partitions: idle }]);
+    const unwanted = ranges.filter((r) => !wanted.has(r.partition)).map((r) => r.partition);
+    if (unwanted.length > 0) consumer.pause([{ topic, partitions: unwanted }]);
     await done;
   } finally {
+    clearInterval(watchdog);
     await consumer.disconnect();
     const admin = kafka.admin();
     await admin

@@ -36,10 +36,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Offsets of the targets already applied, given each partition's wm. */
 export function appliedCount(targets: readonly AppliedTarget[], wms: readonly number[]): number {
-  return targets.reduce(
-    (sum, t, n) => sum + Math.max(0, Math.min(wms[n] ?? -1, t.last) - t.first + 1),
-    0,
-  );
+  return targets.reduce((sum, t, n) => sum + Math.max(0, Math.min(wms[n] ?? -1, t.last) - t.first + 1), 0);
 }
 
 async function groupHasMembers(kafka: Kafka, group: string): Promise<boolean> {
@@ -83,7 +80,9 @@ export async function waitApplied(
     }
     if (Date.now() >= deadline) {
       const behind = targets.flatMap((t, n) =>
-        (wms[n] ?? -1) < t.last ? [`${partitionField(t.topic, t.partition)} at ${wms[n] ?? -1} of ${t.last}`] : [],
+        (wms[n] ?? -1) < t.last
+          ? [`${partitionField(t.topic, t.partition)} at ${wms[n] ?? -1} of ${t.last}`]
+          : [],
       );
       return { status: 'timeout', applied, total, behind };
     }

@@ -1,0 +1,289 @@
+/**
+ * Runs (or resumes) a rebuild from the phase its state records (docs/rebuild.md):
+ *
+ *   copying     per API: dictionaries, and with --since the buckets before the boundary, into g'
+ *   replaying   the rebuild consumer (the ingest worker with generation g' and its own group)
+ *               replays both topics into g' until every partition of g' holds what g holds
+ *   compacting  compact g' up to the closed bound, then switch atomically once g' >= g (retried
+ *               while the live workers move g ahead)
+ *   switched    stop the consumer, delete its group and generation g
+ *
+ * Every phase is idempotent and the consumer's progress is the wm of g' in Redis, so a SIGKILL
+ * anywhere is repaired by `rebuild resume`. A heartbeat in the state says the process is alive;
+ * `rebuild abort` (another shell) moves the status to 'aborted', which the heartbeat notices.
+ */
+import type { Admin } from 'kafkajs';
+import { closedBoundAt } from '@va/compactor';
+import {
+  compactApi,
+  copyApiGeneration,
+  deleteGeneration,
+  globalKeys,
+  listApis,
+  readCarries,
+  readRebuildState,
+  readWatermarks,
+  switchGeneration,
+  transitionRebuild,
+  updateRebuild,
+  initWatermarks,
+  type KeySpace,
+  type RebuildState,
+} from '@va/store';
+import { startRebuildConsumer, type RebuildConsumer } from './consumer';
+import { HEARTBEAT_MS, replayedTopics, sleep, type RebuildDeps } from './deps';
+import { boundaryOf, iso } from './plan';
+import { caughtUp, progressRows, type PartitionProgress } from './progress';
+import { ProgressView } from './progress-view';
+
+/** How long the switch keeps trying while the live workers stay ahead of g'. */
+const SWITCH_TIMEOUT_MS = 10 * 60_000;
+/** After the switch, a live worker may still commit a batch prepared for the old generation. */
+const SETTLE_MS = 2_000;
+
+export const EXIT_ABORTED = 4;
+export const EXIT_INTERRUPTED = 130;
+
+class Stopped extends Error {}
+
+export async function runRebuild(deps: RebuildDeps, state: RebuildState): Promise<number> {
+  const { config, redis, kafka, out } = deps;
+  const prefix = config.keyPrefix;
+  const source: KeySpace = { prefix, generation: state.source };
+  const target: KeySpace = { prefix, generation: state.target };
+  const topics = replayedTopics(config);
+  let status = state.status;
+  let aborted = false;
+  let interrupted = false;
+  const onSignal = () => {
+    interrupted = true;
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const check = () => {
+    if (aborted || interrupted) throw new Stopped();
+  };
+  const heartbeat = async () => {
+    await updateRebuild(redis, prefix, { heartbeatAt: Date.now(), owner: deps.owner });
+    if ((await readRebuildState(redis, prefix))?.status === 'aborted') aborted = true;
+  };
+  const beat = setInterval(() => void heartbeat().catch(() => undefined), HEARTBEAT_MS);
+  const admin = kafka.admin();
+  const view = new ProgressView(out);
+  let consumer: RebuildConsumer | undefined;
+  await admin.connect();
+  try {
+    await heartbeat();
+    if (status === 'copying') {
+      await copy(deps, state, source, target, check);
+      if (!(await transitionRebuild(redis, prefix, ['copying'], 'replaying')).ok) throw new Stopped();
+      status = 'replaying';
+    }
+    if (status === 'replaying' || status === 'compacting') {
+      consumer = await startConsumer(deps, state, target);
+      if (status === 'replaying') {
+        out(`replaying ${topics.join(' and ')} into generation ${target.generation}`);
+        await replay(deps, state, admin, consumer, view, check);
+        if (!(await transitionRebuild(redis, prefix, ['replaying'], 'compacting')).ok) throw new Stopped();
+        status = 'compacting';
+      }
+      view.stop();
+      await compact(deps, target, check);
+      await switchOver(deps, state, admin, consumer, view, check, () => aborted);
+      status = 'switched';
+      await consumer.close();
+      report(deps, consumer);
+      consumer = undefined;
+    }
+    await finish(deps, state, admin);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof Stopped)) throw err;
+    view.stop();
+    if (consumer) await consumer.close();
+    consumer = undefined;
+    // Only now may `rebuild abort` delete g': nothing of this process writes to it any more.
+    await updateRebuild(redis, prefix, { stoppedAt: Date.now() });
+    if (aborted || (await readRebuildState(redis, prefix))?.status === 'aborted') {
+      deps.err(`rebuild aborted (\`rebuild abort\`): generation ${source.generation} stays current`);
+      return EXIT_ABORTED;
+    }
+    deps.err(`rebuild stopped; \`rebuild resume\` continues into generation ${target.generation}`);
+    return EXIT_INTERRUPTED;
+  } finally {
+    clearInterval(beat);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    view.stop();
+    if (consumer) await consumer.close().catch(() => undefined);
+    await admin.disconnect();
+  }
+}
+
+async function copy(
+  deps: RebuildDeps,
+  state: RebuildState,
+  source: KeySpace,
+  target: KeySpace,
+  check: () => void,
+): Promise<void> {
+  const { redis, config, out } = deps;
+  // Before any copy: every record a copy may miss lies after these starts (plan.ts startWatermarks).
+  await initWatermarks(redis, target, state.starts);
+  const boundary = state.boundary === null ? null : boundaryOf(state.boundary);
+  const apis = await listApis(redis, globalKeys(config.keyPrefix).apis);
+  let buckets = 0;
+  for (const apiId of apis) {
+    check();
+    const result = await copyApiGeneration(redis, source, target, apiId, boundary);
+    if (result.status === 'copied') buckets += result.buckets;
+  }
+  out(
+    `copied the dictionaries of ${apis.length} APIs into generation ${target.generation}` +
+      (boundary ? ` and carried ${buckets} buckets from before ${iso(boundary.ms)} over` : ''),
+  );
+}
+
+async function startConsumer(
+  deps: RebuildDeps,
+  state: RebuildState,
+  target: KeySpace,
+): Promise<RebuildConsumer> {
+  const { config, redis } = deps;
+  let skipEvent: Parameters<typeof startRebuildConsumer>[0]['skipEvent'];
+  if (state.boundary !== null) {
+    // The copy is complete and the carries never change again: load them once.
+    const apis = await listApis(redis, globalKeys(config.keyPrefix).apis);
+    const carries = await readCarries(redis, target, apis);
+    const boundaryHour = boundaryOf(state.boundary).hour;
+    skipEvent = (event, field, offset) =>
+      event.hour < boundaryHour && offset <= (carries.get(event.apiId)?.get(field) ?? -1);
+  }
+  return startRebuildConsumer({
+    config,
+    group: state.group,
+    generation: target.generation,
+    ...(skipEvent && { skipEvent }),
+  });
+}
+
+async function readProgress(
+  deps: RebuildDeps,
+  state: RebuildState,
+  admin: Admin,
+): Promise<PartitionProgress[]> {
+  const spans = [];
+  for (const topic of replayedTopics(deps.config)) {
+    for (const p of await admin.fetchTopicOffsets(topic)) {
+      spans.push({ topic, partition: p.partition, low: Number(p.low), high: Number(p.high) });
+    }
+  }
+  spans.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+  const prefix = deps.config.keyPrefix;
+  const [target, source] = await Promise.all([
+    readWatermarks(deps.redis, { prefix, generation: state.target }, spans),
+    readWatermarks(deps.redis, { prefix, generation: state.source }, spans),
+  ]);
+  return progressRows(spans, state.starts, target, source);
+}
+
+async function replay(
+  deps: RebuildDeps,
+  state: RebuildState,
+  admin: Admin,
+  consumer: RebuildConsumer,
+  view: ProgressView,
+  check: () => void,
+): Promise<void> {
+  for (;;) {
+    check();
+    const fatal = consumer.fatal();
+    if (fatal) throw fatal;
+    const rows = await readProgress(deps, state, admin);
+    view.update('replaying', rows);
+    if (caughtUp(rows)) return;
+    await sleep(1_000);
+  }
+}
+
+async function compact(deps: RebuildDeps, target: KeySpace, check: () => void): Promise<void> {
+  const { config, redis } = deps;
+  const now = deps.now();
+  const closedBound = closedBoundAt(now, config.compactionGraceMs);
+  const apis = await listApis(redis, globalKeys(config.keyPrefix).apis);
+  let hours = 0;
+  for (const apiId of apis) {
+    check();
+    hours += (await compactApi(redis, target, apiId, { closedBound, retention: config.retention, now }))
+      .hoursCompacted;
+  }
+  deps.out(
+    `caught up; compacted ${hours} closed hours of ${apis.length} APIs in generation ${target.generation}`,
+  );
+}
+
+async function switchOver(
+  deps: RebuildDeps,
+  state: RebuildState,
+  admin: Admin,
+  consumer: RebuildConsumer,
+  view: ProgressView,
+  check: () => void,
+  wasAborted: () => boolean,
+): Promise<void> {
+  const { redis, config, out } = deps;
+  const deadline = Date.now() + SWITCH_TIMEOUT_MS;
+  let reported = Date.now();
+  for (;;) {
+    check();
+    const fatal = consumer.fatal();
+    if (fatal) throw fatal;
+    const result = await switchGeneration(redis, config.keyPrefix, state.source, state.target, Date.now());
+    if (result.status === 'switched') {
+      out(`switched: queries read generation ${state.target} now`);
+      return;
+    }
+    if (result.status === 'not-ready') {
+      if (result.rebuildStatus === 'aborted' || wasAborted()) throw new Stopped();
+      throw new Error(`the rebuild is ${result.rebuildStatus}, not ready to switch`);
+    }
+    if (result.status === 'not-current') {
+      throw new Error(
+        `the current generation is ${result.current}, not ${state.source}: someone else switched; ` +
+          '`rebuild abort` cleans this rebuild up',
+      );
+    }
+    if (Date.now() - reported > 10_000) {
+      reported = Date.now();
+      const lagging = result.partitions.map((p) => `${p.field} ${p.has}/${p.needed}`).join(', ');
+      out(`switch waits for ${result.count} partitions to reach the live generation: ${lagging}`);
+      view.update('catching up', await readProgress(deps, state, admin));
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `generation ${state.target} did not catch up with the live workers in ${SWITCH_TIMEOUT_MS / 60_000} min; ` +
+          '`rebuild resume` tries again',
+      );
+    }
+    await sleep(50);
+  }
+}
+
+function report(deps: RebuildDeps, consumer: RebuildConsumer): void {
+  const refused = [...consumer.refused];
+  if (refused.length === 0) return;
+  const total = refused.reduce((s, [, n]) => s + n, 0);
+  deps.out(
+    `left out ${total} records the ingest worker refused (in the DLQ since they were new): ` +
+      refused.map(([reason, n]) => `${reason}=${n}`).join(' '),
+  );
+}
+
+async function finish(deps: RebuildDeps, state: RebuildState, admin: Admin): Promise<void> {
+  const { redis, config, out } = deps;
+  await admin.deleteGroups([state.group]).catch(() => undefined);
+  await sleep(SETTLE_MS);
+  const deleted = await deleteGeneration(redis, config.keyPrefix, state.source);
+  await transitionRebuild(redis, config.keyPrefix, ['switched'], 'done', { finishedAt: Date.now() });
+  out(`done: generation ${state.target} is current; deleted generation ${state.source} (${deleted} keys)`);
+}

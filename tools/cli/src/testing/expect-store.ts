@@ -1,0 +1,53 @@
+/**
+ * Integration-test helper: compares every cube of every API in a generation with the counts
+ * computed straight from the events (services/ingest/test/verify.ts), at the two resolutions that
+ * together hold every event: hour buckets hold the events inside the hour retention; month
+ * rollups hold the events past it plus the compacted hours (<= cmp of the API).
+ */
+import type { Redis } from 'ioredis';
+import type { VerificationEvent } from '@va/contracts';
+import { hourOf } from '@va/core';
+import { dumpApiCounts, emptyDecodedCounts, readCompactedThrough, type KeySpace } from '@va/store';
+import { diffCounts, expectedCounts } from '../../../../services/ingest/test/verify';
+
+const DAY = 86_400_000;
+
+/** Events this close to the hour horizon may land on either side of it: tests keep clear of it. */
+export const HORIZON_BAND_MS = 2 * DAY;
+
+export async function storeDiff(
+  redis: Redis,
+  space: KeySpace,
+  events: readonly VerificationEvent[],
+  options: { now: number; hourRetentionMs: number },
+): Promise<string[]> {
+  const horizon = hourOf(options.now - options.hourRetentionMs);
+  const apis = [...new Set(events.map((e) => e.apiId))].sort();
+  const problems: string[] = [];
+  for (const apiId of apis) {
+    const cmp = (await readCompactedThrough(redis, space, apiId)) ?? -1;
+    const mine = events.filter((e) => e.apiId === apiId);
+    const hours = expectedCounts(mine, (e) => hourOf(e.time) >= horizon).get(apiId) ?? emptyDecodedCounts();
+    const months =
+      expectedCounts(mine, (e) => hourOf(e.time) < horizon || hourOf(e.time) <= cmp).get(apiId) ??
+      emptyDecodedCounts();
+    problems.push(
+      ...diffCounts(`${apiId} hours`, hours, (await dumpApiCounts(redis, space, apiId, 'h')).sum, 5),
+    );
+    problems.push(
+      ...diffCounts(`${apiId} months`, months, (await dumpApiCounts(redis, space, apiId, 'm')).sum, 5),
+    );
+    if (problems.length > 20) break;
+  }
+  return problems;
+}
+
+/** Keeps event times out of the band around the hour horizon (moved 3 days older). */
+export function clearOfHorizon(
+  e: VerificationEvent,
+  now: number,
+  hourRetentionMs: number,
+): VerificationEvent {
+  const horizon = now - hourRetentionMs;
+  return Math.abs(e.time - horizon) < HORIZON_BAND_MS ? { ...e, time: e.time - 2 * HORIZON_BAND_MS } : e;
+}
