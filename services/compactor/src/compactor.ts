@@ -88,6 +88,9 @@ export function createCompactor(deps: CompactorDeps): Compactor {
 
   async function compact(data: CompactJobData) {
     const { apiId, generation, closedBound } = data;
+    // A job queued before a rebuild switched generations must not recreate keys of the old
+    // generation, which the rebuild deletes (docs/rebuild.md).
+    if ((await readGeneration(store, config.keyPrefix)) !== generation) return { skipped: 'old generation' };
     const result = await compactApi(store, { prefix: config.keyPrefix, generation }, apiId, {
       closedBound,
       retention: config.retention,
