@@ -4,6 +4,7 @@ import {
   addFieldValues,
   addHash,
   CodeCounts,
+  FieldSums,
   groupCodes,
   type CodeSelection,
   type SliceCounts,
@@ -137,5 +138,62 @@ describe('subtract reads', () => {
     addHash(into, sel, '0', { 'a:0': '3' }, -1);
     expect(into.get('a..')![0]).toBe(2);
     expect(into.get('b..')![1]).toBe(2);
+  });
+});
+
+describe('FieldSums', () => {
+  const text = (hash: Record<string, string>) =>
+    Object.entries(hash)
+      .flatMap(([f, v]) => [f, v])
+      .join(' ');
+  const viaAddField = (s: CodeSelection, part: string, hashes: [Record<string, string>, 1 | -1][]) => {
+    const into: SliceCounts = new Map();
+    for (const [hash, sign] of hashes) addHash(into, s, part, hash, sign);
+    return into;
+  };
+  const viaText = (s: CodeSelection, part: string, hashes: [Record<string, string>, 1 | -1][]) => {
+    const fields = new FieldSums(s.cube);
+    for (const [hash, sign] of hashes) fields.addText(text(hash), sign);
+    const into: SliceCounts = new Map();
+    fields.addTo(into, s, part);
+    return into;
+  };
+
+  it('sums hash texts exactly as addField sums the hashes, odd fields included', () => {
+    const k = sel({ cube: 'k', group: { ...none, key: true } });
+    const hashes: [Record<string, string>, 1 | -1][] = [
+      [{ '0:0': '5', 'a:1': '2', '1z:8': '7', '01:0': '4', 'A:0': '1', 'b:9': '3', x: '1', '2:': '1' }, 1],
+      [{ '0:0': '2', 'a:1': '2', 'zzzzzzzz:0': '12345678901' }, 1],
+      [{ '0:0': '3', 'a:1': '1' }, -1],
+    ];
+    expect(sum(viaText(k, '0', hashes))).toEqual(sum(viaAddField(k, '0', hashes)));
+    expect(viaText(k, '0', hashes).get('0..')).toEqual(counts([0, 4]));
+    const filtered = sel({ cube: 'k', keys: new Set(['a', '1z']) });
+    expect(sum(viaText(filtered, '0', hashes))).toEqual(sum(viaAddField(filtered, '0', hashes)));
+    const t = sel({});
+    const totals: [Record<string, string>, 1 | -1][] = [
+      [{ '0': '3', '8': '1', '9': '2', bogus: '5' }, 1],
+      [{ '0': '1' }, -1],
+    ];
+    expect(sum(viaText(t, '', totals))).toEqual(sum(viaAddField(t, '', totals)));
+    const f = sel({ cube: 'f', group: { key: true, identity: true, set: true } });
+    const full: [Record<string, string>, 1 | -1][] = [[{ 'a.1:0': '2', 'b.:3': '1' }, 1]];
+    expect(sum(viaText(f, 'z', full))).toEqual(sum(viaAddField(f, 'z', full)));
+  });
+
+  it('keeps a group whose sum is zero, as addField does', () => {
+    const i = sel({ cube: 'i', group: { ...none, identity: true } });
+    const hashes: [Record<string, string>, 1 | -1][] = [
+      [{ '7:1': '2' }, 1],
+      [{ '7:1': '2' }, -1],
+    ];
+    expect(sum(viaText(i, '0', hashes))).toEqual({ '.7.': counts([1, 0]) });
+    expect(sum(viaText(i, '0', hashes))).toEqual(sum(viaAddField(i, '0', hashes)));
+  });
+
+  it('refuses a malformed text', () => {
+    expect(() => new FieldSums('k').addText('0:0', 1)).toThrow(/without a value/);
+    expect(() => new FieldSums('k').addText('0:0 12x', 1)).toThrow(/bad value/);
+    expect(() => new FieldSums('k').addText('0:0 ', 1)).toThrow(/bad value/);
   });
 });

@@ -40,38 +40,31 @@ export class CodeCounts {
 /** sign -1 subtracts: the planner's `subtract` reads take hours back out of a rollup (planner.ts). */
 export type Sign = 1 | -1;
 
-function add(
-  into: SliceCounts,
-  group: string,
-  outcome: number,
-  value: string | null | undefined,
-  sign: Sign,
-): void {
-  if (value === null || value === undefined || outcome < 0 || outcome >= OUTCOME_COUNT) return;
-  const n = Number(value);
-  if (!(n > 0)) return;
+/** Adds n (already signed; 0 still creates the group) to one outcome of a group. */
+function bump(into: SliceCounts, group: string, outcome: number, n: number): void {
+  if (outcome < 0 || outcome >= OUTCOME_COUNT) return;
   let counts = into.get(group);
   if (!counts) {
     counts = new Array<number>(OUTCOME_COUNT).fill(0);
     into.set(group, counts);
   }
-  counts[outcome]! += sign * n;
+  counts[outcome]! += n;
 }
 
 /**
- * Adds one field of a cube hash. `part` is the hash's part (only read for f: the identity
- * code or "_"). Fields that the filters exclude are skipped.
+ * Adds the count n (signed; 0 still creates the group) of one field of a cube hash. `part` is
+ * the hash's part (only read for f: the identity code or "_"). Fields that the filters exclude
+ * are skipped. The 'sum' replies of readHashes.lua come here directly.
  */
-export function addField(
+export function addCount(
   into: SliceCounts,
   sel: CodeSelection,
   part: string,
   field: string,
-  value: string | null | undefined,
-  sign: Sign = 1,
+  n: number,
 ): void {
   if (sel.cube === 't') {
-    if (field.length === 1) add(into, '..', field.charCodeAt(0) - 48, value, sign);
+    if (field.length === 1) bump(into, '..', field.charCodeAt(0) - 48, n);
     return;
   }
   const end = field.length - 2;
@@ -82,19 +75,19 @@ export function addField(
     case 'k': {
       const key = field.slice(0, end);
       if (sel.keys && !sel.keys.has(key)) return;
-      add(into, group.key ? `${key}..` : '..', outcome, value, sign);
+      bump(into, group.key ? `${key}..` : '..', outcome, n);
       return;
     }
     case 'i': {
       const identity = field.slice(0, end);
       if (sel.identities && !sel.identities.has(identity)) return;
-      add(into, group.identity ? `.${identity}.` : '..', outcome, value, sign);
+      bump(into, group.identity ? `.${identity}.` : '..', outcome, n);
       return;
     }
     case 's': {
       const set = field.slice(0, end);
       if (sel.sets && !sel.sets.has(set)) return;
-      add(into, group.set ? `..${set}` : '..', outcome, value, sign);
+      bump(into, group.set ? `..${set}` : '..', outcome, n);
       return;
     }
     case 'f': {
@@ -105,16 +98,28 @@ export function addField(
       if (sel.keys && !sel.keys.has(key)) return;
       if (sel.sets && !sel.sets.has(set)) return;
       if (group.identity && part === NO_IDENTITY_PART) return;
-      add(
-        into,
-        `${group.key ? key : ''}.${group.identity ? part : ''}.${group.set ? set : ''}`,
-        outcome,
-        value,
-        sign,
-      );
+      bump(into, `${group.key ? key : ''}.${group.identity ? part : ''}.${group.set ? set : ''}`, outcome, n);
       return;
     }
   }
+}
+
+/**
+ * Adds one field of a cube hash as read (a string value; absent, non-numeric and non-positive
+ * values are skipped), times sign. See addCount.
+ */
+export function addField(
+  into: SliceCounts,
+  sel: CodeSelection,
+  part: string,
+  field: string,
+  value: string | null | undefined,
+  sign: Sign = 1,
+): void {
+  if (value === null || value === undefined) return;
+  const n = Number(value);
+  if (!(n > 0)) return;
+  addCount(into, sel, part, field, sign * n);
 }
 
 /** Adds every field of a hash (HGETALL reply). */
@@ -146,4 +151,94 @@ export function groupCodes(group: string): [number | undefined, number | undefin
   const second = group.indexOf('.', first + 1);
   const code = (text: string) => (text === '' ? undefined : parseInt(text, 36));
   return [code(group.slice(0, first)), code(group.slice(first + 1, second)), code(group.slice(second + 1))];
+}
+
+/** Digit value of a base-36 character code (0-9, a-z), -1 for any other. */
+function digit36(c: number): number {
+  return c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 122 ? c - 87 : -1;
+}
+
+/** Longest base-36 code read as a number (36^7 * 9 is well below 2^53); longer ones go by name. */
+const MAX_CODE_DIGITS = 7;
+
+/**
+ * Per-field sums over the hashes of one group (a slice, and a part in cube f), fed with the
+ * texts of commands/readHashes.lua ("field value field value ..."). Fields of the canonical
+ * forms "<code>:<o>" (k, i, s) and "<o>" (t) are summed under the number code * 9 + o, without
+ * making a string per field; any other field (cube f, or anything unexpected) by name.
+ * `addTo` then hands every summed field to addCount once, so that the result is the one of
+ * addField over every field of every hash.
+ */
+export class FieldSums {
+  private readonly byCode = new Map<number, number>();
+  private readonly byName = new Map<string, number>();
+
+  constructor(private readonly cube: Cube) {}
+
+  /** Adds one hash as text, times sign (-1: a subtract read). */
+  addText(text: string, sign: Sign): void {
+    const length = text.length;
+    const cube = this.cube;
+    let at = 0;
+    while (at < length) {
+      const space = text.indexOf(' ', at);
+      if (space < 0) throw new Error('readHashes: a field without a value');
+      let end = space + 1;
+      const negative = text.charCodeAt(end) === 45; /* - */
+      if (negative) end++;
+      const first = end;
+      let n = 0;
+      for (let ch = text.charCodeAt(end); ch >= 48 && ch <= 57; ch = text.charCodeAt(++end))
+        n = n * 10 + ch - 48;
+      if (end === first || (end < length && text.charCodeAt(end) !== 32)) {
+        throw new Error(`readHashes: bad value of field ${text.slice(at, space)}`);
+      }
+      const value = negative ? -sign * n : sign * n;
+      let index = -1;
+      if (cube === 't') {
+        const o = text.charCodeAt(at) - 48;
+        if (space - at === 1 && o >= 0 && o < OUTCOME_COUNT) index = o;
+      } else if (cube !== 'f') {
+        const colon = space - 2;
+        const digits = colon - at;
+        const o = text.charCodeAt(space - 1) - 48;
+        // No leading zero: "01" is not the code 1 (addField would keep it apart).
+        if (
+          digits > 0 &&
+          digits <= MAX_CODE_DIGITS &&
+          text.charCodeAt(colon) === 58 /* : */ &&
+          o >= 0 &&
+          o < OUTCOME_COUNT &&
+          (digits === 1 || text.charCodeAt(at) !== 48)
+        ) {
+          let code = 0;
+          for (let p = at; p < colon; p++) {
+            const d = digit36(text.charCodeAt(p));
+            if (d < 0) {
+              code = -1;
+              break;
+            }
+            code = code * 36 + d;
+          }
+          if (code >= 0) index = code * OUTCOME_COUNT + o;
+        }
+      }
+      if (index >= 0) this.byCode.set(index, (this.byCode.get(index) ?? 0) + value);
+      else {
+        const field = text.slice(at, space);
+        this.byName.set(field, (this.byName.get(field) ?? 0) + value);
+      }
+      at = end + 1;
+    }
+  }
+
+  /** Adds every summed field into `into` (addCount: filters, group names). */
+  addTo(into: SliceCounts, sel: CodeSelection, part: string): void {
+    for (const [index, n] of this.byCode) {
+      const o = index % OUTCOME_COUNT;
+      const field = this.cube === 't' ? String(o) : `${((index - o) / OUTCOME_COUNT).toString(36)}:${o}`;
+      addCount(into, sel, part, field, n);
+    }
+    for (const [field, n] of this.byName) addCount(into, sel, part, field, n);
+  }
 }

@@ -76,6 +76,35 @@ describe('readCounts', () => {
     expect(await totals(q({ cube: 'k', keys: [] }))).toBe(0);
   });
 
+  it('gives the same cells with parts from the dictionary length and in many small calls', async () => {
+    const dicts = new ReadDictionaries(redis, space, 'api_read');
+    await dicts.load(['k', 'i', 's']);
+    const cellsOf = async (query: CubeQuery, maxKeys?: number) => {
+      const read = await readCounts(redis, space, 'api_read', query, reads, null, maxKeys ? { maxKeys } : {});
+      if (!read.ok) throw new Error('cmp moved');
+      const cells = await decodeCells(read.counts, dicts);
+      return cells.map((c) => JSON.stringify(c)).sort();
+    };
+    const all = Array.from({ length: KEYS }, (_, n) => n);
+    const queries: CubeQuery[] = [
+      q({ cube: 'k', group: { key: true, identity: false, set: false } }),
+      q({ cube: 'k', keys: all }),
+      q({ cube: 'i', group: { key: false, identity: true, set: false } }),
+      q({ cube: 's', group: { key: false, identity: false, set: true } }),
+      q({ cube: 'f', group: { key: true, identity: true, set: true } }),
+    ];
+    for (const query of queries) {
+      const expected = await cellsOf(query);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(await cellsOf(query, 1)).toEqual(expected);
+      if (query.cube !== 'f') {
+        const codeCount = dicts.size(query.cube as 'k' | 'i' | 's');
+        expect(await cellsOf({ ...query, codeCount })).toEqual(expected);
+        expect(await cellsOf({ ...query, codeCount }, 2)).toEqual(expected);
+      }
+    }
+  });
+
   it('decodes codes newer than the loaded dictionaries', async () => {
     const dicts = new ReadDictionaries(redis, space, 'api_read');
     await dicts.load(['k']);
@@ -109,6 +138,15 @@ describe('readCounts', () => {
       compactedThrough: h0 - 1,
     });
     expect((await readCounts(redis, space, 'api_read', q({ cube: 't' }), overlapping, h0 - 1)).ok).toBe(true);
+    // In several calls (one per family: the day with its hour): every call checks the point.
+    const twoFamilies: BucketRead[] = [...overlapping, { res: 'h', index: h0 + 1, slice: null }];
+    const split = { maxKeys: 1 };
+    const byKey = q({ cube: 'k', group: { key: true, identity: false, set: false }, codeCount: KEYS + 1 });
+    expect(await readCounts(redis, space, 'api_read', byKey, twoFamilies, null, split)).toEqual({
+      ok: false,
+      compactedThrough: h0 - 1,
+    });
+    expect((await readCounts(redis, space, 'api_read', byKey, twoFamilies, h0 - 1, split)).ok).toBe(true);
     await redis.del(apiKeys(space, 'api_read').compactedThrough);
   });
 });

@@ -17,8 +17,12 @@ export function dictionariesOf(query: ParsedQuery): DictName[] {
  * nothing (an empty list), which is an answer, not an error (CONTRACT §3).
  */
 export function cubeQueryOf(query: ParsedQuery, dicts: ReadDictionaries): CubeQuery {
+  const cube = chooseCube(query);
+  const dimension = cube === 'k' || cube === 'i' || cube === 's' ? cube : undefined;
   return {
-    cube: chooseCube(query),
+    cube,
+    // The dictionary of the cube's dimension is loaded (dictionariesOf): its length names the parts.
+    ...(dimension && { codeCount: dicts.size(dimension) }),
     keys: query.keyIds !== undefined ? dicts.keyCodes(query.keyIds) : null,
     identities: query.externalId !== undefined ? [...dicts.identityCodesOf(query.externalId)] : null,
     sets: query.tags !== undefined ? dicts.setCodesWithAll(query.tags) : null,

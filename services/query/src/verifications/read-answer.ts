@@ -3,7 +3,7 @@
  * planReads), read counters (libs/store), build rows (libs/core buildRows).
  *
  * Round trips: meta + dictionary tails (one flush); parts sets (only when needed); counters
- * (in MULTI with the compaction point when the plan needs it; planned again if it moved).
+ * (readHashes calls, each atomic with the compaction point; planned again if it moved).
  */
 import type { Datapoint } from '@va/contracts';
 import {
