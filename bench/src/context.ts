@@ -1,0 +1,66 @@
+/** What every step of a run shares: options, servers, the results so far, and how to start services. */
+import type { Redis } from 'ioredis';
+import type { Kafka } from 'kafkajs';
+import { freePort } from '../../test/support/ports';
+import { log } from './log';
+import { serviceEnv, type BenchNames } from './names';
+import type { BenchOptions } from './options';
+import type { BenchResults, LoadAverage } from './results';
+import type { Servers } from './servers';
+import { startService, type Service, type ServiceName } from './services';
+
+export interface RunContext {
+  options: BenchOptions;
+  servers: Servers;
+  redis: Redis;
+  kafka: Kafka;
+  runId: string;
+  cpuProfDir: string | undefined;
+  load: () => LoadAverage;
+  results: BenchResults;
+  /** The phase running now: names CPU profiles (`<phase>.<service>.cpuprofile`). */
+  phaseName: string;
+}
+
+export interface PreparedService {
+  /** http://127.0.0.1:<port> of its HTTP server (the query API, or /metrics and /health). */
+  baseUrl: string;
+  /** Spawns the process: measurements call it when their clock starts. */
+  start(): Service;
+}
+
+/** Picks free ports and the environment of one service against the bench's servers and names. */
+export async function prepareService(
+  ctx: RunContext,
+  name: ServiceName,
+  names: BenchNames,
+  extra: Record<string, string> = {},
+): Promise<PreparedService> {
+  const ports = {
+    query: await freePort(),
+    ingestMetrics: await freePort(),
+    compactorMetrics: await freePort(),
+  };
+  const env = serviceEnv(ctx.servers, names, ports, extra);
+  const port =
+    name === 'query' ? ports.query : name === 'ingest' ? ports.ingestMetrics : ports.compactorMetrics;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    start: () =>
+      startService(name, env, {
+        runId: ctx.runId,
+        cpuProfDir: ctx.cpuProfDir,
+        label: `${ctx.phaseName}.${name}`,
+      }),
+  };
+}
+
+/** Runs one phase, logging it and noting the load average before and after it. */
+export async function phase<T>(ctx: RunContext, name: string, work: () => Promise<T>): Promise<T> {
+  const before = ctx.load();
+  log(`${name} (load average ${before.join(' ')})`);
+  ctx.phaseName = name;
+  const value = await work();
+  ctx.results.load[name] = { before, after: ctx.load() };
+  return value;
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from 'kafkajs';
+import type { VerificationEvent } from '@va/contracts';
+import { dataSetMessages, MEDIUM_API, totalEvents } from './dataset';
+
+const events = (messages: Iterable<Message>) =>
+  [...messages].map((m) => JSON.parse(m.value as string) as VerificationEvent);
+
+describe('dataSetMessages', () => {
+  const spec = { seed: 3, events: 2000, days: 2, anchorMs: Date.UTC(2026, 0, 10) };
+
+  it('gives the medium tenant its events plus a tenth as background, the same for the same spec', () => {
+    const first = events(dataSetMessages(spec));
+    expect(first).toHaveLength(totalEvents(spec));
+    expect(first.filter((e) => e.apiId === MEDIUM_API)).toHaveLength(2000);
+    expect(first.filter((e) => e.apiId.startsWith('bg_'))).toHaveLength(200);
+    expect(events(dataSetMessages(spec))).toEqual(first);
+  });
+
+  it('keeps times inside the span and mixes the background in evenly', () => {
+    const all = events(dataSetMessages(spec));
+    expect(all.every((e) => e.time >= spec.anchorMs - 2 * 86_400_000 && e.time < spec.anchorMs)).toBe(true);
+    const firstTenth = all.slice(0, 220).filter((e) => e.apiId.startsWith('bg_')).length;
+    expect(firstTenth).toBeGreaterThanOrEqual(19);
+    expect(firstTenth).toBeLessThanOrEqual(21);
+  });
+});

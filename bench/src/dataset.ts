@@ -1,0 +1,118 @@
+/**
+ * The bench's data set: one "medium tenant" (one API with 10,000 keys, 2,000 identities and the
+ * generator's 20 tags) plus 100 small APIs as background traffic, a tenth of the medium tenant's
+ * volume. Events come from the seeded generator of the CLI (tools/cli/src/generator.ts), so a
+ * (seed, events, days, anchor) quadruple always gives the same events; only the names of the APIs
+ * are rewritten here so that the two populations never share an API.
+ */
+import type { Message } from 'kafkajs';
+import type { VerificationEvent } from '@va/contracts';
+import { eventMessage } from '../../tools/cli/src/event-producer';
+import { createGenerator, type EventGenerator } from '../../tools/cli/src/generator';
+
+export const MEDIUM_API = 'medium';
+export const MEDIUM_WORKSPACE = 'ws_medium';
+export const MEDIUM_KEYS = 10_000;
+export const MEDIUM_IDENTITIES = 2_000;
+export const BACKGROUND_APIS = 100;
+export const BACKGROUND_KEYS = 2_000;
+export const BACKGROUND_IDENTITIES = 500;
+/** Background events per medium-tenant event. */
+export const BACKGROUND_SHARE = 0.1;
+const DAY_MS = 86_400_000;
+
+export interface DataSetSpec {
+  seed: number;
+  /** Events of the medium tenant. */
+  events: number;
+  days: number;
+  /** Unix ms: event times are uniform in [anchorMs - days, anchorMs). */
+  anchorMs: number;
+}
+
+export const backgroundEvents = (spec: Pick<DataSetSpec, 'events'>): number =>
+  Math.round(spec.events * BACKGROUND_SHARE);
+export const totalEvents = (spec: Pick<DataSetSpec, 'events'>): number =>
+  spec.events + backgroundEvents(spec);
+
+interface TimeSource {
+  startMs: number;
+  spanMs: number;
+  clock?: () => number;
+  jitterMs?: number;
+}
+
+function generators(seed: number, time: TimeSource): { medium: EventGenerator; background: EventGenerator } {
+  const medium = createGenerator({
+    seed,
+    apis: 1,
+    workspaces: 1,
+    keys: MEDIUM_KEYS,
+    identities: MEDIUM_IDENTITIES,
+    ...time,
+  });
+  const background = createGenerator({
+    seed: seed + 1_000_003,
+    apis: BACKGROUND_APIS,
+    keys: BACKGROUND_KEYS,
+    identities: BACKGROUND_IDENTITIES,
+    ...time,
+  });
+  return { medium, background };
+}
+
+/**
+ * Interleaves the two populations deterministically (a background event whenever the background
+ * falls behind its share), so that every stretch of the topic has the same mix. Counts may be
+ * Infinity (live traffic).
+ */
+function* interleaved(
+  seed: number,
+  mediumCount: number,
+  backgroundCount: number,
+  time: TimeSource,
+): Generator<VerificationEvent> {
+  const { medium, background } = generators(seed, time);
+  let m = 0;
+  let b = 0;
+  while (m < mediumCount || b < backgroundCount) {
+    const takeBackground = b < backgroundCount && (m >= mediumCount || b < m * BACKGROUND_SHARE);
+    if (takeBackground) {
+      const event = background.next();
+      event.apiId = `bg_${event.apiId}`;
+      event.workspaceId = `bg_${event.workspaceId}`;
+      b++;
+      yield event;
+    } else {
+      const event = medium.next();
+      event.apiId = MEDIUM_API;
+      event.workspaceId = MEDIUM_WORKSPACE;
+      m++;
+      yield event;
+    }
+  }
+}
+
+/** Medium-tenant events (plus their background share) with times uniform in [startMs, startMs + spanMs). */
+export function* messagesOver(
+  seed: number,
+  events: number,
+  startMs: number,
+  spanMs: number,
+): Generator<Message> {
+  const time = { startMs, spanMs };
+  for (const event of interleaved(seed, events, backgroundEvents({ events }), time))
+    yield eventMessage(event);
+}
+
+/** The historical data set as Kafka messages (key = apiId). */
+export function dataSetMessages(spec: DataSetSpec): Generator<Message> {
+  const spanMs = spec.days * DAY_MS;
+  return messagesOver(spec.seed, spec.events, spec.anchorMs - spanMs, spanMs);
+}
+
+/** Endless live traffic of the same shape (time = now minus up to 1 s), for the freshness probes. */
+export function liveEvents(seed: number): Iterator<VerificationEvent> {
+  const time = { startMs: 0, spanMs: 1, clock: () => Date.now(), jitterMs: 1000 };
+  return interleaved(seed, Infinity, Infinity, time);
+}

@@ -1,0 +1,102 @@
+/**
+ * `npm run bench`: loads the "medium tenant" data set through Kafka and measures ingest throughput,
+ * compaction catch-up, Redis memory, query latency and freshness, each against the real service
+ * processes. Results: bench/results/latest.json and latest.md (also printed). docs/benchmarks.md
+ * describes the method; `npm run bench -- --help` the options.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { CACHE_DIR, ROOT } from '../../infra/lib/paths.mjs';
+import { log } from './log';
+import { loadAverage, machineInfo } from './machine';
+import { parseOptions, USAGE, UsageError, type BenchOptions } from './options';
+import { markdownReport } from './report';
+import type { BenchResults } from './results';
+import { selectScenarios } from './scenarios';
+import { startServers } from './servers';
+import { runBench } from './run';
+
+const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
+
+function parse(argv: string[]): BenchOptions | null {
+  try {
+    const options = parseOptions(argv);
+    if (options === 'help') {
+      process.stdout.write(`${USAGE}\n`);
+      return null;
+    }
+    selectScenarios(options.scenarios); // unknown names fail before any work
+    return options;
+  } catch (err) {
+    // UsageError, parseArgs' TypeError (ERR_PARSE_ARGS_*), or an unknown scenario: all the caller's to fix.
+    if (!(err instanceof UsageError || err instanceof Error)) throw err;
+    process.stderr.write(`bench: ${err.message}\n${USAGE}\n`);
+    process.exitCode = 2;
+    return null;
+  }
+}
+
+/**
+ * latest.{json,md} always; quick.* or full.* too when the run was that profile unchanged, so that
+ * the figures docs/benchmarks.md publishes survive later partial runs.
+ */
+function writeResults(results: BenchResults): string {
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const markdown = markdownReport(results);
+  const json = `${JSON.stringify(results, null, 2)}\n`;
+  const bases = results.options.profile === 'custom' ? ['latest'] : ['latest', results.options.profile];
+  for (const base of bases) {
+    for (const [name, body] of [
+      [`${base}.json`, json],
+      [`${base}.md`, markdown],
+    ] as const) {
+      // Written to a temporary name and renamed: an interrupted write never leaves half a file.
+      const file = path.join(RESULTS_DIR, name);
+      fs.writeFileSync(`${file}.tmp`, body);
+      fs.renameSync(`${file}.tmp`, file);
+    }
+  }
+  return markdown;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const options = parse(argv);
+  if (!options) return;
+  const runId = new Date().toISOString().replace(/[:.]/g, '-');
+  const servers = await startServers(log);
+  const redis = new Redis(servers.redisUrl, { maxRetriesPerRequest: 3 });
+  // Ctrl-C: stop the services (services.ts kills them on exit) and the servers this run started.
+  let interrupted = false;
+  process.once('SIGINT', () => {
+    interrupted = true;
+    log('interrupted: stopping');
+    redis.disconnect();
+    void servers.stop(options.keepServers).finally(() => process.exit(130));
+  });
+  try {
+    const results = await runBench({
+      options,
+      servers,
+      redis,
+      runId,
+      command: ['npm run bench', ...(argv.length > 0 ? ['--', ...argv] : [])].join(' '),
+      machine: await machineInfo(redis),
+      cpuProfDir: options.cpuProf ? path.join(CACHE_DIR, 'bench', 'prof', runId) : undefined,
+      load: loadAverage,
+    });
+    const markdown = writeResults(results);
+    process.stdout.write(`\n${markdown}`);
+    log(`results in ${path.relative(process.cwd(), RESULTS_DIR)}/latest.{json,md}`);
+  } finally {
+    if (!interrupted) {
+      redis.disconnect();
+      await servers.stop(options.keepServers);
+    }
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

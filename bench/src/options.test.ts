@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { parseOptions, type BenchOptions } from './options';
+
+const parse = (args: string[]) => parseOptions(args) as BenchOptions;
+
+describe('parseOptions', () => {
+  it('has the full and the quick profile', () => {
+    expect(parse([])).toMatchObject({ events: 10_000_000, days: 90, seconds: 10, profile: 'full' });
+    expect(parse(['--quick'])).toMatchObject({ events: 500_000, days: 30, seconds: 3, profile: 'quick' });
+    expect(parse(['--quick', '--skip-produce']).profile).toBe('quick-reused');
+  });
+
+  it('makes any other option a custom run, and --scenario skips live ingest and freshness by default', () => {
+    const o = parse(['--quick', '--scenario', 'by-tag-30d']);
+    expect(o).toMatchObject({
+      profile: 'custom',
+      scenarios: ['by-tag-30d'],
+      freshnessSeconds: 0,
+      liveEvents: 0,
+    });
+    expect(parse(['--quick', '--scenario', 'by-tag-30d', '--freshness-seconds', '5']).freshnessSeconds).toBe(
+      5,
+    );
+    expect(parse(['--connections', '1,4']).connections).toEqual([1, 4]);
+  });
+
+  it('refuses bad numbers and unknown options', () => {
+    expect(() => parse(['--events', '0'])).toThrow(/--events/);
+    expect(() => parse(['--nope'])).toThrow();
+  });
+});

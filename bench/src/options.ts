@@ -1,0 +1,121 @@
+/**
+ * The command line of `npm run bench`. Two profiles share every step and differ in size:
+ * the full run is the issue's "medium tenant" (10M events over 90 days), `--quick` a small data
+ * set and short phases for checking a change in a few minutes. Any option overrides the profile.
+ */
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  quick: boolean;
+  /** Events of the medium tenant; the 100 background APIs get a tenth of that on top. */
+  events: number;
+  /** Events are spread uniformly over the `days` days before the data set's anchor (now). */
+  days: number;
+  seed: number;
+  /** Reuse the data set already loaded under the same prefix (same events, days, seed). */
+  skipProduce: boolean;
+  /** Query scenarios to run; null = all. */
+  scenarios: string[] | null;
+  /** Seconds of load per scenario and connection count. */
+  seconds: number;
+  /** Each scenario runs once per entry: 1 = latency of one client alone, 10 = under concurrent load. */
+  connections: number[];
+  /** Medium-tenant events of the live-shaped ingest measurement (times in the last 30 min); 0 skips it. */
+  liveEvents: number;
+  /** Seconds of steady live traffic for the freshness measurement; 0 skips it. */
+  freshnessSeconds: number;
+  /** Events/s of that live traffic. */
+  freshnessRate: number;
+  /** Write V8 CPU profiles of the service processes into .cache/bench/prof/<run>/. */
+  cpuProf: boolean;
+  /** Leave the bench's Redis (and a Kafka it started) running at the end. */
+  keepServers: boolean;
+  /**
+   * 'quick' or 'full' when the profile ran as defined (its results are published), with '-reused'
+   * after --skip-produce (no produce or ingest figures); else 'custom'.
+   */
+  profile: 'quick' | 'full' | 'quick-reused' | 'full-reused' | 'custom';
+}
+
+export const USAGE = `usage: npm run bench -- [options]
+  --quick                 small data set (500k events over 30 days) and short phases (a few minutes)
+  --events N              events of the medium tenant (full: 10000000, quick: 500000); +10% background
+  --days D                days of history (full: 90, quick: 30)
+  --seed S                generator seed (1)
+  --skip-produce          reuse the data set loaded by an earlier run with the same events/days/seed
+  --live-events N         events of the live-shaped ingest measurement (full: 2000000, quick: 300000; 0 = skip)
+  --scenario NAME         run only this query scenario (repeatable); skips the live ingest and the
+                          freshness measurements unless --live-events / --freshness-seconds is given
+  --seconds S             seconds per scenario and connection count (full: 10, quick: 3)
+  --connections LIST      connection counts per scenario, comma-separated (1,10)
+  --freshness-seconds S   seconds of live traffic for the freshness probes (full: 60, quick: 20; 0 = skip)
+  --rate R                events/s of that live traffic (10000)
+  --cpu-prof              CPU profiles of the service processes into .cache/bench/prof/<run>/
+  --keep-servers          leave the bench Redis (and a Kafka the bench started) running
+Environment: KAFKA_BROKERS (default: the stack's broker, started if needed), BENCH_REDIS_URL (default:
+a dedicated redis-server on BENCH_REDIS_PORT, 6390, data in .cache/bench/redis).`;
+
+export class UsageError extends Error {}
+
+function positiveInt(raw: string | undefined, name: string, fallback: number, min = 1): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new UsageError(`--${name} must be an integer >= ${min}`);
+  return value;
+}
+
+export function parseOptions(args: string[]): BenchOptions | 'help' {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      quick: { type: 'boolean', default: false },
+      events: { type: 'string' },
+      days: { type: 'string' },
+      seed: { type: 'string' },
+      'skip-produce': { type: 'boolean', default: false },
+      scenario: { type: 'string', multiple: true },
+      seconds: { type: 'string' },
+      connections: { type: 'string' },
+      'freshness-seconds': { type: 'string' },
+      'live-events': { type: 'string' },
+      rate: { type: 'string' },
+      'cpu-prof': { type: 'boolean', default: false },
+      'keep-servers': { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return 'help';
+  // Only these leave the measured profile as it is; any other option makes the run 'custom'.
+  const neutral = new Set(['quick', 'skip-produce', 'keep-servers', 'help']);
+  const custom = Object.entries(values).some(
+    ([name, value]) => value !== undefined && value !== false && !neutral.has(name),
+  );
+  const quick = values.quick ?? false;
+  const scenarios = values.scenario?.length ? values.scenario : null;
+  const connections = (values.connections ?? '1,10')
+    .split(',')
+    .filter(Boolean)
+    .map((c) => positiveInt(c, 'connections', 1));
+  if (connections.length === 0) throw new UsageError('--connections needs at least one count');
+  const defaultFreshness = scenarios ? 0 : quick ? 20 : 60;
+  const defaultLive = scenarios ? 0 : quick ? 300_000 : 2_000_000;
+  return {
+    quick,
+    events: positiveInt(values.events, 'events', quick ? 500_000 : 10_000_000),
+    days: positiveInt(values.days, 'days', quick ? 30 : 90),
+    seed: positiveInt(values.seed, 'seed', 1, 0),
+    skipProduce: values['skip-produce'] ?? false,
+    scenarios,
+    seconds: positiveInt(values.seconds, 'seconds', quick ? 3 : 10),
+    connections,
+    liveEvents: positiveInt(values['live-events'], 'live-events', defaultLive, 0),
+    freshnessSeconds: positiveInt(values['freshness-seconds'], 'freshness-seconds', defaultFreshness, 0),
+    freshnessRate: positiveInt(values.rate, 'rate', 10_000),
+    cpuProf: values['cpu-prof'] ?? false,
+    keepServers: values['keep-servers'] ?? false,
+    profile: custom ? 'custom' : `${quick ? 'quick' : 'full'}${values['skip-produce'] ? '-reused' : ''}`,
+  };
+}

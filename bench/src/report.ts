@@ -1,0 +1,157 @@
+/** The Markdown tables of a run (bench/results/latest.md, printed at the end). */
+import type { IngestResult } from './phases/ingest';
+import { GOALS, type BenchResults } from './results';
+import { round } from './stats';
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const ms = (n: number) => (Number.isFinite(n) ? String(round(n)) : '-');
+const mark = (ok: boolean) => (ok ? 'yes' : 'NO');
+const bytes = (n: number) =>
+  n >= 2 ** 30
+    ? `${round(n / 2 ** 30)} GiB`
+    : n >= 2 ** 20
+      ? `${round(n / 2 ** 20)} MiB`
+      : `${round(n / 1024)} KiB`;
+const load = (l: readonly number[]) => l.map((x) => x.toFixed(2)).join(' / ');
+
+function table(header: string[], rows: string[][]): string[] {
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ];
+}
+
+function ingestRow(title: string, i: IngestResult): string[] {
+  // JSON turns NaN into null: both mean the run was too short to give a rate.
+  const rate = i.eventsPerSecond;
+  const measured = Number.isFinite(rate);
+  return [
+    title,
+    `${measured ? `${int(rate)} events/s` : 'too few events to measure'} (${int(i.events)} events, first to last applied ${round(i.seconds)} s; worker CPU ${round(i.workerCpuSeconds)} s, Redis CPU ${round(i.redisCpuSeconds)} s)`,
+    `${int(GOALS.ingestEventsPerSecond)} events/s`,
+    measured ? mark(rate >= GOALS.ingestEventsPerSecond) : '-',
+  ];
+}
+
+export function markdownReport(r: BenchResults): string {
+  const ds = r.dataSet;
+  const m = r.machine;
+  const lines: string[] = [
+    `# Benchmark: ${r.startedAt}`,
+    '',
+    `Command: \`${r.command}\``,
+    '',
+    `Code: commit ${r.code.commit} with ${r.code.changedFiles} changed files, sources ${r.code.sourceHash}.`,
+    `Machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}, Redis ${m.redis}.`,
+    `Data set \`${ds.prefix}\`: medium tenant ${int(ds.mediumEvents)} events (1 API, 10,000 keys, 2,000 identities, ` +
+      `20 tags) + ${int(ds.backgroundEvents)} background events (100 APIs) over ${ds.spec.days} days, seed ${ds.spec.seed}` +
+      `${ds.reused ? `; loaded by an earlier run at ${new Date(ds.spec.anchorMs).toISOString()} (--skip-produce)` : ''}.`,
+    '',
+  ];
+
+  const summary: string[][] = [];
+  if (r.produce) {
+    summary.push(['produce (kafkajs, no compression)', `${int(r.produce.eventsPerSecond)} events/s`, '', '']);
+  }
+  if (r.ingest)
+    summary.push(
+      ingestRow(`ingest, one worker, data set (${r.dataSet.spec.days} days of history)`, r.ingest),
+    );
+  if (r.ingestLive)
+    summary.push(ingestRow('ingest, one worker, live-shaped (last 30 min)', r.ingestLive.ingest));
+  if (r.freshness) {
+    const f = r.freshness;
+    summary.push([
+      `freshness at ${int(f.targetRate)} events/s (achieved ${int(f.achievedRate)})`,
+      `p50 ${ms(f.latencyMs.p50)} ms, p99 ${ms(f.latencyMs.p99)} ms, max ${ms(f.latencyMs.max)} ms (${f.probes} probes, ${f.lost} lost)`,
+      `p99 < ${GOALS.freshnessP99Ms} ms`,
+      mark(f.lost === 0 && f.latencyMs.p99 < GOALS.freshnessP99Ms),
+    ]);
+  }
+  if (r.compaction) {
+    const c = r.compaction;
+    summary.push([
+      'compaction catch-up',
+      `${int(c.hoursCompacted)} API-hours in ${round(c.seconds)} s (${round(c.hoursPerSecond)} hours/s)`,
+      '',
+      '',
+    ]);
+  }
+  if (r.memory) {
+    const mem = r.memory;
+    summary.push([
+      'Redis memory per stored counter',
+      `${round(mem.bytesPerCounter)} B (used_memory delta ${bytes(mem.dataSetBytes)} / ${int(mem.hashFields)} hash fields; MEMORY USAGE ${round(mem.bytesPerCounterByMemoryUsage)} B)`,
+      '',
+      '',
+    ]);
+    summary.push([
+      'Redis memory, data set',
+      `${bytes(mem.dataSetBytes)} (${int(mem.keys)} keys; counters h/d/m ${int(mem.counterFields.h)} / ${int(mem.counterFields.d)} / ${int(mem.counterFields.m)})`,
+      '',
+      '',
+    ]);
+  }
+  if (summary.length > 0) lines.push(...table(['measure', 'result', 'goal', 'met'], summary), '');
+
+  if (r.queries.length > 0) {
+    const conns = r.queries[0]!.runs.map((run) => run.connections);
+    const header = ['scenario', 'rows'];
+    for (const c of conns) header.push(`c=${c} p50 ms`, `c=${c} p99 ms`, `c=${c} req/s`);
+    header.push(
+      'ClickHouse p50',
+      'aim (half)',
+      `p50<${GOALS.queryP50Ms} & p99<${GOALS.queryP99Ms} (c=${conns[0]})`,
+    );
+    const rows = r.queries.map((q) => {
+      const row = [
+        `${q.name}${q.precision !== 'hour' ? ` (X-Precision: ${q.precision})` : ''}`,
+        String(q.rows),
+      ];
+      for (const run of q.runs) {
+        const failed = run.failures > 0 ? ` (${run.failures} failed)` : '';
+        row.push(ms(run.latencyMs.p50), ms(run.latencyMs.p99), `${int(run.requestsPerSecond)}${failed}`);
+      }
+      const first = q.runs[0]!.latencyMs;
+      row.push(
+        ms(q.referenceP50Ms),
+        `${mark(first.p50 <= q.referenceP50Ms * GOALS.referenceShare)} (${ms(q.referenceP50Ms * GOALS.referenceShare)})`,
+        mark(first.p50 < GOALS.queryP50Ms && first.p99 < GOALS.queryP99Ms),
+      );
+      return row;
+    });
+    lines.push(...table(header, rows), '');
+    lines.push(
+      `Per request (c=${conns[conns.length - 1]}): ` +
+        r.queries
+          .map((q) => {
+            const run = q.runs[q.runs.length - 1]!;
+            return `${q.name} service CPU ${ms(run.serviceCpuMsPerRequest)} ms, Redis ${int(run.redisUsecPerRequest)} µs`;
+          })
+          .join('; ') +
+        '.',
+      '',
+    );
+  }
+
+  for (const p of r.profiles) {
+    lines.push(
+      `CPU profile \`${p.file}\` (busy ${round(p.summary.busyMs / 1000)} s): ` +
+        p.summary.functions
+          .slice(0, 6)
+          .map((f) => `${f.name} ${(f.share * 100).toFixed(1)}%`)
+          .join('; '),
+      '',
+    );
+  }
+
+  lines.push('Load average (1 / 5 / 15 min) before → after each phase:', '');
+  lines.push(
+    ...table(
+      ['phase', 'before', 'after'],
+      Object.entries(r.load).map(([phase, l]) => [phase, load(l.before), load(l.after)]),
+    ),
+  );
+  return `${lines.join('\n')}\n`;
+}
