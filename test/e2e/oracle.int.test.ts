@@ -2,10 +2,11 @@
  * The oracle test (CONTRACT §5b): a few thousand random events (APIs, keys, identities, tag
  * sets, outcomes, times over several months) go through Kafka and the real ingest worker, in
  * two waves: after the first, api_a's closed hours are compacted into day and month rollups, so
- * the second wave holds late events for compacted hours (api_b stays uncompacted). Then ≥500
- * random valid queries (every parameter combination, edges of hours, days and months, limits,
- * orders) are asked over HTTP and compared with core's oracle over the same events, including
- * the X-Precision of ranges past the hour retention.
+ * the second wave holds late events for compacted hours. Then the compactor service starts and
+ * works while the second wave is ingested and while ≥500 random valid queries (every parameter
+ * combination, edges of hours, days and months, limits, orders) are asked over HTTP and compared
+ * with core's oracle over the same events, including the X-Precision of ranges past the hour
+ * retention; and once every closed hour of every API is compacted, ≥500 queries again.
  *
  * Reproduce a failure with ORACLE_SEED=<seed printed on failure>.
  */
@@ -23,7 +24,8 @@ import {
   oracle,
   parseQuery,
 } from '@va/core';
-import { compactApi } from '@va/store';
+import { compactApi, readCompactedThrough } from '@va/store';
+import { startService, waitFor, type ServiceProcess } from '../support/processes.js';
 import { startStack, type Stack } from './stack';
 
 const SEED = Number(process.env.ORACLE_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -149,6 +151,7 @@ function randomQuery(): string {
 
 let stack: Stack;
 let key: string;
+let compactor: ServiceProcess | undefined;
 
 beforeAll(async () => {
   stack = await startStack('e2e oracle', { FIXED_NOW_MS: String(NOW) });
@@ -163,6 +166,15 @@ beforeAll(async () => {
     now: NOW,
   });
   expect(compacted.hoursCompacted).toBeGreaterThan(0);
+  // From here on the compactor service runs beside ingestion and the queries (grace 0: every
+  // hour before NOW's is closed), so reads race compaction as they do in production.
+  compactor = startService('compactor', {
+    ...stack.t.env,
+    FIXED_NOW_MS: String(NOW),
+    COMPACTION_EVERY_MS: '200',
+    COMPACTION_GRACE_MS: '0',
+  });
+  await compactor.waitForHealth(`http://127.0.0.1:${stack.t.compactorMetricsPort}/health`);
   await ingest(events);
 }, 300_000);
 
@@ -175,9 +187,12 @@ async function ingest(upTo: readonly VerificationEvent[]) {
     await stack.waitForTotal(apiId, upTo.filter((e) => e.apiId === apiId).length, key, 180_000);
   }
 }
-afterAll(() => stack?.stop());
+afterAll(async () => {
+  await compactor?.kill();
+  await stack?.stop();
+});
 
-it(`answers ${QUERIES} random queries like the oracle (seed ${SEED})`, { timeout: 600_000 }, async () => {
+async function compareWithOracle(label: string): Promise<void> {
   const seen = { rows: 0, precision: 0, empty: 0 };
   for (let n = 0; n < QUERIES; n++) {
     const qs = randomQuery();
@@ -185,7 +200,7 @@ it(`answers ${QUERIES} random queries like the oracle (seed ${SEED})`, { timeout
     if (!parsed.ok) throw new Error(`generated an invalid query ${qs}: ${JSON.stringify(parsed.errors)}`);
     const expected = oracle(events, parsed.query, { now: NOW, maxRows: 100_000, retention });
     const response = await stack.get(qs, key);
-    const context = `seed ${SEED}, query #${n}: ${qs}`;
+    const context = `${label}: seed ${SEED}, query #${n}: ${qs}`;
     if (!expected.ok) {
       expect(response.status, context).toBe(400);
       continue;
@@ -199,10 +214,33 @@ it(`answers ${QUERIES} random queries like the oracle (seed ${SEED})`, { timeout
     if (expected.rows.every((row) => row.total === 0)) seen.empty++;
   }
   console.info(
-    `oracle: ${QUERIES} queries, ${seen.rows} rows, ${seen.precision} with X-Precision, ${seen.empty} all-zero`,
+    `oracle (${label}): ${QUERIES} queries, ${seen.rows} rows, ${seen.precision} with X-Precision, ${seen.empty} all-zero`,
   );
   // The generator must reach answers with data and past the hour horizon, or it checks less than it claims.
   expect(seen.rows).toBeGreaterThan(QUERIES);
   expect(seen.precision).toBeGreaterThan(0);
   expect(seen.empty).toBeLessThan(QUERIES / 2);
-});
+}
+
+it(
+  `answers ${QUERIES} random queries like the oracle while the compactor runs (seed ${SEED})`,
+  { timeout: 600_000 },
+  () => compareWithOracle('compacting'),
+);
+
+it(
+  `answers ${QUERIES} random queries like the oracle once every hour is compacted (seed ${SEED})`,
+  { timeout: 600_000 },
+  async () => {
+    const space = { prefix: stack.t.keyPrefix, generation: 1 };
+    const closedBound = hourOf(NOW) - 1;
+    await waitFor(
+      async () => {
+        const cmps = await Promise.all(APIS.map((apiId) => readCompactedThrough(stack.redis, space, apiId)));
+        return cmps.every((cmp) => cmp !== null && cmp >= closedBound);
+      },
+      { timeoutMs: 240_000, intervalMs: 500, message: 'every closed hour compacted' },
+    );
+    await compareWithOracle('all compacted');
+  },
+);
