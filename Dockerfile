@@ -14,7 +14,7 @@ COPY services/compactor/package.json services/compactor/
 COPY services/query/package.json services/query/
 COPY tools/cli/package.json tools/cli/
 # tsx is a devDependency and is needed at run time: install everything.
-RUN npm install --no-audit --no-fund --no-audit --no-fund
+RUN npm install --no-audit --no-fund --loglevel=warn
 COPY . .
 USER node
 ENV HOST=0.0.0.0
