@@ -1,39 +1,31 @@
 // The backfill topic is consumed beside the live one, and paused while live traffic is behind
 // (settings.backfillPauseLag); both are counted exactly. Also: a single live event is counted
 // quickly on an idle stream (freshness).
-import { Redis } from 'ioredis';
-import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import type { Redis } from 'ioredis';
+import { Partitioners, type Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readWatermarks } from '@va/store';
-import {
-  createTopics,
-  deletePrefix,
-  deleteTopics,
-  testEnv,
-  type TestEnv,
-} from '../../../test/support/context';
+import type { TestEnv } from '../../../test/support/context';
+import { ingestFixture, type IngestFixture } from './fixture';
 import { startService, waitFor, type ServiceProcess } from '../../../test/support/processes';
 import { eventMessages, produceMessages } from '../../../tools/cli/src/event-producer';
 import { createGenerator } from '../../../tools/cli/src/generator';
 import { caughtUp, expectedCounts, topicEnds, verifyStored } from './verify';
 
+let fixture: IngestFixture | undefined;
 let t: TestEnv;
 let redis: Redis;
 let kafka: Kafka;
 let worker: ServiceProcess | undefined;
 
 beforeAll(async () => {
-  t = await testEnv('ingest backfill');
-  await createTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic], 2);
-  redis = new Redis(t.redisUrl);
-  kafka = new Kafka({ clientId: 'backfill-test', brokers: t.kafkaBrokers, logLevel: logLevel.NOTHING });
+  fixture = await ingestFixture('ingest backfill', 2);
+  ({ t, redis, kafka } = fixture);
 });
 
 afterAll(async () => {
   await worker?.kill('SIGTERM');
-  redis?.disconnect();
-  await deleteTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic]);
-  await deletePrefix(t.redisUrl, t.keyPrefix);
+  await fixture?.close();
 });
 
 describe('backfill beside live traffic', () => {

@@ -1,42 +1,34 @@
 // Malformed events go to the DLQ with their reason and original bytes; the valid events around
 // them are all counted (a real worker process, real Kafka and Redis).
-import { Redis } from 'ioredis';
-import { Kafka, logLevel, Partitioners, type KafkaMessage, type Message } from 'kafkajs';
+import type { Redis } from 'ioredis';
+import { Partitioners, type Kafka, type KafkaMessage, type Message } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { registerApi } from '@va/store';
-import {
-  createTopics,
-  deletePrefix,
-  deleteTopics,
-  testEnv,
-  type TestEnv,
-} from '../../../test/support/context';
+import type { TestEnv } from '../../../test/support/context';
+import { ingestFixture, type IngestFixture } from './fixture';
 import { startService, waitFor, type ServiceProcess } from '../../../test/support/processes';
 import { produceMessages } from '../../../tools/cli/src/event-producer';
 import { createGenerator } from '../../../tools/cli/src/generator';
 import { badEvents } from '../src/bad-events';
 import { caughtUp, expectedCounts, topicEnds, verifyStored } from './verify';
 
+let fixture: IngestFixture | undefined;
 let t: TestEnv;
 let redis: Redis;
 let kafka: Kafka;
 let worker: ServiceProcess;
 
 beforeAll(async () => {
-  t = await testEnv('ingest dead letters');
-  await createTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic], 2);
-  redis = new Redis(t.redisUrl);
-  kafka = new Kafka({ clientId: 'dlq-test', brokers: t.kafkaBrokers, logLevel: logLevel.NOTHING });
+  fixture = await ingestFixture('ingest dead letters', 2);
+  ({ t, redis, kafka } = fixture);
   worker = startService('ingest', t.env);
   await worker.waitForHealth(`http://127.0.0.1:${t.ingestMetricsPort}/health`);
 });
 
 afterAll(async () => {
   await worker?.kill('SIGTERM');
-  redis?.disconnect();
-  await deleteTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic]);
-  await deletePrefix(t.redisUrl, t.keyPrefix);
+  await fixture?.close();
 });
 
 async function readTopic(topic: string, count: number, timeoutMs = 60_000): Promise<KafkaMessage[]> {

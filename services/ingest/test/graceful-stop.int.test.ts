@@ -1,36 +1,28 @@
 // SIGTERM: the worker finishes the batch in flight, stores its progress, leaves the consumer group
 // and exits 0; a new worker continues where it stopped, and every event is counted once.
-import { Redis } from 'ioredis';
-import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import type { Redis } from 'ioredis';
+import { Partitioners, type Kafka } from 'kafkajs';
 import { readWatermarks } from '@va/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createTopics,
-  deletePrefix,
-  deleteTopics,
-  testEnv,
-  type TestEnv,
-} from '../../../test/support/context';
+import type { TestEnv } from '../../../test/support/context';
+import { ingestFixture, type IngestFixture } from './fixture';
 import { startService, waitFor } from '../../../test/support/processes';
 import { eventMessages, produceMessages } from '../../../tools/cli/src/event-producer';
 import { createGenerator } from '../../../tools/cli/src/generator';
 import { caughtUp, expectedCounts, topicEnds, verifyStored } from './verify';
 
+let fixture: IngestFixture | undefined;
 let t: TestEnv;
 let redis: Redis;
 let kafka: Kafka;
 
 beforeAll(async () => {
-  t = await testEnv('ingest graceful stop');
-  await createTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic], 4);
-  redis = new Redis(t.redisUrl);
-  kafka = new Kafka({ clientId: 'stop-test', brokers: t.kafkaBrokers, logLevel: logLevel.NOTHING });
+  fixture = await ingestFixture('ingest graceful stop', 4);
+  ({ t, redis, kafka } = fixture);
 });
 
 afterAll(async () => {
-  redis?.disconnect();
-  await deleteTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic]);
-  await deletePrefix(t.redisUrl, t.keyPrefix);
+  await fixture?.close();
 });
 
 describe('graceful stop', () => {

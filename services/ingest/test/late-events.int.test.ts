@@ -1,23 +1,19 @@
 // Late and out-of-order events (CONTRACT §2, §4): each lands in its own hour, or, past the hour
 // retention, in its day and month rollups; an hour already compacted gets its rollups updated in the
 // same step. A real worker process, real Kafka and Redis.
-import { Redis } from 'ioredis';
-import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import type { Redis } from 'ioredis';
+import { Partitioners, type Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { DAY_MS, HOUR_MS, dayOf, hourOf, monthOf } from '@va/core';
 import { apiKeys, dumpApiCounts, type KeySpace, type Resolution } from '@va/store';
-import {
-  createTopics,
-  deletePrefix,
-  deleteTopics,
-  testEnv,
-  type TestEnv,
-} from '../../../test/support/context';
+import type { TestEnv } from '../../../test/support/context';
+import { ingestFixture, type IngestFixture } from './fixture';
 import { startService, waitFor, type ServiceProcess } from '../../../test/support/processes';
 import { eventMessages, produceMessages } from '../../../tools/cli/src/event-producer';
 import { caughtUp, topicEnds } from './verify';
 
+let fixture: IngestFixture | undefined;
 let t: TestEnv;
 let redis: Redis;
 let kafka: Kafka;
@@ -25,10 +21,8 @@ let worker: ServiceProcess;
 let space: KeySpace;
 
 beforeAll(async () => {
-  t = await testEnv('ingest late events');
-  await createTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic], 2);
-  redis = new Redis(t.redisUrl);
-  kafka = new Kafka({ clientId: 'late-test', brokers: t.kafkaBrokers, logLevel: logLevel.NOTHING });
+  fixture = await ingestFixture('ingest late events', 2);
+  ({ t, redis, kafka } = fixture);
   space = { prefix: t.keyPrefix, generation: 1 };
   worker = startService('ingest', t.env);
   await worker.waitForHealth(`http://127.0.0.1:${t.ingestMetricsPort}/health`);
@@ -36,9 +30,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.kill('SIGTERM');
-  redis?.disconnect();
-  await deleteTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic]);
-  await deletePrefix(t.redisUrl, t.keyPrefix);
+  await fixture?.close();
 });
 
 const event = (apiId: string, time: number, n: number): VerificationEvent => ({
