@@ -1,44 +1,24 @@
 /**
- * `root-key create --workspace <id> --permission <perm> [--permission <perm> ...]`: prints the new key
- * alone on the first line of stdout (it is shown only this once; Redis keeps its hash).
- * `root-key revoke <key>`: requests with the key get 401 from the next request on.
+ * `root-key create`: prints the new key alone on the first line of stdout (it is shown only this
+ * once; Redis keeps its hash). `root-key revoke <key>`: requests with the key get 401 from the next
+ * request on. Options are parsed in ../program/root-key.ts.
  */
-import { parseArgs } from 'node:util';
-import { IDENTIFIER_PATTERN } from '@va/contracts';
 import { createRootKey, revokeRootKey } from '@va/store';
+import { UsageError } from '../usage-error';
 import { withRedis } from './with-redis';
 
-export const usage = [
-  '  root-key create --workspace <id> --permission <perm> [--permission <perm> ...]',
-  '      creates a root key and prints it alone on the first line (e.g. --permission api.*.read_api)',
-  '  root-key revoke <key>',
-  '      revokes a root key',
-].join('\n');
-
-const identifier = new RegExp(IDENTIFIER_PATTERN);
 const permissionPattern = /^[\x21-\x7e]{1,300}$/; // printable ASCII, no spaces
 
-function fail(message: string): number {
-  process.stderr.write(`root-key: ${message}\n${usage}\n`);
-  return 2;
+export interface CreateRootKeyOptions {
+  workspace: string;
+  permissions: readonly string[];
 }
 
-async function create(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: { workspace: { type: 'string' }, permission: { type: 'string', multiple: true } },
-    allowPositionals: true,
-    strict: true,
-  });
-  if (positionals.length > 0) return fail(`unexpected argument ${positionals[0]}`);
-  const workspaceId = values.workspace;
-  const permissions = values.permission ?? [];
-  if (workspaceId === undefined || !identifier.test(workspaceId)) {
-    return fail('--workspace <id> is required (1-255 of A-Z a-z 0-9 _ - . :)');
-  }
-  if (permissions.length === 0) return fail('at least one --permission <perm> is required');
+export async function createRootKeyCommand(options: CreateRootKeyOptions): Promise<number> {
+  const { workspace: workspaceId, permissions } = options;
+  if (permissions.length === 0) throw new UsageError('at least one --permission <perm> is required');
   const bad = permissions.find((p) => !permissionPattern.test(p));
-  if (bad !== undefined) return fail(`invalid permission ${JSON.stringify(bad)}`);
+  if (bad !== undefined) throw new UsageError(`invalid permission ${JSON.stringify(bad)}`);
   const { key } = await withRedis((redis, config) =>
     createRootKey(redis, config.keyPrefix, { workspaceId, permissions, now: Date.now() }),
   );
@@ -49,30 +29,12 @@ async function create(args: string[]): Promise<number> {
   return 0;
 }
 
-async function revoke(args: string[]): Promise<number> {
-  const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true });
-  if (positionals.length !== 1) return fail('revoke takes exactly one key');
-  const result = await withRedis((redis, config) =>
-    revokeRootKey(redis, config.keyPrefix, positionals[0]!, Date.now()),
-  );
+export async function revokeRootKeyCommand(key: string): Promise<number> {
+  const result = await withRedis((redis, config) => revokeRootKey(redis, config.keyPrefix, key, Date.now()));
   if (result === 'unknown') {
     process.stderr.write('root-key: no such key\n');
     return 1;
   }
   process.stderr.write(result === 'revoked' ? 'revoked\n' : 'already revoked\n');
   return 0;
-}
-
-export async function run(args: string[]): Promise<number> {
-  const [sub, ...rest] = args;
-  try {
-    if (sub === 'create') return await create(rest);
-    if (sub === 'revoke') return await revoke(rest);
-  } catch (err) {
-    if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
-      return fail(err.message);
-    }
-    throw err;
-  }
-  return fail(sub === undefined ? 'missing subcommand' : `unknown subcommand ${sub}`);
 }
