@@ -12,7 +12,7 @@ export function registerRootKey(program: Command): void {
     .command('create')
     .description(
       'create a root key for a workspace; prints the key ALONE on the first line of stdout ' +
-        '(it is shown only this once: Redis keeps its SHA-256)',
+        '(it is shown only this once: Redis keeps its SHA-256) and its key id (that SHA-256, not a secret) on stderr',
     )
     .requiredOption('--workspace <id>', 'workspace the key belongs to', identifier)
     .requiredOption(
@@ -33,10 +33,17 @@ export function registerRootKey(program: Command): void {
 
   rootKey
     .command('revoke')
-    .description('revoke a root key: requests with it get 401 from the next request on')
-    .argument('<key>', 'the root key (vak_...)')
-    .action(async (key, _options, command) => {
+    .description(
+      'revoke a root key: requests with it get 401 from the next request on. Give the key id printed at ' +
+        'creation rather than the key, so that the secret stays out of shell history and process lists',
+    )
+    .argument(
+      '<key-or-id>',
+      'the key id (64 hex digits, printed at creation) or the root key itself (vak_...)',
+    )
+    .addHelpText('after', '\nExit 1 when no such key exists.')
+    .action(async (keyOrId, _options, command) => {
       const { revokeRootKeyCommand } = await import('../commands/root-key');
-      await complete(command, () => revokeRootKeyCommand(key));
+      await complete(command, () => revokeRootKeyCommand(keyOrId));
     });
 }
