@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Datapoint, VerificationEvent } from '@va/contracts';
 import { DAY_MS, HOUR_MS as HOUR } from '@va/core';
 import { queryHarness, type QueryHarness } from '../testing/harness';
-import { loadVectors } from '../testing/vectors';
+import { loadVectors } from '@va/testkit';
 
 const PATH = '/v1/analytics.getVerifications';
 /**
