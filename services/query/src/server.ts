@@ -39,7 +39,10 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: 1024, // no route takes a body
     clientErrorHandler: clientErrorHandler(config.docsUrl),
-    frameworkErrors: errorHandler(config.docsUrl),
+    // The handler returns the reply (a thenable) for setErrorHandler; here fastify expects nothing back.
+    frameworkErrors: (error, request, reply) => {
+      void errorHandler(config.docsUrl)(error, request, reply);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   defineCommands(redis);
