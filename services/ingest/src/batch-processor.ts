@@ -48,6 +48,8 @@ export interface BatchMessage {
   key: Buffer | null;
   value: Buffer | null;
   headers?: IHeaders;
+  /** Kafka's timestamp of the record (unix ms as a string, as kafkajs gives it). */
+  timestamp?: string;
 }
 
 export interface PartitionBatch {
