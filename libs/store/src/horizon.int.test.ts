@@ -22,7 +22,7 @@ import {
   retentionModel,
   type RetentionMs,
 } from '@va/core';
-import { deletePrefix, testEnv, type TestEnv } from '../../../test/support/context';
+import { deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
 import { expand, TupleCounter } from './aggregate';
 import { applyApiBatches } from './apply';
 import { compactApi, readCompactedThrough } from './compaction';

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS, hourOf } from '@va/core';
 import { dumpApiCounts, watermarkKey } from '@va/store';
-import { deletePrefix, testEnv, type TestEnv } from '../../../test/support/context';
+import { deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
 import type { BatchMessage, PartitionBatch } from '../src/batch-processor';
 import { BatchProcessor } from '../src/batch-processor';
 import type { DeadLetter } from '../src/dead-letter';
