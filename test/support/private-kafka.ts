@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startKafka, stopKafka, type KafkaOptions } from '../../infra/kafka.mjs';
 import { freePort } from './ports.js';
+import { waitFor } from './wait.js';
 import { startKafkaProxy, type KafkaProxy } from './kafka-proxy.js';
 
 const taken = new Set<number>();
@@ -75,6 +76,10 @@ export async function startPrivateKafka(options: { name: string; proxy?: boolean
       await stopKafka({ ...kafkaOptions, timeoutMs: stop.kill ? 0 : 30_000 });
     },
     async start() {
+      // A killed JVM's threads may hold its sockets for a moment after the process is reported gone.
+      for (const p of [port, controllerPort]) {
+        await waitFor(() => portFree(p), { timeoutMs: 60_000, message: `port ${p} released` });
+      }
       await startKafka(kafkaOptions);
     },
     async destroy() {
