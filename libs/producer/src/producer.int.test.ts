@@ -5,9 +5,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTopics } from '../../../test/support/context';
-import { startPrivateKafka, type PrivateKafka } from '../../../test/support/private-kafka';
-import { waitFor } from '../../../test/support/wait';
+import { createTopics, startPrivateKafka, waitFor, type PrivateKafka } from '@va/testkit/support';
 import { createProducer } from './producer';
 
 const EVENTS = 100_000;

@@ -14,16 +14,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { dumpApiCounts, type KeySpace } from '@va/store';
 import {
+  API_KEYS,
   createTopics,
   deletePrefix,
   deleteTopics,
+  killAllChildren,
+  startPrivateKafka,
+  startService,
   testEnv,
+  waitFor,
+  type PrivateKafka,
   type TestEnv,
-} from '../../../../test/support/context';
-import { API_KEYS } from '../../../../test/support/kafka-proxy';
-import { startPrivateKafka, type PrivateKafka } from '../../../../test/support/private-kafka';
-import { killAllChildren, startService, waitFor } from '../../../../test/support/processes';
-import { createGenerator } from '../generator';
+} from '@va/testkit/support';
+import { createGenerator } from '@va/testkit';
 import { topicOffsets } from '../ops/kafka';
 import { runCli, startCli } from '../testing/cli-process';
 

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startKafka, stopKafka, type KafkaOptions } from '../../infra/kafka.mjs';
+import { startKafka, stopKafka, type KafkaOptions } from '@va/infra/kafka';
 import { freePort } from './ports.js';
 import { waitFor } from './wait.js';
 import { startKafkaProxy, type KafkaProxy } from './kafka-proxy.js';
