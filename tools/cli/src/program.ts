@@ -13,8 +13,10 @@ import { registerApiCommands } from './program/api';
 import { registerBackfill } from './program/backfill';
 import { registerCompaction } from './program/compaction';
 import { registerProduce } from './program/produce';
+import { registerQuery } from './program/query';
 import { registerRebuild } from './program/rebuild';
 import { registerRootKey } from './program/root-key';
+import { registerToken } from './program/token';
 
 /** Adds one command (and its subcommands) to the program: the plug-in point for new commands. */
 export type Registration = (program: Command) => void;
@@ -26,6 +28,8 @@ const registrations: readonly Registration[] = [
   registerBackfill,
   registerRebuild,
   registerCompaction,
+  registerQuery,
+  registerToken,
 ];
 
 export interface Output {

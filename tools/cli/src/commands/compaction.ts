@@ -3,8 +3,8 @@
  * closed hours with data wait for the compactor; and the compaction queue's BullMQ job counts. Options: ../program/compaction.ts.
  */
 import { clockOf } from '@va/config';
-import { hourStart } from '@va/core';
-import { closedBoundAt, compactionQueueCounts } from '@va/compactor';
+import { compactionQueueCounts } from '@va/compactor';
+import { closedBoundAt, hourStart } from '@va/core';
 import { compactionStatus, globalKeys, readGeneration } from '@va/store';
 import { withRedis } from './with-redis';
 

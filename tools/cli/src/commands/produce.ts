@@ -7,8 +7,7 @@ import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { SingleBar, Presets } from 'cli-progress';
 import { loadConfig } from '@va/config';
 import { OUTCOMES } from '@va/contracts';
-import { eventMessage, produceMessages } from '../event-producer';
-import { createGenerator } from '../generator';
+import { eventMessage, produceMessages, createGenerator } from '@va/testkit';
 
 export interface ProduceOptions {
   events: number;
