@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import { allowedTextChar } from './text';
 
 /** CONTRACT §5: workspaceId, apiId, keyId, identity.id. Never contains `{`, `}` or whitespace. */
 export const IDENTIFIER_PATTERN = '^[A-Za-z0-9_\\-.:]{1,255}$';
-/** externalId: 1–255 chars, no control characters (C0 and DEL). */
-export const EXTERNAL_ID_PATTERN = '^[^\\u0000-\\u001f\\u007f]{1,255}$';
-/** A tag: 1–128 chars, no control characters, no comma (commas separate list items). */
-export const TAG_PATTERN = '^[^\\u0000-\\u001f\\u007f,]{1,128}$';
+/** externalId: 1–255 UTF-16 code units under the text rule (./text.ts). */
+export const EXTERNAL_ID_PATTERN = `^${allowedTextChar()}+$`;
+/** A tag: 1–128 UTF-16 code units under the text rule, and no comma (commas separate list items). */
+export const TAG_PATTERN = `^${allowedTextChar(',')}+$`;
 
 export const Identifier = Type.String({ pattern: IDENTIFIER_PATTERN, minLength: 1, maxLength: 255 });
 export const ExternalId = Type.String({ pattern: EXTERNAL_ID_PATTERN, minLength: 1, maxLength: 255 });

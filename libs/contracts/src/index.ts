@@ -1,5 +1,6 @@
 export * from './outcomes';
 export * from './identifiers';
+export * from './text';
 export * from './event';
 export * from './datapoint';
 export * from './error';

@@ -3,7 +3,7 @@
  * the retention are arguments). Every failure becomes a DLQ reason (reasons.ts); nothing throws.
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { outcomeCode, VerificationEvent, type Outcome } from '@va/contracts';
+import { outcomeCode, textProblem, VerificationEvent, type Outcome } from '@va/contracts';
 import { HOUR_MS, monthOf, monthStart } from '@va/core';
 import { identityValue, tagSetValue, type Retention } from '@va/store';
 import type { DlqReason } from './reasons';
@@ -73,6 +73,10 @@ function schemaFailure(value: unknown): Decoded {
   if (path === '/tags' && Array.isArray(record?.tags) && record.tags.length > MAX_TAGS) {
     return fail('too_many_tags', `/tags: ${record.tags.length} tags, at most ${MAX_TAGS}`);
   }
+  // Free text that breaks the text rule (lone surrogates, controls, bidi controls, separators).
+  const text = /^\/tags\/\d+$/.test(path) || path === '/identity/externalId' ? error?.value : undefined;
+  const problem = typeof text === 'string' ? textProblem(text) : undefined;
+  if (problem !== undefined) return fail('invalid_text', `${path}: ${problem}`);
   return fail('schema', `${path}: ${error?.message ?? 'invalid'}`);
 }
 

@@ -5,8 +5,11 @@
  *   too_large           the message value is over MAX_EVENT_BYTES (checked before parsing)
  *   not_json            empty value, or not parseable as JSON
  *   schema              valid JSON that breaks the event schema: not an object, a missing or mistyped
- *                       field, a bad identifier, control characters, a comma in a tag, a string too
+ *                       field, a bad identifier, a comma in a tag, a string too
  *                       long... (detail: "<path>: <message>", first failure only)
+ *   invalid_text        a tag or identity.externalId breaks the text rule (@va/contracts text.ts): a lone
+ *                       UTF-16 surrogate, a control character (C0, DEL, C1), a bidirectional control or
+ *                       a line/paragraph separator (detail: "<path>: <what> U+XXXX at index <i>")
  *   unknown_outcome     outcome is a string but not one of the nine outcomes
  *   too_many_tags       more than 20 tags
  *   future_time         time more than 5 minutes after the worker's clock
@@ -17,6 +20,7 @@ export const DLQ_REASONS = [
   'too_large',
   'not_json',
   'schema',
+  'invalid_text',
   'unknown_outcome',
   'too_many_tags',
   'future_time',

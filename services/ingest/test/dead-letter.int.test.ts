@@ -113,5 +113,6 @@ describe('dead-letter queue', () => {
     const metrics = await (await fetch(`http://127.0.0.1:${t.ingestMetricsPort}/metrics`)).text();
     expect(metrics).toMatch(new RegExp(`va_ingest_events_applied_total\\{[^}]*\\} ${valid.length}\\b`));
     expect(metrics).toMatch(/va_ingest_events_dead_lettered_total\{reason="schema"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/va_ingest_events_dead_lettered_total\{reason="invalid_text"[^}]*\} [1-9]/);
   });
 });

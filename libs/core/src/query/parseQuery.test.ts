@@ -141,6 +141,12 @@ describe('parseQuery: one error per failure, at query.<param>', () => {
     ['externalId twice', 'apiId=a&externalId=x&externalId=y', 'query.externalId'],
     ['keyId not an identifier', 'apiId=a&keyId=ok,no%20way', 'query.keyId'],
     ['tag with a control character', 'apiId=a&tag=x%0Ay', 'query.tag'],
+    ['externalId with a C1 control (U+0085)', 'apiId=a&externalId=x%C2%85y', 'query.externalId'],
+    ['externalId with a right-to-left override', 'apiId=a&externalId=x%E2%80%AEy', 'query.externalId'],
+    ['externalId with a line separator', 'apiId=a&externalId=x%E2%80%A8y', 'query.externalId'],
+    ['tag with a C1 control (U+0080)', 'apiId=a&tag=x%C2%80y', 'query.tag'],
+    ['tag with a bidi isolate (U+2066)', 'apiId=a&tag=%E2%81%A6x', 'query.tag'],
+    ['tag with a paragraph separator', 'apiId=a&tag=x%E2%80%A9', 'query.tag'],
     ['tag too long', `apiId=a&tag=${'t'.repeat(129)}`, 'query.tag'],
     ['start not a number', 'apiId=a&start=yesterday', 'query.start'],
     ['start a decimal', 'apiId=a&start=1.5', 'query.start'],
@@ -249,6 +255,28 @@ describe('parseQuery: one error per failure, at query.<param>', () => {
     expect(groupBy!.message).toBe(`every groupBy value must be one of ${GROUP_BY.join(', ')}; got "week"`);
     const [apiId] = errors('apiId=a%2Fb');
     expect(apiId!.message).toBe('apiId must be 1–255 characters of A-Z a-z 0-9 _ - . :; got "a/b"');
+  });
+
+  it('refuses lone UTF-16 surrogates (they would be stored as U+FFFD and merge distinct values)', () => {
+    const lone = (name: string, value: string) =>
+      parseQuery(
+        [
+          ['apiId', 'a'],
+          [name, value],
+        ],
+        { now: NOW, maxRows: 100_000 },
+      );
+    for (const [name, location] of [
+      ['externalId', 'query.externalId'],
+      ['tag', 'query.tag'],
+    ] as const) {
+      for (const value of ['x\ud800', '\udc00x', 'a\udbffb']) {
+        const result = lone(name, value);
+        expect(result.ok, `${name}=${JSON.stringify(value)}`).toBe(false);
+        if (!result.ok) expect(result.errors.map((e) => e.location)).toEqual([location]);
+      }
+    }
+    expect(lone('tag', 'launch 🚀').ok).toBe(true);
   });
 
   it('escapes control characters and cuts long values in messages', () => {

@@ -12,6 +12,7 @@ import {
   MAX_TIME_MS,
   ORDER_BY,
   TAG_PATTERN,
+  TEXT_RULE,
   verificationsQuerySchema,
   type FieldError,
 } from '@va/contracts';
@@ -42,8 +43,8 @@ export function queryCheckers(maxRows: number): QueryCheckers {
 /** Plain-language rules of the string patterns (a regex is no help to a caller). */
 const PATTERN_RULES: Record<string, string> = {
   [IDENTIFIER_PATTERN]: '1–255 characters of A-Z a-z 0-9 _ - . :',
-  [EXTERNAL_ID_PATTERN]: '1–255 characters without control characters',
-  [TAG_PATTERN]: '1–128 characters without control characters or commas',
+  [EXTERNAL_ID_PATTERN]: `1–255 characters with ${TEXT_RULE}`,
+  [TAG_PATTERN]: `1–128 characters without commas and with ${TEXT_RULE}`,
 };
 
 /** What a schema node accepts, in words. */
