@@ -12,6 +12,7 @@ import { exitCodeOf, USAGE_EXIT_CODE } from './program/action';
 import { registerApiCommands } from './program/api';
 import { registerBackfill } from './program/backfill';
 import { registerCompaction } from './program/compaction';
+import { registerDemo } from './program/demo';
 import { registerProduce } from './program/produce';
 import { registerQuery } from './program/query';
 import { registerRebuild } from './program/rebuild';
@@ -22,6 +23,7 @@ import { registerToken } from './program/token';
 export type Registration = (program: Command) => void;
 
 const registrations: readonly Registration[] = [
+  registerDemo,
   registerRootKey,
   registerApiCommands,
   registerProduce,
