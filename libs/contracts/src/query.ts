@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ExternalId, Identifier, Tag } from './identifiers';
+import { TEXT_RULE } from './text';
 import { OUTCOME_FIELDS } from './outcomes';
 
 export const MAX_TIME_MS = 253402300799999; // 9999-12-31T23:59:59.999Z
@@ -16,8 +17,11 @@ export const ORDER = ['asc', 'desc'] as const;
 export type Order = (typeof ORDER)[number];
 
 const Millis = Type.Integer({ minimum: 0, maximum: MAX_TIME_MS });
-const list = <T extends TSchema>(item: T, description: string) =>
-  Type.Array(item, { description: `${description} Repeat the parameter or separate values with commas.` });
+const list = <T extends TSchema>(item: T, description: string, examples: unknown[][]) =>
+  Type.Array(item, {
+    description: `${description} Repeat the parameter or separate values with commas.`,
+    examples,
+  });
 
 /**
  * The query string of GET /v1/analytics.getVerifications after list splitting and
@@ -30,42 +34,76 @@ const list = <T extends TSchema>(item: T, description: string) =>
 export function verificationsQuerySchema(maxRows: number) {
   return Type.Object(
     {
-      apiId: { ...Identifier, description: 'Selects the API. Only keys belonging to this API are included.' },
+      apiId: {
+        ...Identifier,
+        description:
+          'The API whose verifications are counted (1–255 of A-Z a-z 0-9 _ - . :). Only keys of this API are included.',
+        examples: ['api_demo'],
+      },
       externalId: Type.Optional({
         ...ExternalId,
-        description: 'Only verifications of identities with this externalId.',
+        description: `Only verifications whose identity has this externalId (one end user or organisation); 1–255 characters, ${TEXT_RULE}. A value no event carried matches nothing.`,
+        examples: ['acme-corp'],
       }),
-      keyId: Type.Optional(list(Identifier, 'Only verifications of any of these keys.')),
-      tag: Type.Optional(list(Tag, 'Only verifications carrying all of these tags.')),
+      keyId: Type.Optional(
+        list(Identifier, 'Only verifications of any of these keys.', [
+          ['key_checkout'],
+          ['key_checkout', 'key_mobile'],
+        ]),
+      ),
+      tag: Type.Optional(
+        list(
+          Tag,
+          `Only verifications whose tag set holds all of these tags (each 1–128 characters, ${TEXT_RULE}).`,
+          [['plan:pro'], ['plan:pro', 'region:eu']],
+        ),
+      ),
       start: Type.Optional(
         Type.Union([Millis, Type.Null()], {
-          description: 'Start, unix ms, truncated to its UTC hour (inclusive). Absent: from the first data.',
+          description:
+            'Start, unix ms, truncated to the start of its UTC hour; that hour is included. Empty or null: no lower bound (the answer starts at the first data).',
+          examples: [1767225600000],
         }),
       ),
       end: Type.Optional(
         Type.Union([Millis, Type.Null()], {
-          description: 'End, unix ms, truncated to its UTC hour; that whole hour is included. Default: now.',
+          description:
+            'End, unix ms, truncated to the start of its UTC hour; that whole hour is included (9:05 counts through 9:59:59.999). Empty or null: now.',
+          examples: [1767312000000],
         }),
       ),
       groupBy: Type.Optional(
         list(
           Type.Union(GROUP_BY.map((g) => Type.Literal(g))),
-          'Any of key, identity, tag or tags (not both), and at most one of hour, day, month.',
+          'Groups: any of key, identity, tag or tags (not both), and at most one time granularity of hour, day, month. Time slices are UTC; time-only grouping fills empty slices with zeros.',
+          [['day'], ['key', 'day']],
         ),
       ),
       limit: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: maxRows, description: 'Keep the first N rows.' }),
+        Type.Integer({
+          minimum: 1,
+          maximum: maxRows,
+          description: `Keep the first N rows after ordering (top-N). An answer over ${maxRows} rows needs a limit that brings it under.`,
+          examples: [10],
+        }),
       ),
       orderBy: Type.Optional(
         Type.Union(
           ORDER_BY.map((o) => Type.Literal(o)),
-          { description: 'Sort field.' },
+          {
+            description:
+              'Sort field (time needs a time granularity); ties fall back to the default order: time, then keyId, identity id, tag, tags.',
+            examples: ['total'],
+          },
         ),
       ),
       order: Type.Optional(
         Type.Union(
           ORDER.map((o) => Type.Literal(o)),
-          { description: 'Default asc.' },
+          {
+            description: 'asc (default) or desc; without orderBy, desc reverses the default order.',
+            examples: ['desc'],
+          },
         ),
       ),
     },

@@ -79,6 +79,19 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/metrics']).toBeUndefined();
   });
 
+  it('describes every query parameter with words and an example (from the typebox schemas, as docs/api.md)', async () => {
+    const doc = (await h.get('/openapi.json')).json<{
+      paths: Record<string, { get: { parameters: Record<string, unknown>[] } }>;
+    }>();
+    for (const p of doc.paths['/v1/analytics.getVerifications']!.get.parameters) {
+      const schema = p.schema as Record<string, unknown> | undefined;
+      const description = p.description ?? schema?.description;
+      expect(String(description ?? ''), String(p.name)).toMatch(/\w.{20,}/);
+      const example = p.example ?? p.examples ?? schema?.example ?? schema?.examples;
+      expect(example, String(p.name)).toBeDefined();
+    }
+  });
+
   it('has a docs page', async () => {
     const response = await h.get('/docs/');
     expect(response.statusCode).toBe(200);
