@@ -1,0 +1,81 @@
+/**
+ * The stacked bar chart of verifications over time (uPlot). uPlot has no stacking of its own: each outcome is
+ * drawn as a bar from 0 to its running sum, the highest sums first, so what shows of each bar is that
+ * outcome's own count. The hover line reads the raw counts, not the sums.
+ */
+import uPlot from 'uplot';
+import type { Granularity } from '@va/contracts';
+import { OUTCOME_STYLE } from './outcome-style';
+import { OUTCOMES, stack, type Series } from './series';
+
+const TOP_FIRST = [...OUTCOMES].reverse();
+
+export function formatSlice(seconds: number, granularity: Granularity): string {
+  const iso = new Date(seconds * 1000).toISOString();
+  if (granularity === 'month') return iso.slice(0, 7);
+  if (granularity === 'day') return iso.slice(0, 10);
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+export class StackedChart {
+  private readonly plot: uPlot;
+  private series: Series | undefined;
+  private granularity: Granularity = 'hour';
+
+  constructor(
+    container: HTMLElement,
+    private readonly hover: HTMLElement,
+  ) {
+    const bars = uPlot.paths.bars!({ size: [0.8, 64], gap: 1 });
+    this.plot = new uPlot(
+      {
+        width: container.clientWidth || 800,
+        height: 280,
+        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+        legend: { show: false },
+        cursor: { points: { show: false }, drag: { x: false, y: false } },
+        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+        axes: [{}, { size: 56 }],
+        series: [
+          {},
+          ...TOP_FIRST.map((o) => ({
+            label: OUTCOME_STYLE[o].label,
+            fill: OUTCOME_STYLE[o].color,
+            stroke: OUTCOME_STYLE[o].color,
+            width: 0,
+            paths: bars,
+            points: { show: false },
+          })),
+        ],
+        hooks: { setCursor: [(u) => this.showHover(u.cursor.idx)] },
+      },
+      [[]],
+      container,
+    );
+    new ResizeObserver(() => this.plot.setSize({ width: container.clientWidth, height: 280 })).observe(
+      container,
+    );
+  }
+
+  update(series: Series, granularity: Granularity): void {
+    this.series = series;
+    this.granularity = granularity;
+    const sums = stack(series);
+    this.plot.setData([series.time, ...TOP_FIRST.map((o) => sums[OUTCOMES.indexOf(o)] ?? [])]);
+    this.showHover(null);
+  }
+
+  private showHover(idx: number | null | undefined): void {
+    const s = this.series;
+    if (!s || idx === null || idx === undefined || s.time[idx] === undefined) {
+      this.hover.textContent = 'Hover the chart for the counts of a slice.';
+      return;
+    }
+    const parts = OUTCOMES.filter((o) => (s.outcomes[o][idx] ?? 0) > 0).map(
+      (o) => `${OUTCOME_STYLE[o].label} ${s.outcomes[o][idx]}`,
+    );
+    this.hover.textContent = `${formatSlice(s.time[idx], this.granularity)}: total ${s.total[idx]}${
+      parts.length ? ` (${parts.join(', ')})` : ''
+    }`;
+  }
+}
