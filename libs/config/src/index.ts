@@ -31,6 +31,10 @@ export interface Config {
   /** Consumer group of the ingest workers. */
   consumerGroup: string;
   logLevel: string;
+  /** Base URL of the query service for the CLI's `query` (QUERY_URL; default: this host's PORT). */
+  queryUrl: string;
+  /** Root key or read token the CLI's `query` sends when --token is not given (ANALYTICS_TOKEN). */
+  analyticsToken: string | undefined;
   /** Test hook: a fixed server clock (unix ms). Unset in production. */
   fixedNowMs: number | undefined;
 }
@@ -75,6 +79,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     consumerGroup: env.KAFKA_GROUP || 'verification-ingest',
     logLevel: env.LOG_LEVEL || 'info',
     fixedNowMs: fixedNow ? Number(fixedNow) : undefined,
+    queryUrl: env.QUERY_URL || `http://127.0.0.1:${int(env, 'PORT', 8080)}`,
+    analyticsToken: env.ANALYTICS_TOKEN || undefined,
   };
 }
 
