@@ -1,54 +1,23 @@
 /**
- * The page's one door to the API. TEMPORARY plain fetch until @va/client is merged; the page only uses
- * this narrow shape (the client's getVerifications result), so swapping it changes this file alone.
+ * The page's one door to the API: @va/client, with the pasted secret as its bearer token and the page's
+ * own origin as base URL (the query service serves both). Errors become one line for the page.
  */
-import type { Datapoint, VerificationsQuery } from '@va/contracts';
+import { AnalyticsClientError, ApiError, createClient, type AnalyticsClient } from '@va/client';
 
-export type Precision = 'hour' | 'day' | 'month';
+export type { Precision } from '@va/client';
 
-export interface VerificationsClient {
-  getVerifications(
-    query: VerificationsQuery,
-  ): Promise<{ datapoints: Datapoint[]; precision: Precision; requestId: string | undefined }>;
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export function createVerificationsClient(baseUrl: string, secret: string): VerificationsClient {
-  return {
-    async getVerifications(query) {
-      const qs = new URLSearchParams();
-      for (const [k, v] of Object.entries(query))
-        for (const item of Array.isArray(v) ? v : [v]) if (item !== undefined) qs.append(k, String(item));
-      const response = await fetch(`${baseUrl}/v1/analytics.getVerifications?${qs}`, {
-        headers: { authorization: `Bearer ${secret}` },
-      });
-      const body = (await response.json()) as unknown;
-      if (!response.ok) {
-        const e = (body as { error: { title: string; detail: string } }).error;
-        throw new HttpError(response.status, `${e.title}: ${e.detail}`);
-      }
-      const p = response.headers.get('x-precision');
-      return {
-        datapoints: body as Datapoint[],
-        precision: p === 'day' || p === 'month' ? p : 'hour',
-        requestId: response.headers.get('x-request-id') ?? undefined,
-      };
-    },
-  };
+export function createVerificationsClient(origin: string, secret: string): AnalyticsClient {
+  return createClient({ baseUrl: origin, token: secret, timeoutMs: 15_000 });
 }
 
 export function isUnauthorized(error: unknown): boolean {
-  return error instanceof HttpError && error.status === 401;
+  return error instanceof ApiError && error.status === 401;
 }
 
 export function describeError(error: unknown): string {
+  if (error instanceof ApiError) {
+    return `${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}`;
+  }
+  if (error instanceof AnalyticsClientError) return `The service did not answer: ${error.message}`;
   return error instanceof Error ? error.message : String(error);
 }

@@ -4,7 +4,8 @@
  * outcome's own count. The hover line reads the raw counts, not the sums.
  */
 import uPlot from 'uplot';
-import type { Granularity } from '@va/contracts';
+import type { Granularity, OutcomeField } from '@va/contracts';
+import type { DashboardDebug } from './debug';
 import { OUTCOME_STYLE } from './outcome-style';
 import { OUTCOMES, stack, type Series } from './series';
 
@@ -57,12 +58,21 @@ export class StackedChart {
     );
   }
 
-  update(series: Series, granularity: Granularity): void {
+  /** Draws the series; returns what uPlot now holds (for window.__dashboard). */
+  update(series: Series, granularity: Granularity): DashboardDebug['chart'] {
     this.series = series;
     this.granularity = granularity;
     const sums = stack(series);
     this.plot.setData([series.time, ...TOP_FIRST.map((o) => sums[OUTCOMES.indexOf(o)] ?? [])]);
     this.showHover(null);
+    const [time, ...bars] = this.plot.data as unknown as number[][];
+    return {
+      time: [...(time ?? [])],
+      stacked: Object.fromEntries(TOP_FIRST.map((o, i) => [o, [...(bars[i] ?? [])]])) as Record<
+        OutcomeField,
+        number[]
+      >,
+    };
   }
 
   private showHover(idx: number | null | undefined): void {

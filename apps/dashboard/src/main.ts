@@ -4,13 +4,14 @@
  * browser test compares with the API's own answers.
  */
 import type { Datapoint, VerificationsQuery } from '@va/contracts';
+import type { DashboardDebug } from './debug';
 import { StackedChart } from './chart';
-import { createVerificationsClient, describeError, isUnauthorized, type Precision } from './api';
-import { classify, clearCredential, loadCredential, saveCredential, type Credential } from './credential';
-import { buildQueries, type DashboardQueries } from './queries';
+import { createVerificationsClient, describeError, isUnauthorized } from './api';
+import { classify, clearCredential, loadCredential, saveCredential } from './credential';
+import { buildQueries } from './queries';
 import { RefreshLoop, type RefreshStatus } from './refresh';
 import { renderTop, renderTotals } from './render';
-import { toCounts, topRows, toSeries, type Counts, type Series, type TopRow } from './series';
+import { toCounts, topRows, toSeries } from './series';
 import {
   effectiveGranularity,
   formatHash,
@@ -21,26 +22,6 @@ import {
   splitList,
   type ViewState,
 } from './view-state';
-
-/** What the page shows right now; read by the browser test and handy in the console. */
-export interface DashboardDebug {
-  view: ViewState;
-  mode: Credential['kind'] | 'signedOut';
-  queries?: DashboardQueries;
-  series?: Series;
-  totals?: Counts;
-  top?: { keys: TopRow[]; identities: TopRow[]; tags: TopRow[] };
-  precision?: Precision;
-  /** Completed refreshes (successful or not). */
-  refreshes: number;
-  error?: string;
-}
-
-declare global {
-  interface Window {
-    __dashboard: DashboardDebug;
-  }
-}
 
 function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   const node = document.getElementById(id);
@@ -143,7 +124,7 @@ async function refresh(): Promise<void> {
       top: { keys: top(keys.datapoints), identities: top(identities.datapoints), tags: top(tags.datapoints) },
       precision: series.precision,
     };
-    chart.update(drawn.series!, effectiveGranularity(view));
+    drawn.chart = chart.update(drawn.series!, effectiveGranularity(view));
     renderTotals(byId('totals'), counts);
     renderTop(byId('top-keys'), drawn.top!.keys, 'No keys in this range.');
     renderTop(byId('top-identities'), drawn.top!.identities, 'No identities in this range.');
