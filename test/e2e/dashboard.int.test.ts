@@ -236,4 +236,67 @@ describe('dashboard in Chromium', () => {
     expect(await page.textContent('#countdown')).toMatch(/next in \d+ s|refreshing/);
     await screenshot(page, 'dashboard-root-key');
   });
+
+  it('follows a filter change, keeps it in the URL, and a shared link opens the same view after sign-in', async () => {
+    const before = (await state(page)).refreshes;
+    await page.fill('#filters input[name=keyIds]', 'key_checkout, key_search');
+    await page.fill('#filters input[name=tags]', 'env:prod');
+    await page.selectOption('#filters select[name=granularity]', 'day');
+    await page.click('#filters button[type=submit]');
+    await page.waitForFunction(
+      (n) => window.__dashboard.refreshes > n && window.__dashboard.queries?.totals.tag?.[0] === 'env:prod',
+      before,
+      { timeout: 60_000 },
+    );
+    const s = await state(page);
+    expect(s.error).toBeUndefined();
+    expect(s.queries?.totals).toMatchObject({
+      apiId: API,
+      keyId: ['key_checkout', 'key_search'],
+      tag: ['env:prod'],
+    });
+    expect(s.queries?.series.groupBy).toEqual(['day']);
+    const totals = await expectPageMatchesApi(page, s);
+    expect(totals.total).toBeGreaterThan(0);
+    expect(totals.total).toBeLessThan(SEEDED);
+    expect(s.top?.keys.map((k) => k.label).sort()).toEqual(['key_checkout', 'key_search']);
+
+    const shared = page.url();
+    expect(new URL(shared).hash).toBe(
+      '#apiId=api_shop&granularity=day&keyId=key_checkout&keyId=key_search&tag=env%3Aprod&refresh=5',
+    );
+    // Another tab: the link carries the view but not the key.
+    const other = await chromium.context.newPage();
+    await other.goto(shared);
+    expect(await other.isVisible('#sign-in')).toBe(true);
+    const again = await signIn(other, rootKey);
+    expect(again.view).toEqual(s.view);
+    expect(await other.inputValue('#filters input[name=keyIds]')).toBe('key_checkout, key_search');
+    await expectPageMatchesApi(other, again);
+    await other.close();
+  });
+
+  it('picks up new events by itself at the refresh interval', async () => {
+    const s = await state(page);
+    const before = s.totals!.total;
+    const now = Date.now();
+    const fresh: VerificationEvent[] = Array.from({ length: 40 }, (_, i) => ({
+      requestId: `fresh-${i}`,
+      time: now - i * 1000,
+      workspaceId: 'ws_1',
+      apiId: API,
+      keyId: 'key_checkout',
+      outcome: i % 4 === 0 ? 'RATE_LIMITED' : 'VALID',
+      tags: ['env:prod'],
+    }));
+    await stack.produce(fresh);
+    await stack.waitForTotal(API, SEEDED + fresh.length, rootKey);
+    // No click: the page's own 5 s refresh must draw the new total (a refresh may land mid-ingest first).
+    const expected = before + fresh.length;
+    await page.waitForFunction((n) => window.__dashboard.totals?.total === n, expected, { timeout: 60_000 });
+    const after = await state(page);
+    await expectPageMatchesApi(page, after);
+    expect(await page.textContent('#updated')).toMatch(/^Updated \d\d:\d\d:\d\d UTC$/);
+    await screenshot(page, 'dashboard-filtered');
+  });
 });
