@@ -6,17 +6,11 @@
 import uPlot from 'uplot';
 import type { Granularity, OutcomeField } from '@va/contracts';
 import type { DashboardDebug } from './debug';
+import { axisLabel, formatSlice } from './chart-labels';
 import { OUTCOME_STYLE } from './outcome-style';
 import { OUTCOMES, stack, type Series } from './series';
 
 const TOP_FIRST = [...OUTCOMES].reverse();
-
-export function formatSlice(seconds: number, granularity: Granularity): string {
-  const iso = new Date(seconds * 1000).toISOString();
-  if (granularity === 'month') return iso.slice(0, 7);
-  if (granularity === 'day') return iso.slice(0, 10);
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-}
 
 export class StackedChart {
   private readonly plot: uPlot;
@@ -36,7 +30,7 @@ export class StackedChart {
         legend: { show: false },
         cursor: { points: { show: false }, drag: { x: false, y: false } },
         scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-        axes: [{}, { size: 56 }],
+        axes: [{ values: (_u, splits) => splits.map((x) => axisLabel(x, this.granularity)) }, { size: 56 }],
         series: [
           {},
           ...TOP_FIRST.map((o) => ({

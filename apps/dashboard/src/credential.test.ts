@@ -28,17 +28,19 @@ function memoryStore(): SecretStore & { map: Map<string, string> } {
 describe('credential', () => {
   it('tells a root key from a read token and reads the scope of the token', () => {
     expect(classify('  va_rootkey_123 ')).toEqual({ kind: 'rootKey', secret: 'va_rootkey_123' });
-    const t = token({ apiId: 'api_1', externalId: 'acme ü', exp: 1 });
+    const t = token({ api: 'api_1', sub: 'acme ü', exp: 1_900_000_000, aud: 'x' });
     expect(classify(t)).toEqual({
       kind: 'readToken',
       secret: t,
       scope: { apiId: 'api_1', externalId: 'acme ü' },
+      expiresAt: 1_900_000_000_000,
     });
   });
 
   it('refuses an empty paste and a token without a scope', () => {
     expect(classify('  ')).toHaveProperty('error');
     expect(classify(token({ sub: 'x' }))).toHaveProperty('error');
+    expect(classify(token({ api: 'a' }))).toHaveProperty('error');
     expect(jwtClaims('a.%%%.c')).toBeUndefined();
   });
 

@@ -1,14 +1,21 @@
 /**
  * The pasted root key or read token. It lives in sessionStorage only (gone with the tab, never in the URL,
- * never in localStorage or a cookie). A read token is a JWT whose claims name the one API and externalId it
- * may read; the page reads them (unverified: the service verifies) to fix its filters.
+ * never in localStorage or a cookie). A read token is a JWT whose claims name the one API (`api`) and
+ * externalId (`sub`) it may read; the page reads them (unverified: the service verifies) to fix its filters.
  */
 import type { Scope } from './queries';
 
 const STORAGE_KEY = 'va.dashboard.credential';
 
 export type Credential =
-  { kind: 'rootKey'; secret: string } | { kind: 'readToken'; secret: string; scope: Scope };
+  | { kind: 'rootKey'; secret: string }
+  | {
+      kind: 'readToken';
+      secret: string;
+      scope: Scope;
+      /** Unix ms, from the token's `exp`. */
+      expiresAt?: number;
+    };
 
 /** The narrow part of the Web Storage API used here (sessionStorage in the page, a Map in tests). */
 export interface SecretStore {
@@ -43,10 +50,16 @@ export function classify(pasted: string): Credential | { error: string } {
   if (secret.length === 0) return { error: 'Paste a root key or a read token.' };
   const claims = jwtClaims(secret);
   if (!claims) return { kind: 'rootKey', secret };
-  const { apiId, externalId } = claims;
+  // The service's read tokens name the API in `api` and the end user's externalId in `sub`.
+  const { api: apiId, sub: externalId, exp } = claims;
   if (typeof apiId !== 'string' || typeof externalId !== 'string')
     return { error: 'This token does not name an API and an externalId.' };
-  return { kind: 'readToken', secret, scope: { apiId, externalId } };
+  return {
+    kind: 'readToken',
+    secret,
+    scope: { apiId, externalId },
+    ...(typeof exp === 'number' && { expiresAt: exp * 1000 }),
+  };
 }
 
 export function loadCredential(store: SecretStore): Credential | undefined {

@@ -88,7 +88,11 @@ function showSignedIn(): void {
       ? ''
       : credential.kind === 'rootKey'
         ? 'Signed in with a root key'
-        : `End-user view: ${credential.scope.externalId} on ${credential.scope.apiId}`;
+        : `End-user view: ${credential.scope.externalId} on ${credential.scope.apiId}${
+            credential.expiresAt
+              ? ` (token valid until ${new Date(credential.expiresAt).toISOString().slice(0, 16)} UTC)`
+              : ''
+          }`;
   window.__dashboard.mode = credential?.kind ?? 'signedOut';
 }
 
