@@ -8,6 +8,7 @@
  * `npm run screenshots` runs this file with DASHBOARD_SCREENSHOTS=docs/img: it then saves PNGs of the
  * views it checks.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -206,6 +207,7 @@ async function expectPageMatchesApi(page: Page, s: DashboardDebug): Promise<Data
 
 async function screenshot(page: Page, name: string): Promise<void> {
   if (!SCREENSHOTS) return;
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 

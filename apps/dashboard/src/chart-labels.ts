@@ -15,3 +15,21 @@ export function axisLabel(seconds: number, granularity: Granularity): string {
   if (granularity === 'day' || iso.slice(11, 16) === '00:00') return iso.slice(5, 10);
   return iso.slice(11, 16);
 }
+
+const HOUR_STEPS = [1, 2, 3, 4, 6, 12, 24];
+
+/**
+ * Which slices get a tick: slice starts only (never between bars), at most about `max` of them. Hour ticks
+ * fall on hours divisible by the step, so midnight (labelled with the date) is always one of them.
+ */
+export function tickSlices(times: readonly number[], granularity: Granularity, max = 12): number[] {
+  if (granularity === 'hour') {
+    const step = HOUR_STEPS.find((s) => times.length / s <= max) ?? 24;
+    const ticks = times.filter((t) => (t / 3600) % step === 0);
+    if (ticks.length <= max) return ticks;
+    const every = Math.ceil(ticks.length / max);
+    return ticks.filter((t) => (t / 3600 / 24) % every === 0);
+  }
+  const every = Math.max(1, Math.ceil(times.length / max));
+  return times.filter((_, i) => i % every === 0);
+}

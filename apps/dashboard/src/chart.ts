@@ -6,11 +6,17 @@
 import uPlot from 'uplot';
 import type { Granularity, OutcomeField } from '@va/contracts';
 import type { DashboardDebug } from './debug';
-import { axisLabel, formatSlice } from './chart-labels';
+import { axisLabel, formatSlice, tickSlices } from './chart-labels';
 import { OUTCOME_STYLE } from './outcome-style';
 import { OUTCOMES, stack, type Series } from './series';
 
 const TOP_FIRST = [...OUTCOMES].reverse();
+
+function padded(times: ArrayLike<number>, min: number, max: number): [number, number] {
+  if (!Number.isFinite(min) || !Number.isFinite(max)) return [min, max]; // no data yet
+  const step = times.length > 1 ? (max - min) / (times.length - 1) : 3600;
+  return [min - step / 2, max + step / 2];
+}
 
 export class StackedChart {
   private readonly plot: uPlot;
@@ -29,8 +35,18 @@ export class StackedChart {
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
         legend: { show: false },
         cursor: { points: { show: false }, drag: { x: false, y: false } },
-        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-        axes: [{ values: (_u, splits) => splits.map((x) => axisLabel(x, this.granularity)) }, { size: 56 }],
+        scales: {
+          // Half a slice of room on both sides, so the first and last bars are whole.
+          x: { time: true, range: (u, min, max) => padded(u.data[0], min, max) },
+          y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+        },
+        axes: [
+          {
+            splits: (u) => tickSlices(Array.from(u.data[0]), this.granularity),
+            values: (_u, splits) => splits.map((x) => axisLabel(x, this.granularity)),
+          },
+          { size: 56 },
+        ],
         series: [
           {},
           ...TOP_FIRST.map((o) => ({
