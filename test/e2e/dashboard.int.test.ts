@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnalyticsClient, VerificationsQuery } from '@va/client';
 import { OUTCOME_FIELDS, type Datapoint, type Outcome, type VerificationEvent } from '@va/contracts';
 import { ensureDashboardBuilt, type DashboardDebug } from '@va/dashboard';
-import { launchChromium, type Chromium } from '../support/browser.js';
+import { launchChromium, type Chromium } from '@va/testkit/browser';
 import { startStack, type Stack } from './stack';
 
 const HOUR = 3_600_000;

@@ -26,7 +26,7 @@ import {
   parseQuery,
 } from '@va/core';
 import { compactApi, readCompactedThrough } from '@va/store';
-import { startService, waitFor, type ServiceProcess } from '../support/processes.js';
+import { startService, waitFor, type ServiceProcess } from '@va/testkit/support';
 import { startStack, type Stack } from './stack';
 
 const SEED = Number(process.env.ORACLE_SEED ?? Math.floor(Math.random() * 2 ** 31));

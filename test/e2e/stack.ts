@@ -1,14 +1,22 @@
 /**
  * End-to-end stack of one test: Kafka topics, the real ingest worker and query service as
- * child processes (test/support), a producer, and helpers for root keys, APIs and queries.
+ * child processes (@va/testkit/support), a producer, and helpers for root keys, APIs and queries.
  */
 import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
 import { Redis } from 'ioredis';
 import { createClient, type AnalyticsClient } from '@va/client';
 import type { VerificationEvent } from '@va/contracts';
 import { createRootKey, registerApi } from '@va/store';
-import { createTopics, deletePrefix, deleteTopics, testEnv, type TestEnv } from '../support/context.js';
-import { startService, waitFor, type ServiceProcess } from '../support/processes.js';
+import {
+  createTopics,
+  deletePrefix,
+  deleteTopics,
+  testEnv,
+  type TestEnv,
+  startService,
+  waitFor,
+  type ServiceProcess,
+} from '@va/testkit/support';
 
 export interface Stack {
   t: TestEnv;

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOME_COUNT } from '@va/contracts';
 import { DAY_MS, dayOfHour, hourOf, hoursOfMonth, monthOfHour, monthStart, type RetentionMs } from '@va/core';
-import { deletePrefix, testEnv, type TestEnv } from '../../../test/support/context';
+import { deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
 import { expand, TupleCounter } from './aggregate';
 import { applyApiBatches } from './apply';
 import { command } from './commands';

@@ -3,7 +3,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hourOf } from '@va/core';
-import { deletePrefix, testEnv, type TestEnv } from '../../../test/support/context';
+import { deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
 import { expand, TupleCounter } from './aggregate';
 import { registerApisFromEvents } from './api-registration';
 import { applyApiBatches } from './apply';

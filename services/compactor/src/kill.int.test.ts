@@ -7,7 +7,7 @@ import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOMES, type VerificationEvent } from '@va/contracts';
-import { DAY_MS, HOUR_MS, horizonsAt, inRollups, hourOf } from '@va/core';
+import { closedBoundAt, DAY_MS, HOUR_MS, horizonsAt, inRollups, hourOf } from '@va/core';
 import { loadConfig } from '@va/config';
 import { dumpApiCounts, globalKeys, readCompactedThrough, readWatermark, type KeySpace } from '@va/store';
 import {
@@ -16,9 +16,12 @@ import {
   deleteTopics,
   testEnv,
   type TestEnv,
-} from '../../../test/support/context';
-import { killAllChildren, startService, waitFor, type ServiceProcess } from '../../../test/support/processes';
-import { closedBoundAt, COMPACTION_QUEUE } from './jobs';
+  killAllChildren,
+  startService,
+  waitFor,
+  type ServiceProcess,
+} from '@va/testkit/support';
+import { COMPACTION_QUEUE } from './jobs';
 import { comparable, expectedBuckets } from './testing/expected-rollups';
 
 const KILLS = 12;

@@ -7,11 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { DAY_MS, HOUR_MS, dayOf, hourOf, monthOf } from '@va/core';
 import { apiKeys, dumpApiCounts, type KeySpace, type Resolution } from '@va/store';
-import type { TestEnv } from '../../../test/support/context';
+import { type TestEnv, startService, waitFor, type ServiceProcess } from '@va/testkit/support';
 import { ingestFixture, type IngestFixture } from './fixture';
-import { startService, waitFor, type ServiceProcess } from '../../../test/support/processes';
-import { eventMessages, produceMessages } from '../../../tools/cli/src/event-producer';
-import { caughtUp, topicEnds } from './verify';
+import { eventMessages, produceMessages } from '@va/testkit';
+import { caughtUp, topicEnds } from '@va/testkit';
 
 let fixture: IngestFixture | undefined;
 let t: TestEnv;

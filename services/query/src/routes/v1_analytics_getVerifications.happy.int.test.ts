@@ -9,7 +9,7 @@ import type { AnalyticsClient, GetVerificationsParams } from '@va/client';
 import type { Datapoint, VerificationEvent } from '@va/contracts';
 import { DAY_MS, HOUR_MS as HOUR } from '@va/core';
 import { queryHarness, type QueryHarness } from '../testing/harness';
-import { loadVectors } from '../testing/vectors';
+import { loadVectors } from '@va/testkit';
 
 const PATH = '/v1/analytics.getVerifications';
 /**

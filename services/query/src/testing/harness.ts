@@ -10,10 +10,10 @@ import { createClient, type AnalyticsClient, type ClientOptions } from '@va/clie
 import type { VerificationEvent } from '@va/contracts';
 import { createRootKey, registerApi, revokeRootKey } from '@va/store';
 import { loadConfig, type Config } from '@va/config';
-import { deletePrefix } from '../../../../test/support/context';
+import { deletePrefix } from '@va/testkit/support';
 import type { App } from '../http/app';
 import { createServer } from '../server';
-import { seedEvents } from './seed';
+import { seedEvents } from '@va/testkit/seed';
 
 export interface QueryHarness {
   app: App;

@@ -3,24 +3,16 @@
  * contract's order: 401 (no / bad / unknown / revoked root key) -> 400 (query) ->
  * 403 (permission) -> 404 (API not in the key's workspace) -> read the rows.
  */
-import type { Redis } from 'ioredis';
-import type { Config } from '@va/config';
 import { parseQuery } from '@va/core';
 import { readAccess } from '@va/store';
 import { bearerToken } from '../auth/bearer';
 import { canReadApi, READ_ANY_API, readApiPermission } from '../auth/permissions';
 import { ApiError } from '../http/api-error';
-import type { DictionaryCache } from './dictionary-cache';
+import type { VerificationsDeps } from './deps';
 import { readAnswer, type Answer } from './read-answer';
 
 export type { Answer } from './read-answer';
-
-export interface VerificationsDeps {
-  redis: Redis;
-  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention'>;
-  now: () => number;
-  dictionaries: DictionaryCache;
-}
+export type { VerificationsDeps } from './deps';
 
 export interface VerificationsRequest {
   /** The Authorization header as received. */

@@ -18,7 +18,7 @@ import {
 } from '@va/core';
 import { decodeCells, readApiMeta, readCounts, type KeySpace } from '@va/store';
 import { ApiError } from '../http/api-error';
-import type { VerificationsDeps } from './answer';
+import type { VerificationsDeps } from './deps';
 import { cubeQueryOf, dictionariesOf } from './cube-query';
 import { groupCount } from './group-count';
 import { chooseSlices } from './slices';

@@ -20,9 +20,8 @@ import {
   transitionRebuild,
   type KeySpace,
 } from '@va/store';
-import { deletePrefix, testEnv, type TestEnv } from '../../../../test/support/context';
-import { diffCounts, expectedCounts } from '../../../../services/ingest/test/verify';
-import { createGenerator } from '../generator';
+import { deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
+import { diffCounts, expectedCounts, createGenerator } from '@va/testkit';
 import { boundaryOf } from './plan';
 
 const DAY = 86_400_000;

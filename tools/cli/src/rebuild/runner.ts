@@ -13,7 +13,7 @@
  * `rebuild abort` (another shell) moves the status to 'aborted', which the heartbeat notices.
  */
 import type { Admin } from 'kafkajs';
-import { closedBoundAt } from '@va/compactor';
+import { closedBoundAt } from '@va/core';
 import {
   compactApi,
   copyApiGeneration,

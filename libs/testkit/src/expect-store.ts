@@ -1,6 +1,6 @@
 /**
  * Integration-test helper: compares every cube of every API in a generation with the counts
- * computed straight from the events (services/ingest/test/verify.ts), at the two resolutions that
+ * computed straight from the events (verify.ts), at the two resolutions that
  * together hold every event: hour buckets hold the events inside the hour retention; month
  * rollups hold the events past it plus the compacted hours (<= cmp of the API).
  */
@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis';
 import type { VerificationEvent } from '@va/contracts';
 import { hourOf } from '@va/core';
 import { dumpApiCounts, emptyDecodedCounts, readCompactedThrough, type KeySpace } from '@va/store';
-import { diffCounts, expectedCounts } from '../../../../services/ingest/test/verify';
+import { diffCounts, expectedCounts } from './verify';
 
 const DAY = 86_400_000;
 
