@@ -4,8 +4,6 @@
  */
 import { AnalyticsClientError, ApiError, createClient, type AnalyticsClient } from '@va/client';
 
-export type { Precision } from '@va/client';
-
 export function createVerificationsClient(origin: string, secret: string): AnalyticsClient {
   return createClient({ baseUrl: origin, token: secret, timeoutMs: 15_000 });
 }
