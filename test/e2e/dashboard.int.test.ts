@@ -8,6 +8,7 @@
  * `npm run screenshots` runs this file with DASHBOARD_SCREENSHOTS=docs/img: it then saves PNGs of the
  * views it checks.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -100,7 +101,10 @@ const SEEDED = 2500;
 
 beforeAll(async () => {
   await ensureDashboardBuilt({ quiet: true }); // before the query service starts: it serves dist/
-  stack = await startStack('dashboard browser');
+  // A signing key for read tokens (at least 32 bytes), as an operator would configure it.
+  stack = await startStack('dashboard browser', {
+    READ_TOKEN_KEYS: `dash1:${crypto.randomBytes(32).toString('hex')}`,
+  });
   rootKey = await stack.rootKey(['api.*.read_api'], 'ws_1');
   client = stack.client(rootKey);
   const now = Date.now();
@@ -139,20 +143,20 @@ async function signIn(page: Page, secret: string): Promise<DashboardDebug> {
   return refreshed(page, before);
 }
 
-async function rowsOf(query: VerificationsQuery | undefined): Promise<Datapoint[]> {
+async function rowsOf(query: VerificationsQuery | undefined, api = client): Promise<Datapoint[]> {
   if (!query) throw new Error('the page has asked no query yet');
-  return (await client.getVerifications(query)).datapoints;
+  return (await api.getVerifications(query)).datapoints;
 }
 
-/** Everything the page shows equals the API's answers to the page's own queries. */
-async function expectPageMatchesApi(page: Page, s: DashboardDebug): Promise<Datapoint> {
+/** Everything the page shows equals the API's answers (asked with `api`'s key) to the page's own queries. */
+async function expectPageMatchesApi(page: Page, s: DashboardDebug, api = client): Promise<Datapoint> {
   const q = s.queries!;
   const [series, totalRows, keys, identities, tags] = await Promise.all([
-    rowsOf(q.series),
-    rowsOf(q.totals),
-    rowsOf(q.topKeys),
-    rowsOf(q.topIdentities),
-    rowsOf(q.topTags),
+    rowsOf(q.series, api),
+    rowsOf(q.totals, api),
+    rowsOf(q.topKeys, api),
+    rowsOf(q.topIdentities, api),
+    rowsOf(q.topTags, api),
   ]);
   const totals = totalRows[0];
   if (!totals) throw new Error('no totals row');
