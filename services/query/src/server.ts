@@ -1,7 +1,7 @@
 /**
  * The query service's HTTP server, without listening: tests inject requests into it,
- * main.ts listens. Routes: GET /v1/analytics.getVerifications, /health, /metrics,
- * /openapi.json, /docs, /dashboard/.
+ * main.ts listens. Routes: GET /v1/analytics.getVerifications, POST /v1/analytics.createReadToken,
+ * /health, /metrics, /openapi.json, /docs, /dashboard/.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
@@ -17,12 +17,13 @@ import { registerOpenApi } from './http/openapi';
 import { newRequestId } from './http/request-id';
 import { dashboardRoute } from './routes/dashboard';
 import { healthRoute } from './routes/health';
+import { createReadTokenRoute } from './routes/v1_analytics_createReadToken';
 import { GET_VERIFICATIONS, getVerificationsRoute } from './routes/v1_analytics_getVerifications';
 import { DictionaryCache } from './verifications/dictionary-cache';
 
 export interface ServerDeps {
   redis: Redis;
-  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'docsUrl'>;
+  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'docsUrl' | 'readTokenKeys'>;
   /** Server clock (unix ms); defaults to Date.now. */
   now?: () => number;
   logger?: Logger;
@@ -40,7 +41,7 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     genReqId: newRequestId,
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
-    bodyLimit: 1024, // no route takes a body
+    bodyLimit: 4096, // the only body: createReadToken's (a 255-character externalId, escaped, fits)
     clientErrorHandler: clientErrorHandler(config.docsUrl),
     frameworkErrors: errorHandler(config.docsUrl),
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -56,6 +57,7 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     now: deps.now ?? Date.now,
     dictionaries: new DictionaryCache(redis),
   });
+  createReadTokenRoute(app, { redis, config, now: deps.now ?? Date.now });
   await dashboardRoute(app, config.docsUrl, deps.dashboardDir);
   return app;
 }
