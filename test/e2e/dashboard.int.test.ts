@@ -3,7 +3,8 @@
  * which also serves the page): known events go through Kafka, the page is opened and signed in with a
  * root key, and everything it renders (totals, chart series, top tables) must equal the API's answers to
  * the very queries the page asked (window.__dashboard.queries). Then a filter changes, new events arrive
- * and the auto refresh must pick them up.
+ * and the auto refresh must pick them up. Last, an end user's read token: the page shows that user's view
+ * only, and neither the page nor the API with that token ever shows another identity's data.
  *
  * `npm run screenshots` runs this file with DASHBOARD_SCREENSHOTS=docs/img: it then saves PNGs of the
  * views it checks.
@@ -13,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnalyticsClient, VerificationsQuery } from '@va/client';
+import { ApiError, type AnalyticsClient, type VerificationsQuery } from '@va/client';
 import { OUTCOME_FIELDS, type Datapoint, type Outcome, type VerificationEvent } from '@va/contracts';
 import { ensureDashboardBuilt, type DashboardDebug } from '@va/dashboard';
 import { launchChromium, type Chromium } from '@va/testkit/browser';
@@ -209,10 +210,12 @@ async function expectPageMatchesApi(page: Page, s: DashboardDebug, api = client)
   return totals;
 }
 
-async function screenshot(page: Page, name: string): Promise<void> {
+async function screenshot(page: Page, name: string, height?: number): Promise<void> {
   if (!SCREENSHOTS) return;
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const file = path.join(SCREENSHOTS, `${name}.png`);
+  if (height) await page.screenshot({ path: file, clip: { x: 0, y: 0, width: 1280, height } });
+  else await page.screenshot({ path: file, fullPage: true });
 }
 
 describe('dashboard in Chromium', () => {
@@ -223,7 +226,7 @@ describe('dashboard in Chromium', () => {
     await page.goto(`${stack.t.queryUrl}/dashboard#apiId=${API}&refresh=5`);
     expect(await page.isVisible('#sign-in')).toBe(true);
     expect(await page.isVisible('#board')).toBe(false);
-    await screenshot(page, 'dashboard-sign-in');
+    await screenshot(page, 'dashboard-sign-in', 200);
     const s = await signIn(page, rootKey);
     expect(s.mode).toBe('rootKey');
     expect(s.queries?.series.groupBy).toEqual(['hour']);
@@ -304,5 +307,57 @@ describe('dashboard in Chromium', () => {
     await expectPageMatchesApi(page, after);
     expect(await page.textContent('#updated')).toMatch(/^Updated \d\d:\d\d:\d\d UTC$/);
     await screenshot(page, 'dashboard-filtered');
+  });
+
+  it("opens with a read token: that end user's view only, on the page and through the API", async () => {
+    const minter = stack.client(await stack.rootKey(['api.*.create_read_token'], 'ws_1'));
+    const { token, externalId } = await minter.createReadToken({ apiId: API, externalId: 'globex' });
+    expect(externalId).toBe('globex');
+    const tokenClient = stack.client(token);
+
+    // The link asks for another API and another end user: the token's scope wins.
+    const tab = await chromium.context.newPage();
+    await tab.goto(`${stack.t.queryUrl}/dashboard#apiId=api_other&externalId=acme&refresh=5`);
+    const s = await signIn(tab, token);
+    expect(s.mode).toBe('readToken');
+    for (const q of Object.values(s.queries!)) expect(q).toMatchObject({ apiId: API, externalId: 'globex' });
+    expect(await tab.isDisabled('#filters input[name=apiId]')).toBe(true);
+    expect(await tab.isDisabled('#filters input[name=externalId]')).toBe(true);
+    expect(await tab.textContent('#who')).toContain('End-user view: globex on api_shop');
+
+    // What the page shows is what the API answers with the token, and what a root key sees for globex.
+    const totals = await expectPageMatchesApi(tab, s, tokenClient);
+    const asRoot = (await client.getVerifications({ ...s.queries!.totals, externalId: 'globex' }))
+      .datapoints[0];
+    expect(totals).toEqual(asRoot);
+    expect(totals.total).toBeGreaterThan(0);
+    expect(s.top?.identities.map((r) => r.label)).toEqual(['globex (id_globex)']);
+
+    // No other identity anywhere on the page.
+    const text = (await tab.textContent('body')) ?? '';
+    for (const other of ['acme', 'id_acme', 'initech', 'id_initech']) expect(text).not.toContain(other);
+    expect(tab.url()).not.toContain(token);
+
+    // Called directly, the token reads globex on api_shop and nothing else: never data for another scope.
+    const { datapoints: identities } = await tokenClient.getVerifications({
+      apiId: API,
+      externalId: 'globex',
+      start: 0,
+      groupBy: ['identity'],
+    });
+    expect(identities.map((r) => r.identity?.externalId)).toEqual(['globex']);
+    for (const query of [
+      { apiId: API, externalId: 'acme', start: 0 },
+      { apiId: 'api_other', externalId: 'globex', start: 0 },
+    ]) {
+      const refused = await tokenClient.getVerifications(query).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused, JSON.stringify(query)).toBeInstanceOf(ApiError);
+      expect([403, 404], JSON.stringify(query)).toContain((refused as ApiError).status);
+    }
+    await screenshot(tab, 'dashboard-end-user');
+    await tab.close();
   });
 });

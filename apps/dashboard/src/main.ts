@@ -90,7 +90,7 @@ function showSignedIn(): void {
         ? 'Signed in with a root key'
         : `End-user view: ${credential.scope.externalId} on ${credential.scope.apiId}${
             credential.expiresAt
-              ? ` (token valid until ${new Date(credential.expiresAt).toISOString().slice(0, 16)} UTC)`
+              ? ` (token valid until ${new Date(credential.expiresAt).toISOString().slice(0, 16).replace('T', ' ')} UTC)`
               : ''
           }`;
   window.__dashboard.mode = credential?.kind ?? 'signedOut';
