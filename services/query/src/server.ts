@@ -22,7 +22,8 @@ import { DictionaryCache } from './verifications/dictionary-cache';
 
 export interface ServerDeps {
   redis: Redis;
-  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'docsUrl' | 'readTokenKeys'>;
+  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'docsUrl' | 'readTokenKeys'> &
+    Partial<Pick<Config, 'queryDictionaryCacheEntries'>>;
   /** Server clock (unix ms); defaults to Date.now. */
   now?: () => number;
   logger?: Logger;
@@ -55,7 +56,11 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     redis,
     config,
     now: deps.now ?? Date.now,
-    dictionaries: new DictionaryCache(redis),
+    dictionaries: new DictionaryCache(redis, {
+      ...(config.queryDictionaryCacheEntries !== undefined && {
+        maxEntries: config.queryDictionaryCacheEntries,
+      }),
+    }),
   });
   createReadTokenRoute(app, { redis, config, now: deps.now ?? Date.now });
   return app;
