@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.cache/**', '.data/**', 'bench/results/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', '.cache/**', '.data/**', 'bench/results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
