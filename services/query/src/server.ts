@@ -40,7 +40,10 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: 4096, // the only body: createReadToken's (a 255-character externalId, escaped, fits)
     clientErrorHandler: clientErrorHandler(config.docsUrl),
-    frameworkErrors: errorHandler(config.docsUrl),
+    // The handler returns the reply (a thenable) for setErrorHandler; here fastify expects nothing back.
+    frameworkErrors: (error, request, reply) => {
+      void errorHandler(config.docsUrl)(error, request, reply);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   defineCommands(redis);
