@@ -23,7 +23,8 @@ import { DictionaryCache } from './verifications/dictionary-cache';
 
 export interface ServerDeps {
   redis: Redis;
-  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'docsUrl' | 'readTokenKeys'>;
+  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'docsUrl' | 'readTokenKeys'> &
+    Partial<Pick<Config, 'queryDictionaryCacheEntries'>>;
   /** Server clock (unix ms); defaults to Date.now. */
   now?: () => number;
   logger?: Logger;
@@ -43,7 +44,10 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: 4096, // the only body: createReadToken's (a 255-character externalId, escaped, fits)
     clientErrorHandler: clientErrorHandler(config.docsUrl),
-    frameworkErrors: errorHandler(config.docsUrl),
+    // The handler returns the reply (a thenable) for setErrorHandler; here fastify expects nothing back.
+    frameworkErrors: (error, request, reply) => {
+      void errorHandler(config.docsUrl)(error, request, reply);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   defineCommands(redis);
@@ -55,7 +59,11 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     redis,
     config,
     now: deps.now ?? Date.now,
-    dictionaries: new DictionaryCache(redis),
+    dictionaries: new DictionaryCache(redis, {
+      ...(config.queryDictionaryCacheEntries !== undefined && {
+        maxEntries: config.queryDictionaryCacheEntries,
+      }),
+    }),
   });
   createReadTokenRoute(app, { redis, config, now: deps.now ?? Date.now });
   await dashboardRoute(app, config.docsUrl, deps.dashboardDir);
