@@ -8,6 +8,28 @@ export const EXTERNAL_ID_PATTERN = `^${allowedTextChar()}+$`;
 /** A tag: 1–128 UTF-16 code units under the text rule, and no comma (commas separate list items). */
 export const TAG_PATTERN = `^${allowedTextChar(',')}+$`;
 
-export const Identifier = Type.String({ pattern: IDENTIFIER_PATTERN, minLength: 1, maxLength: 255 });
-export const ExternalId = Type.String({ pattern: EXTERNAL_ID_PATTERN, minLength: 1, maxLength: 255 });
+/**
+ * With a description of its use. A function rather than `{ ...Identifier, description }`: a spread
+ * schema has an anonymous type whose symbol keys declaration files cannot name (the published
+ * @va/client bundles these types).
+ */
+export const identifier = (description?: string, examples?: string[]) =>
+  Type.String({
+    pattern: IDENTIFIER_PATTERN,
+    minLength: 1,
+    maxLength: 255,
+    ...(description && { description }),
+    ...(examples && { examples }),
+  });
+export const externalId = (description?: string, examples?: string[]) =>
+  Type.String({
+    pattern: EXTERNAL_ID_PATTERN,
+    minLength: 1,
+    maxLength: 255,
+    ...(description && { description }),
+    ...(examples && { examples }),
+  });
+
+export const Identifier = identifier();
+export const ExternalId = externalId();
 export const Tag = Type.String({ pattern: TAG_PATTERN, minLength: 1, maxLength: 128 });

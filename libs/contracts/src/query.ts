@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ExternalId, Identifier, Tag } from './identifiers';
+import { externalId, identifier, Identifier, Tag } from './identifiers';
 import { TEXT_RULE } from './text';
 import { OUTCOME_FIELDS } from './outcomes';
 
@@ -34,17 +34,16 @@ const list = <T extends TSchema>(item: T, description: string, examples: unknown
 export function verificationsQuerySchema(maxRows: number) {
   return Type.Object(
     {
-      apiId: {
-        ...Identifier,
-        description:
-          'The API whose verifications are counted (1–255 of A-Z a-z 0-9 _ - . :). Only keys of this API are included.',
-        examples: ['api_demo'],
-      },
-      externalId: Type.Optional({
-        ...ExternalId,
-        description: `Only verifications whose identity has this externalId (one end user or organisation); 1–255 characters, ${TEXT_RULE}. A value no event carried matches nothing.`,
-        examples: ['acme-corp'],
-      }),
+      apiId: identifier(
+        'The API whose verifications are counted (1–255 of A-Z a-z 0-9 _ - . :). Only keys of this API are included.',
+        ['api_demo'],
+      ),
+      externalId: Type.Optional(
+        externalId(
+          `Only verifications whose identity has this externalId (one end user or organisation); 1–255 characters, ${TEXT_RULE}. A value no event carried matches nothing.`,
+          ['acme-corp'],
+        ),
+      ),
       keyId: Type.Optional(
         list(Identifier, 'Only verifications of any of these keys.', [
           ['key_checkout'],
