@@ -120,6 +120,24 @@ describe('validation rules (CONTRACT §3)', () => {
   });
 });
 
+describe('the text rule (docs/api.md): externalId and tags', () => {
+  it.each([
+    ['a C1 control in externalId', 'externalId=a%C2%85b', 'query.externalId'],
+    ['a right-to-left override in externalId', 'externalId=invoice%E2%80%AEfdp', 'query.externalId'],
+    ['a line separator in a tag', 'tag=a%E2%80%A8b', 'query.tag'],
+    ['a bidi isolate in a tag', 'tag=ok,%E2%81%A6x%E2%81%A9', 'query.tag'],
+  ])('%s is 400 invalid_input at its parameter, saying why', async (_name, query, location) => {
+    const errors = await invalid(`apiId=api_main&${query}`, [location]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.message).toMatch(/bidirectional controls/);
+  });
+
+  it('letters of any script and emoji are fine', async () => {
+    const response = await h.get(`${PATH}?apiId=api_main&tag=${encodeURIComponent('東京 🚀')}`, key);
+    expect(response.statusCode, response.body).toBe(200);
+  });
+});
+
 describe('the row cap (MAX_ROWS=1000 here)', () => {
   it('refuses a result over the cap without a limit, at query.limit', async () => {
     const [error] = await invalid(`apiId=api_main&groupBy=hour&start=0&end=${3_600_000 * 1000}`, [
