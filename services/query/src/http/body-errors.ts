@@ -4,11 +4,11 @@
  */
 import type { TSchema, Static } from '@sinclair/typebox';
 import { TypeCompiler, ValueErrorType, type TypeCheck, type ValueError } from '@sinclair/typebox/compiler';
-import { EXTERNAL_ID_PATTERN, IDENTIFIER_PATTERN, type FieldError } from '@va/contracts';
+import { EXTERNAL_ID_PATTERN, IDENTIFIER_PATTERN, TEXT_RULE, type FieldError } from '@va/contracts';
 
 const RULES: Record<string, string> = {
   [IDENTIFIER_PATTERN]: 'must be 1–255 characters of A-Z a-z 0-9 _ - . :',
-  [EXTERNAL_ID_PATTERN]: 'must be 1–255 characters without control characters',
+  [EXTERNAL_ID_PATTERN]: `must be 1–255 characters with ${TEXT_RULE}`,
 };
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
