@@ -7,6 +7,7 @@ WORKDIR /app
 # Every workspace's package.json (test/build/dockerfile.test.ts checks none is missing): npm ci needs them all,
 # and the dependency layers are rebuilt only when one of them or the lock file changes.
 COPY package.json package-lock.json .npmrc ./
+COPY apps/dashboard/package.json apps/dashboard/
 COPY infra/package.json infra/
 COPY libs/client/package.json libs/client/
 COPY libs/config/package.json libs/config/
@@ -42,6 +43,9 @@ COPY --from=build /app/services/ingest/dist services/ingest/dist
 COPY --from=build /app/services/compactor/dist services/compactor/dist
 COPY --from=build /app/services/query/dist services/query/dist
 COPY --from=build /app/tools/cli/dist tools/cli/dist
+# The dashboard page the query service serves (@va/dashboard: index.js finds dist/ next to itself).
+COPY --from=build /app/apps/dashboard/index.js apps/dashboard/
+COPY --from=build /app/apps/dashboard/dist apps/dashboard/dist
 # The topic set-up job of docker-compose.yml (`node infra/stack.mjs start`): plain Node, no dependencies.
 COPY infra infra
 USER node

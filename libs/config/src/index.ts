@@ -26,6 +26,8 @@ export interface Config {
   compactionEveryMs: number;
   /** Row cap of one query response without a limit that brings it under. */
   maxRows: number;
+  /** Dictionary entries the query service keeps in memory over all APIs (least recently used go first). */
+  queryDictionaryCacheEntries: number;
   /** Base of error.type URIs. */
   docsUrl: string;
   /** Consumer group of the ingest workers. */
@@ -102,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     compactionGraceMs: int(env, 'COMPACTION_GRACE_MS', 5 * 60_000),
     compactionEveryMs: int(env, 'COMPACTION_EVERY_MS', 30_000),
     maxRows: int(env, 'MAX_ROWS', 100_000),
+    queryDictionaryCacheEntries: int(env, 'QUERY_DICTIONARY_CACHE_ENTRIES', 2_000_000),
     docsUrl: (env.DOCS_URL || 'https://docs.verification-analytics.dev/errors').replace(/\/+$/, ''),
     consumerGroup: env.KAFKA_GROUP || 'verification-ingest',
     logLevel: env.LOG_LEVEL || 'info',
