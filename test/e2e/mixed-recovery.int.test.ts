@@ -30,6 +30,7 @@ import {
   readCompactedThrough,
   readGeneration,
   readRebuildState,
+  readWatermarks,
   type KeySpace,
 } from '@va/store';
 import {
@@ -173,10 +174,17 @@ it('counts every event exactly through a worker kill, a Redis AOF loss, a backfi
   // 2. Redis crashes and comes back without the tail of its AOF, while more events flow.
   const second = liveChunk(2_000);
   await sleep(500 + random() * 1_500);
+  const g1: KeySpace = { prefix: t.keyPrefix, generation: 1 };
+  const partitions = [t.topic, t.backfillTopic].flatMap((topic) =>
+    [0, 1, 2, 3].map((partition) => ({ topic, partition })),
+  );
+  const applied = async () => (await readWatermarks(redis, g1, partitions)).reduce((s, wm) => s + wm + 1, 0);
+  const beforeCrash = await applied();
   await server.kill('SIGKILL');
   loseAofTail(10_000 + Math.floor(random() * 100_000));
   await sleep(200 + random() * 500);
   await server.restart();
+  const lostOffsets = Math.max(0, beforeCrash - (await applied()));
   await second;
 
   // 3. A backfill of older history from a file, while live events keep coming.
@@ -202,6 +210,8 @@ it('counts every event exactly through a worker kill, a Redis AOF loss, a backfi
   await sleep(random() * 1_500);
   rebuild.child.kill('SIGKILL');
   await rebuild.exited;
+  expect((await readRebuildState(redis, t.keyPrefix))?.status).toBe('replaying');
+  expect(await readGeneration(redis, t.keyPrefix)).toBe(1);
   const fourth = liveChunk(1_000);
   // `rebuild resume` takes over once the killed process' heartbeat is stale.
   await waitFor(
@@ -231,7 +241,8 @@ it('counts every event exactly through a worker kill, a Redis AOF loss, a backfi
   }
   expect(problems).toEqual([]);
   process.stderr.write(
-    `[mixed-recovery] seed ${SEED}: ${events.length} events, worker kill, Redis AOF-tail loss, ` +
+    `[mixed-recovery] seed ${SEED}: ${events.length} events, worker kill, Redis AOF-tail loss ` +
+      `(${lostOffsets} applied offsets lost), ` +
       `backfill of ${backfill.length}, rebuild killed and resumed: every cube exact\n`,
   );
 });
