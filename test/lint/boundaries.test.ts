@@ -51,7 +51,8 @@ async function ruleIds(name: string): Promise<(string | null)[]> {
   return result!.messages.map((m) => m.ruleId);
 }
 
-describe('eslint.config.js', () => {
+// Loading ESLint, typescript-eslint and the resolver takes seconds on a busy machine: not a speed test.
+describe('eslint.config.js', { timeout: 120_000 }, () => {
   it('refuses a relative import into another package', async () => {
     expect(await ruleIds('relative.ts')).toContain('import-x/no-relative-packages');
   });

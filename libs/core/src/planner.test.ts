@@ -9,8 +9,8 @@ import {
   type BucketRead,
   type Horizons,
   type PlanInput,
-  type RetentionMs,
 } from './planner';
+import type { Retention } from './time';
 import { retentionModel } from './oracle/retention';
 import {
   dayOf,
@@ -343,7 +343,7 @@ function stored(read: BucketRead, cmp: number | null, hz: Horizons): number[] {
 interface Case {
   input: PlanInput;
   now: number;
-  retention: RetentionMs;
+  retention: Retention;
 }
 
 /** The first violation of the plan against the oracle's model, or undefined. */

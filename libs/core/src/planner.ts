@@ -34,6 +34,7 @@ import {
   monthOf,
   monthOfHour,
   monthStart,
+  type Retention,
 } from './time';
 
 export type BucketRes = 'h' | 'd' | 'm';
@@ -44,13 +45,6 @@ export interface Horizons {
   hour: number;
   day: number;
   month: number;
-}
-
-/** Retention per resolution in ms (the shape of Config.retention). */
-export interface RetentionMs {
-  hourMs: number;
-  dayMs: number;
-  monthMs: number;
 }
 
 export interface BucketRead {
@@ -87,7 +81,7 @@ export interface ReadPlan {
  * A bucket is kept until its end + retention (PEXPIREAT), so the first bucket still
  * retained at `now` is the one containing `now - retention`.
  */
-export function horizonsAt(now: number, retention: RetentionMs): Horizons {
+export function horizonsAt(now: number, retention: Retention): Horizons {
   return {
     hour: hourOf(now - retention.hourMs),
     day: dayOf(now - retention.dayMs),

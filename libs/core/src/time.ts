@@ -4,6 +4,16 @@
  */
 import type { Granularity } from '@va/contracts';
 
+/**
+ * How long a bucket of each resolution is kept after its end, in ms (Config.retention): a bucket
+ * lives until its end + the retention of its resolution.
+ */
+export interface Retention {
+  hourMs: number;
+  dayMs: number;
+  monthMs: number;
+}
+
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 

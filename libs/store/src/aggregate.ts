@@ -13,7 +13,7 @@
  *   - hour past hour retention: its day rollup (if still inside day retention) and its month rollup.
  * A bucket outside its own retention is never written (its keys would expire at once).
  */
-import { DAY_MS, HOUR_MS, dayOfHour, monthOfHour, monthStart } from '@va/core';
+import { DAY_MS, HOUR_MS, dayOfHour, monthOfHour, monthStart, type Retention } from '@va/core';
 import {
   code36,
   cubeSuffix,
@@ -23,12 +23,6 @@ import {
   type DictName,
   type Resolution,
 } from './keys';
-
-export interface Retention {
-  hourMs: number;
-  dayMs: number;
-  monthMs: number;
-}
 
 export interface Horizons {
   /** The worker's clock (unix ms) for this batch. */

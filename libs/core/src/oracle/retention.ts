@@ -7,13 +7,16 @@
  * bucket counts too; an event counts once however many hours its bucket answers.
  */
 import type { Granularity } from '@va/contracts';
-import { dayOfHour, dayStart, hoursOfDay, hoursOfMonth, hourStart, monthOfHour, monthStart } from '../time';
-
-export interface Retention {
-  hourMs: number;
-  dayMs: number;
-  monthMs: number;
-}
+import {
+  dayOfHour,
+  dayStart,
+  hoursOfDay,
+  hoursOfMonth,
+  hourStart,
+  monthOfHour,
+  monthStart,
+  type Retention,
+} from '../time';
 
 export interface HourRange {
   /** Absent: no lower bound. */
