@@ -4,6 +4,7 @@
  */
 import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
 import { Redis } from 'ioredis';
+import { createClient, type AnalyticsClient } from '@va/client';
 import type { VerificationEvent } from '@va/contracts';
 import { createRootKey, registerApi } from '@va/store';
 import {
@@ -25,7 +26,9 @@ export interface Stack {
   produce(events: readonly VerificationEvent[]): Promise<void>;
   rootKey(permissions?: string[], workspace?: string): Promise<string>;
   registerApi(apiId: string, workspace: string): Promise<void>;
-  /** GET <queryUrl>/v1/analytics.getVerifications?<qs> with the key. */
+  /** The typed client (@va/client) for the query service, with the key or read token. */
+  client(token: string): AnalyticsClient;
+  /** Raw GET <queryUrl>/v1/analytics.getVerifications?<qs> with the key. */
   get(qs: string, key: string): Promise<{ status: number; body: unknown; headers: Headers }>;
   /** Waits until the service counts `total` events of the API over its whole retention. */
   waitForTotal(apiId: string, total: number, key: string, timeoutMs?: number): Promise<void>;
@@ -78,13 +81,15 @@ export async function startStack(name: string, env: Record<string, string> = {})
       if (!result.ok) throw new Error(`${apiId} belongs to ${result.owner}`);
     },
     get,
+    client: (token) => createClient({ baseUrl: t.queryUrl, token }),
     async waitForTotal(apiId, total, key, timeoutMs = 120_000) {
+      const client = createClient({ baseUrl: t.queryUrl, token: key });
       let last: unknown;
       await waitFor(
         async () => {
-          const { status, body } = await get(`apiId=${apiId}&start=0`, key);
-          last = body;
-          return status === 200 && Array.isArray(body) && (body[0] as { total: number }).total === total;
+          const { datapoints } = await client.getVerifications({ apiId, start: 0 });
+          last = datapoints;
+          return datapoints[0]?.total === total;
         },
         {
           timeoutMs,

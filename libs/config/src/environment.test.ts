@@ -1,9 +1,11 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from '@va/infra/paths';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from './index';
 import { ENVIRONMENT, rawValue, readEnvironment } from './environment';
 
-const README = fs.readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 /** Variable names of the README's configuration table (rows starting with | `NAME` |). */
 const documented = new Set([...README.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((m) => m[1]));
 

@@ -101,6 +101,17 @@ export const ENVIRONMENT = {
     (raw) => raw.replace(/\/+$/, ''),
     'Base of error.type URIs.',
   ),
+  // CLI
+  QUERY_URL: variable(
+    (read) => `http://127.0.0.1:${read('PORT')}`,
+    text,
+    "Where the CLI's query command finds the query service.",
+  ),
+  ANALYTICS_TOKEN: variable(
+    '',
+    (raw) => (raw === '' ? undefined : raw),
+    "Root key or read token the CLI's query command sends when --token is not given.",
+  ),
   // Every process
   LOG_LEVEL: variable('info', text, 'pino level: trace ... fatal, silent.'),
   FIXED_NOW_MS: variable(

@@ -51,6 +51,10 @@ export interface Config {
   /** Consumer group of the ingest workers. */
   consumerGroup: string;
   logLevel: string;
+  /** Base URL of the query service for the CLI's `query` (QUERY_URL; default: this host's PORT). */
+  queryUrl: string;
+  /** Root key or read token the CLI's `query` sends when --token is not given (ANALYTICS_TOKEN). */
+  analyticsToken: string | undefined;
   /** Test hook: a fixed server clock (unix ms). Unset in production. */
   fixedNowMs: number | undefined;
 }
@@ -89,6 +93,8 @@ export function loadConfig(
     consumerGroup: e.KAFKA_GROUP,
     logLevel: e.LOG_LEVEL,
     fixedNowMs: e.FIXED_NOW_MS,
+    queryUrl: e.QUERY_URL,
+    analyticsToken: e.ANALYTICS_TOKEN,
   };
 }
 

@@ -12,6 +12,7 @@ const commands: Record<string, () => Promise<Command>> = {
   compaction: () => import('./commands/compaction'),
   backfill: () => import('./commands/backfill'),
   rebuild: () => import('./commands/rebuild'),
+  query: () => import('./commands/query'),
 };
 
 async function main(argv: string[]): Promise<number> {
