@@ -4,6 +4,7 @@
  * configuration table lists the same variables (environment.test.ts checks that it does).
  * A new variable is one entry here, one field of Config (index.ts) and one row in the README.
  */
+import { parseReadTokenKeys } from './read-token-keys';
 
 /** One environment variable. `fallback` is raw text, parsed like a set value. */
 export interface Variable<T> {
@@ -111,6 +112,12 @@ export const ENVIRONMENT = {
     '',
     (raw) => (raw === '' ? undefined : raw),
     "Root key or read token the CLI's query command sends when --token is not given.",
+  ),
+  // Read tokens
+  READ_TOKEN_KEYS: variable(
+    '',
+    parseReadTokenKeys,
+    'Keys of end-user read tokens, kid:secret[,kid:secret]: the first signs, every one verifies. Empty: off.',
   ),
   // Every process
   LOG_LEVEL: variable('info', text, 'pino level: trace ... fatal, silent.'),

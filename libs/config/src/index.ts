@@ -21,6 +21,7 @@ export {
   type CompactorSettings,
   type IngestSettings,
 } from './tuning';
+export { parseReadTokenKeys } from './read-token-keys';
 
 export interface Config {
   kafkaBrokers: string[];
@@ -55,6 +56,11 @@ export interface Config {
   queryUrl: string;
   /** Root key or read token the CLI's `query` sends when --token is not given (ANALYTICS_TOKEN). */
   analyticsToken: string | undefined;
+  /**
+   * Keys of end-user read tokens (READ_TOKEN_KEYS = `kid:secret[,kid:secret…]`): the first signs new
+   * tokens, every one verifies (rotation). Empty: read tokens are off.
+   */
+  readTokenKeys: { kid: string; secret: string }[];
   /** Test hook: a fixed server clock (unix ms). Unset in production. */
   fixedNowMs: number | undefined;
 }
@@ -95,6 +101,7 @@ export function loadConfig(
     fixedNowMs: e.FIXED_NOW_MS,
     queryUrl: e.QUERY_URL,
     analyticsToken: e.ANALYTICS_TOKEN,
+    readTokenKeys: e.READ_TOKEN_KEYS,
   };
 }
 

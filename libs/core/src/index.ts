@@ -6,4 +6,5 @@ export { parseQuery, type ParseQueryOptions, type ParseQueryResult } from './que
 export { buildRows, type BuildRowsOptions, type BuildRowsResult } from './rows/buildRows';
 export { rowCapError } from './rows/cap';
 export { oracle, type OracleOptions, type OracleResult } from './oracle/oracle';
+export { retentionModel, type RetentionModel } from './oracle/retention';
 export * from './planner';

@@ -5,3 +5,5 @@ export * from './context';
 export * from './processes';
 export * from './redis-server';
 export { track } from './children';
+export * from './kafka-proxy';
+export * from './private-kafka';
