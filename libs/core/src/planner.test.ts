@@ -2,16 +2,14 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Granularity } from '@va/contracts';
 import {
-  horizonsAt,
   hoursOfBucket,
   inHourBucket,
   inRollups,
   planReads,
   type BucketRead,
-  type Horizons,
   type PlanInput,
 } from './planner';
-import type { Retention } from './time';
+import { horizonsAt, type Horizons, type Retention } from './time';
 import { retentionModel } from './oracle/retention';
 import {
   dayOf,

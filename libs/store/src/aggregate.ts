@@ -17,7 +17,7 @@
  * A bucket outside its own retention is never written (its keys would expire at once), and an
  * hour outside every retention is not written at all.
  */
-import { DAY_MS, HOUR_MS, dayOfHour, monthOfHour, monthStart, type Retention } from '@va/core';
+import { dayOfHour, expiresAt, monthOfHour, type Retention } from '@va/core';
 import {
   code36,
   cubeSuffix,
@@ -65,11 +65,11 @@ export const NO_EXPIRY = 0;
 
 /** The buckets an event of hour h is counted in (see the header). */
 export function bucketsOfHour(h: number, { now, retention, cmp }: Horizons): Bucket[] {
-  const hourExpire = (h + 1) * HOUR_MS + retention.hourMs;
+  const hourExpire = expiresAt('h', h, retention);
   const d = dayOfHour(h);
-  const dayExpire = (d + 1) * DAY_MS + retention.dayMs;
+  const dayExpire = expiresAt('d', d, retention);
   const m = monthOfHour(h);
-  const monthExpire = monthStart(m + 1) + retention.monthMs;
+  const monthExpire = expiresAt('m', m, retention);
   if (h > cmp) {
     const keptSomewhere = hourExpire > now || dayExpire > now || monthExpire > now;
     return keptSomewhere ? [{ r: 'h', t: h, expireAt: NO_EXPIRY }] : [];
