@@ -97,6 +97,11 @@ export const ENVIRONMENT = {
     nonNegativeInt,
     'Row cap of one response without a limit that brings it under.',
   ),
+  QUERY_DICTIONARY_CACHE_ENTRIES: variable(
+    '2000000',
+    nonNegativeInt,
+    'Dictionary entries the query service keeps in memory over all APIs (least recently used APIs dropped beyond).',
+  ),
   DOCS_URL: variable(
     'https://docs.verification-analytics.dev/errors',
     (raw) => raw.replace(/\/+$/, ''),

@@ -47,6 +47,8 @@ export interface Config {
   compactionEveryMs: number;
   /** Row cap of one query response without a limit that brings it under. */
   maxRows: number;
+  /** Dictionary entries the query service keeps in memory over all APIs (least recently used go first). */
+  queryDictionaryCacheEntries: number;
   /** Base of error.type URIs. */
   docsUrl: string;
   /** Consumer group of the ingest workers. */
@@ -95,6 +97,7 @@ export function loadConfig(
     compactionGraceMs: e.COMPACTION_GRACE_MS,
     compactionEveryMs: e.COMPACTION_EVERY_MS,
     maxRows: e.MAX_ROWS,
+    queryDictionaryCacheEntries: e.QUERY_DICTIONARY_CACHE_ENTRIES,
     docsUrl: e.DOCS_URL,
     consumerGroup: e.KAFKA_GROUP,
     logLevel: e.LOG_LEVEL,
