@@ -28,7 +28,11 @@ import {
   type Resolution,
 } from './keys';
 
-export interface Horizons {
+/**
+ * What decides which buckets a batch's hours are written to. (Not libs/core's Horizons, the first
+ * bucket index still kept per resolution: those follow from `now` and `retention` by horizonsAt.)
+ */
+export interface WriteContext {
   /** The worker's clock (unix ms) for this batch. */
   now: number;
   retention: Retention;
@@ -82,7 +86,7 @@ export function keepUntilOfHour(h: number, retention: Retention): number {
 export const NO_EXPIRY = 0;
 
 /** The buckets an event of hour h is counted in (see the header). */
-export function bucketsOfHour(h: number, { now, retention, cmp }: Horizons): Bucket[] {
+export function bucketsOfHour(h: number, { now, retention, cmp }: WriteContext): Bucket[] {
   const hourExpire = expiresAt('h', h, retention);
   const d = dayOfHour(h);
   const dayExpire = expiresAt('d', d, retention);
@@ -226,7 +230,7 @@ class CodeStrings {
  * cubes that keep the tag set (s, f) are touched; t, k and i are summed per hour first (they are
  * coarser), and every code's strings are built once.
  */
-export function expand(counter: TupleCounter, horizons: Horizons): ApiIncrements {
+export function expand(counter: TupleCounter, context: WriteContext): ApiIncrements {
   const buckets: BucketIncrements[] = [];
   const byBucket = new Map<string, BucketIncrements>();
   const required = { k: 0, i: 0, s: 0 };
@@ -267,7 +271,7 @@ export function expand(counter: TupleCounter, horizons: Horizons): ApiIncrements
     if (h !== hour) {
       flushHour();
       hour = h;
-      targets = bucketsOfHour(h, horizons).map((b) => {
+      targets = bucketsOfHour(h, context).map((b) => {
         const id = `${b.r}${b.t}`;
         let bucket = byBucket.get(id);
         if (!bucket) {
@@ -277,7 +281,7 @@ export function expand(counter: TupleCounter, horizons: Horizons): ApiIncrements
         }
         return bucket;
       });
-      if (targets.length > 0) keepUntil = Math.max(keepUntil, keepUntilOfHour(h, horizons.retention));
+      if (targets.length > 0) keepUntil = Math.max(keepUntil, keepUntilOfHour(h, context.retention));
     }
     if (targets.length === 0) return; // outside every retention: validation normally drops these first
     if (k >= required.k) required.k = k + 1;
