@@ -1,20 +1,12 @@
 /** The response row (seed §2): time first, the nine counters, total, then the group fields. */
-import type { Datapoint } from '@va/contracts';
+import { outcomeCounts, type Datapoint } from '@va/contracts';
 import { TOTAL } from './counts';
 import type { Group } from './groups';
 
 export function toDatapoint(time: number | null, counters: readonly number[], group: Group): Datapoint {
   const row: Datapoint = {
     ...(time !== null && { time }),
-    valid: counters[0]!,
-    notFound: counters[1]!,
-    forbidden: counters[2]!,
-    usageExceeded: counters[3]!,
-    rateLimited: counters[4]!,
-    unauthorized: counters[5]!,
-    disabled: counters[6]!,
-    insufficientPermissions: counters[7]!,
-    expired: counters[8]!,
+    ...outcomeCounts(counters),
     total: counters[TOTAL]!,
   };
   // Fresh copies: rows go to callers, who must not alias a reader's dictionary objects.
