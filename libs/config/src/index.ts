@@ -26,6 +26,13 @@ export interface Config {
   compactionEveryMs: number;
   /** Row cap of one query response without a limit that brings it under. */
   maxRows: number;
+  /** Time budget of one query request; past it the request is answered 503 query_timeout and its reads stop. */
+  queryTimeoutMs: number;
+  /** Requests per root key and window (all query services together, counted in Redis); 0 = no limit. */
+  queryRateLimit: number;
+  queryRateWindowMs: number;
+  /** Requests of one root key answered at the same time (all query services together); 0 = no limit. */
+  queryMaxConcurrent: number;
   /** Base of error.type URIs. */
   docsUrl: string;
   /** Consumer group of the ingest workers. */
@@ -71,6 +78,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     compactionGraceMs: int(env, 'COMPACTION_GRACE_MS', 5 * 60_000),
     compactionEveryMs: int(env, 'COMPACTION_EVERY_MS', 30_000),
     maxRows: int(env, 'MAX_ROWS', 100_000),
+    queryTimeoutMs: int(env, 'QUERY_TIMEOUT_MS', 10_000),
+    queryRateLimit: int(env, 'QUERY_RATE_LIMIT', 300),
+    queryRateWindowMs: int(env, 'QUERY_RATE_WINDOW_MS', 1_000),
+    queryMaxConcurrent: int(env, 'QUERY_MAX_CONCURRENT', 4),
     docsUrl: (env.DOCS_URL || 'https://docs.verification-analytics.dev/errors').replace(/\/+$/, ''),
     consumerGroup: env.KAFKA_GROUP || 'verification-ingest',
     logLevel: env.LOG_LEVEL || 'info',

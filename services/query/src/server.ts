@@ -12,16 +12,28 @@ import type { Logger } from '@va/runtime';
 import { defineCommands } from '@va/store';
 import type { App } from './http/app';
 import { clientErrorHandler, errorHandler, installErrorHandling } from './http/error-handling';
+import { registerCompression } from './http/compression';
 import { registerMetrics } from './http/metrics';
 import { registerOpenApi } from './http/openapi';
 import { newRequestId } from './http/request-id';
+import { registerRateLimit } from './limits/rate-limit';
 import { healthRoute } from './routes/health';
 import { GET_VERIFICATIONS, getVerificationsRoute } from './routes/v1_analytics_getVerifications';
 import { DictionaryCache } from './verifications/dictionary-cache';
 
 export interface ServerDeps {
   redis: Redis;
-  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'docsUrl'>;
+  config: Pick<
+    Config,
+    | 'keyPrefix'
+    | 'maxRows'
+    | 'retention'
+    | 'docsUrl'
+    | 'queryTimeoutMs'
+    | 'queryRateLimit'
+    | 'queryRateWindowMs'
+    | 'queryMaxConcurrent'
+  >;
   /** Server clock (unix ms); defaults to Date.now. */
   now?: () => number;
   logger?: Logger;
@@ -45,13 +57,30 @@ export async function createServer(deps: ServerDeps): Promise<App> {
   defineCommands(redis);
   installErrorHandling(app, config.docsUrl);
   await registerOpenApi(app, config.docsUrl);
-  registerMetrics(app, deps.registry ?? new Registry(), GET_VERIFICATIONS);
+  await registerCompression(app);
+  const metrics = registerMetrics(app, deps.registry ?? new Registry(), GET_VERIFICATIONS);
   healthRoute(app, () => redis.status === 'ready');
+  const rateLimit = await registerRateLimit(app, {
+    redis,
+    prefix: config.keyPrefix,
+    max: config.queryRateLimit,
+    windowMs: config.queryRateWindowMs,
+  });
   getVerificationsRoute(app, {
     redis,
     config,
     now: deps.now ?? Date.now,
     dictionaries: new DictionaryCache(redis),
+    budgetMs: config.queryTimeoutMs,
+    rateLimit,
+    // A slot outlives the budget a little: the work stops at its next Redis call after it.
+    slots: {
+      redis,
+      prefix: config.keyPrefix,
+      max: config.queryMaxConcurrent,
+      ttlMs: config.queryTimeoutMs + 5_000,
+    },
+    metrics,
   });
   return app;
 }

@@ -6,8 +6,22 @@
  */
 import { Type } from '@sinclair/typebox';
 import { verificationsQuerySchema, type Datapoint, type ErrorEnvelope } from '@va/contracts';
+import { ApiError, RowCapError } from '../http/api-error';
 import type { App } from '../http/app';
-import { answerVerifications, type VerificationsDeps } from '../verifications/answer';
+import { withBudget } from '../http/budget';
+import type { QueryMetrics } from '../http/metrics';
+import { acquireSlot, type SlotDeps } from '../limits/concurrency';
+import type { RateCheck } from '../limits/rate-limit';
+import { authorize, type VerificationsDeps } from '../verifications/answer';
+import { readAnswer } from '../verifications/read-answer';
+
+export interface RouteDeps extends VerificationsDeps {
+  /** Time budget of one request (ms). */
+  budgetMs: number;
+  rateLimit: RateCheck;
+  slots: SlotDeps;
+  metrics: QueryMetrics;
+}
 
 export const GET_VERIFICATIONS = '/v1/analytics.getVerifications';
 
@@ -34,7 +48,7 @@ export function queryPairs(url: string | undefined): URLSearchParams {
   return new URLSearchParams(q < 0 ? '' : url!.slice(q + 1));
 }
 
-export function getVerificationsRoute(app: App, deps: VerificationsDeps): void {
+export function getVerificationsRoute(app: App, deps: RouteDeps): void {
   app.get(
     GET_VERIFICATIONS,
     {
@@ -50,20 +64,59 @@ export function getVerificationsRoute(app: App, deps: VerificationsDeps): void {
         response: {
           200: Rows,
           '4xx': errorResponse(
-            '401 unauthorized, 400 invalid_input (one errors[] entry per failure), 403 forbidden, 404 not_found',
+            '401 unauthorized, 400 invalid_input (one errors[] entry per failure), 403 forbidden, 404 not_found, ' +
+              '429 too_many_requests (rate or concurrency limit of the root key; see Retry-After)',
           ),
-          '5xx': errorResponse('500 internal_server_error'),
+          '5xx': errorResponse(
+            '500 internal_server_error, 503 query_timeout (the time budget ran out; the work was stopped)',
+          ),
         },
       },
       validatorCompiler: () => () => true,
     },
     async (request, reply) => {
-      const answer = await answerVerifications(deps, {
-        authorization: request.headers.authorization,
-        params: queryPairs(request.raw.url),
-      });
-      if (answer.precision !== 'hour') reply.header('x-precision', answer.precision);
-      return answer.rows;
+      const { metrics } = deps;
+      try {
+        const answer = await withBudget(deps.budgetMs, async (signal) => {
+          const authorized = await authorize(deps, {
+            authorization: request.headers.authorization,
+            params: queryPairs(request.raw.url),
+          });
+          const limited = await deps.rateLimit(request, authorized.rootKeyHash);
+          if (limited) {
+            metrics.refused('rate_limited');
+            reply.header('retry-after', String(limited.retryAfter));
+            throw new ApiError(
+              'too_many_requests',
+              `The root key sent more queries than its rate limit allows; retry in ${limited.retryAfter} s.`,
+            );
+          }
+          signal.throwIfAborted();
+          const release = await acquireSlot(deps.slots, authorized.rootKeyHash, request.id);
+          if (!release) {
+            metrics.refused('concurrency');
+            reply.header('retry-after', '1');
+            throw new ApiError(
+              'too_many_requests',
+              `The root key has ${deps.slots.max} queries in progress, as many as it may; retry when one finished.`,
+            );
+          }
+          metrics.waited(reply.elapsedTime / 1000);
+          metrics.inFlight.inc();
+          try {
+            return await readAnswer(deps, authorized.space, authorized.query, authorized.now, signal);
+          } finally {
+            metrics.inFlight.dec();
+            await release();
+          }
+        });
+        if (answer.precision !== 'hour') reply.header('x-precision', answer.precision);
+        return answer.rows;
+      } catch (error) {
+        if (error instanceof RowCapError) metrics.refused('row_cap');
+        else if (error instanceof ApiError && error.kind === 'query_timeout') metrics.refused('timeout');
+        throw error;
+      }
     },
   );
 }

@@ -5,8 +5,8 @@
  */
 import type { Redis } from 'ioredis';
 import type { Config } from '@va/config';
-import { parseQuery } from '@va/core';
-import { readAccess } from '@va/store';
+import { parseQuery, type ParsedQuery } from '@va/core';
+import { hashRootKey, readAccess, type KeySpace } from '@va/store';
 import { bearerToken } from '../auth/bearer';
 import { canReadApi, READ_ANY_API, readApiPermission } from '../auth/permissions';
 import { ApiError } from '../http/api-error';
@@ -29,10 +29,27 @@ export interface VerificationsRequest {
   params: Iterable<[string, string]>;
 }
 
+/** A request that passed every check: what to read, and whose limits it counts against. */
+export interface Authorized {
+  query: ParsedQuery;
+  space: KeySpace;
+  /** sha256 of the root key (its id in Redis): rate and concurrency limits are kept per root key. */
+  rootKeyHash: string;
+  /** The server clock when the request arrived. */
+  now: number;
+}
+
 export async function answerVerifications(
   deps: VerificationsDeps,
   request: VerificationsRequest,
+  signal?: AbortSignal,
 ): Promise<Answer> {
+  const authorized = await authorize(deps, request);
+  return readAnswer(deps, authorized.space, authorized.query, authorized.now, signal);
+}
+
+/** The checks of CONTRACT §5 in order; throws the ApiError of the first that fails. */
+export async function authorize(deps: VerificationsDeps, request: VerificationsRequest): Promise<Authorized> {
   const token = bearerToken(request.authorization);
   if (token === null) {
     throw new ApiError('unauthorized', 'Send the root key in the header Authorization: Bearer <root key>.');
@@ -60,5 +77,10 @@ export async function answerVerifications(
       `The API ${query.apiId} does not exist in the workspace of this root key.`,
     );
   }
-  return readAnswer(deps, { prefix: keyPrefix, generation: access.generation }, query, now);
+  return {
+    query,
+    space: { prefix: keyPrefix, generation: access.generation },
+    rootKeyHash: hashRootKey(token),
+    now,
+  };
 }
