@@ -23,11 +23,13 @@ import {
   hourOf,
   planReads,
   rowCapError,
+  sliceCount,
   sliceStarts,
   type BucketRead,
   type Cell,
   type ParsedQuery,
   type Precision,
+  type ReadPlan,
 } from '@va/core';
 import {
   decodeCells,
@@ -53,7 +55,10 @@ export interface Answer {
 const FUTURE_MS = 5 * 60_000;
 /** Plans made again when a compaction moved between plan and read; more means a busy compactor. */
 const MAX_ATTEMPTS = 5;
-/** The groups are read from the coarse plan first when the full plan reads this many times more buckets. */
+/**
+ * A time-ordered limit reads the groups from the coarse plan first when the range has this many
+ * times more slices than the limit, or the full plan reads this many times more buckets.
+ */
 const NARROW_FACTOR = 2;
 
 interface Reader {
@@ -132,16 +137,21 @@ export async function readAnswer(
   // 3. A limit in time order: only the first / last slices' counters, the groups of the range.
   const plan = fullPlan(r, granularity);
   if (timeOrdered(query) && query.startHour !== undefined && query.limit !== undefined) {
-    const coarseReads = fullPlan(r, undefined).reads.length;
-    if (plan.reads.length > NARROW_FACTOR * Math.max(coarseReads, 1)) {
-      wholeRange ??= (await readCells(r, cubeQuery, undefined)).cells;
+    const coarse = fullPlan(r, undefined);
+    const coarseReads = coarse.reads.length;
+    const slices = sliceCount(startHour, query.endHour, granularity);
+    if (
+      slices > NARROW_FACTOR * query.limit ||
+      plan.reads.length > NARROW_FACTOR * Math.max(coarseReads, 1)
+    ) {
+      wholeRange ??= (await readCells(r, cubeQuery, undefined, undefined, coarse)).cells;
       const groups = groupCount(query, counted(wholeRange));
-      const slices = neededSlices(query, startHour, Math.ceil(query.limit / Math.max(groups, 1)));
       if (groups === 0) return { rows: [], precision: plan.precision };
-      const wanted = new Set(slices);
-      const fine = await readCells(r, cubeQuery, granularity, (read) => wanted.has(read.slice!));
+      const needed = neededSlices(query, startHour, Math.ceil(query.limit / groups));
+      const wanted = new Set(needed);
+      const fine = await readCells(r, cubeQuery, granularity, (read) => wanted.has(read.slice!), plan);
       const built = buildRows(query, fine.cells, {
-        slices,
+        slices: needed,
         trimLeading: false,
         maxRows: config.maxRows,
         groupCells: wholeRange,
@@ -151,7 +161,7 @@ export async function readAnswer(
     }
   }
 
-  const read = await readCells(r, cubeQuery, granularity);
+  const read = await readCells(r, cubeQuery, granularity, undefined, plan);
   return { rows: rowsOf(query, read.cells, startHour, config.maxRows), precision: read.precision! };
 }
 
@@ -221,10 +231,12 @@ async function readCells(
   cubeQuery: CubeQuery,
   granularity: ParsedQuery['groupBy']['granularity'],
   keep?: (read: BucketRead) => boolean,
+  planned?: ReadPlan,
 ): Promise<{ cells: Cell[]; precision: Precision }> {
   const { redis } = r.deps;
   for (let attempt = 1; ; attempt++) {
-    const plan = fullPlan(r, granularity);
+    // Planning a long range in hours takes a while: a plan made already is used while it holds.
+    const plan = attempt === 1 && planned ? planned : fullPlan(r, granularity);
     const reads = keep ? plan.reads.filter(keep) : plan.reads;
     const read = await readCounts(redis, r.space, r.query.apiId, cubeQuery, reads, r.compactedThrough, {
       ...(r.signal && { signal: r.signal }),
