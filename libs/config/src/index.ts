@@ -33,6 +33,8 @@ export interface Config {
   queryRateWindowMs: number;
   /** Requests of one root key answered at the same time (all query services together); 0 = no limit. */
   queryMaxConcurrent: number;
+  /** Worker threads answering heavy queries off the main thread; 0 = answer every query on the main thread. */
+  queryWorkers: number;
   /** Base of error.type URIs. */
   docsUrl: string;
   /** Consumer group of the ingest workers. */
@@ -41,6 +43,8 @@ export interface Config {
   /** Test hook: a fixed server clock (unix ms). Unset in production. */
   fixedNowMs: number | undefined;
 }
+
+import { availableParallelism } from 'node:os';
 
 const DAY_MS = 86_400_000;
 
@@ -82,6 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queryRateLimit: int(env, 'QUERY_RATE_LIMIT', 300),
     queryRateWindowMs: int(env, 'QUERY_RATE_WINDOW_MS', 1_000),
     queryMaxConcurrent: int(env, 'QUERY_MAX_CONCURRENT', 4),
+    queryWorkers: int(env, 'QUERY_WORKERS', Math.max(1, Math.min(4, availableParallelism() - 1))),
     docsUrl: (env.DOCS_URL || 'https://docs.verification-analytics.dev/errors').replace(/\/+$/, ''),
     consumerGroup: env.KAFKA_GROUP || 'verification-ingest',
     logLevel: env.LOG_LEVEL || 'info',

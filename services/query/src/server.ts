@@ -20,6 +20,7 @@ import { registerRateLimit } from './limits/rate-limit';
 import { healthRoute } from './routes/health';
 import { GET_VERIFICATIONS, getVerificationsRoute } from './routes/v1_analytics_getVerifications';
 import { DictionaryCache } from './verifications/dictionary-cache';
+import { ReadPool } from './verifications/read-pool';
 
 export interface ServerDeps {
   redis: Redis;
@@ -33,6 +34,8 @@ export interface ServerDeps {
     | 'queryRateLimit'
     | 'queryRateWindowMs'
     | 'queryMaxConcurrent'
+    | 'queryWorkers'
+    | 'redisUrl'
   >;
   /** Server clock (unix ms); defaults to Date.now. */
   now?: () => number;
@@ -66,6 +69,14 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     max: config.queryRateLimit,
     windowMs: config.queryRateWindowMs,
   });
+  const pool =
+    config.queryWorkers > 0
+      ? new ReadPool(config.queryWorkers, {
+          redisUrl: config.redisUrl,
+          config: { keyPrefix: config.keyPrefix, maxRows: config.maxRows, retention: config.retention },
+        })
+      : undefined;
+  if (pool) app.addHook('onClose', () => pool.close());
   getVerificationsRoute(app, {
     redis,
     config,
@@ -81,6 +92,7 @@ export async function createServer(deps: ServerDeps): Promise<App> {
       ttlMs: config.queryTimeoutMs + 5_000,
     },
     metrics,
+    pool,
   });
   return app;
 }

@@ -13,7 +13,8 @@ import type { QueryMetrics } from '../http/metrics';
 import { acquireSlot, type SlotDeps } from '../limits/concurrency';
 import type { RateCheck } from '../limits/rate-limit';
 import { authorize, type VerificationsDeps } from '../verifications/answer';
-import { readAnswer } from '../verifications/read-answer';
+import { readAnswer, type Answer } from '../verifications/read-answer';
+import { isHeavy, type ReadPool } from '../verifications/read-pool';
 
 export interface RouteDeps extends VerificationsDeps {
   /** Time budget of one request (ms). */
@@ -21,6 +22,8 @@ export interface RouteDeps extends VerificationsDeps {
   rateLimit: RateCheck;
   slots: SlotDeps;
   metrics: QueryMetrics;
+  /** Worker threads for heavy queries; absent = every query on the main thread. */
+  pool?: ReadPool;
 }
 
 export const GET_VERIFICATIONS = '/v1/analytics.getVerifications';
@@ -46,6 +49,12 @@ const Rows = Type.Unsafe<Datapoint[]>({
 export function queryPairs(url: string | undefined): URLSearchParams {
   const q = url === undefined ? -1 : url.indexOf('?');
   return new URLSearchParams(q < 0 ? '' : url!.slice(q + 1));
+}
+
+/** Rows serialised by a worker of the pool. */
+interface JsonAnswer {
+  json: Buffer;
+  precision: Answer['precision'];
 }
 
 export function getVerificationsRoute(app: App, deps: RouteDeps): void {
@@ -77,7 +86,7 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
     async (request, reply) => {
       const { metrics } = deps;
       try {
-        const answer = await withBudget(deps.budgetMs, async (signal) => {
+        const answer = await withBudget<Answer | JsonAnswer>(deps.budgetMs, async (signal) => {
           const authorized = await authorize(deps, {
             authorization: request.headers.authorization,
             params: queryPairs(request.raw.url),
@@ -104,13 +113,25 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
           metrics.waited(reply.elapsedTime / 1000);
           metrics.inFlight.inc();
           try {
-            return await readAnswer(deps, authorized.space, authorized.query, authorized.now, signal);
+            const { space, query, now } = authorized;
+            if (deps.pool && (await isHeavy(deps, space, query))) {
+              const budgetMs = Math.max(1, deps.budgetMs - reply.elapsedTime);
+              const result = await deps.pool.run({ space, query, now, budgetMs }, signal);
+              if (!result.ok) {
+                const { kind, detail, errors } = result.error;
+                throw result.rowCap ? new RowCapError(errors) : new ApiError(kind, detail, errors);
+              }
+              const json = Buffer.from(result.json.buffer, result.json.byteOffset, result.json.byteLength);
+              return { json, precision: result.precision };
+            }
+            return await readAnswer(deps, space, query, now, signal);
           } finally {
             metrics.inFlight.dec();
             await release();
           }
         });
         if (answer.precision !== 'hour') reply.header('x-precision', answer.precision);
+        if ('json' in answer) return reply.type('application/json; charset=utf-8').send(answer.json as never);
         return answer.rows;
       } catch (error) {
         if (error instanceof RowCapError) metrics.refused('row_cap');

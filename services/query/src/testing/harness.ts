@@ -41,6 +41,8 @@ export async function queryHarness(name: string, options: HarnessOptions = {}): 
     REDIS_KEY_PREFIX: prefix,
     // Tests send queries as fast as they can with one root key; the rate limit has tests of its own.
     QUERY_RATE_LIMIT: '0',
+    // Answer on the main thread unless a test asks for workers (each would open a connection).
+    QUERY_WORKERS: '0',
     ...options.env,
   });
   const now = options.now ?? Date.now();

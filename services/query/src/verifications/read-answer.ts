@@ -191,7 +191,7 @@ const counted = (cells: readonly Cell[]): Cell[] => cells.filter((c) => c.counts
 const timeOrdered = (query: ParsedQuery): boolean => query.orderBy === undefined || query.orderBy === 'time';
 
 /** What the dictionaries (after the filters) allow each grouped dimension. */
-function groupSources(cube: CubeQuery, dicts: ReadDictionaries, query: ParsedQuery) {
+export function groupSources(cube: CubeQuery, dicts: ReadDictionaries, query: ParsedQuery) {
   const g = query.groupBy;
   const sets = g.tag || g.tags ? (cube.sets ?? Array.from({ length: dicts.size('s') }, (_, n) => n)) : [];
   const tags = new Set<string>();
