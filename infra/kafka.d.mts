@@ -4,6 +4,11 @@ export interface KafkaOptions {
   stateDir?: string;
   port?: number;
   controllerPort?: number;
+  /**
+   * The port the broker tells clients to connect to (metadata), default `port`: a test puts a TCP
+   * proxy there so that every client connection goes through it.
+   */
+  advertisedPort?: number;
   heapMin?: string;
   heapMax?: string;
   logLevel?: string;

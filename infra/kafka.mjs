@@ -26,12 +26,18 @@ const DAY_MS = 86_400_000;
 export const KAFKA_RETENTION_MS = (5 * 366 + 60) * DAY_MS;
 const HOST = '127.0.0.1';
 
-/** @param {{ stateDir?: string, port?: number, controllerPort?: number }} options */
-function layout({ stateDir = path.join(DATA_DIR, 'kafka'), port = 9092, controllerPort = 9093 } = {}) {
+/** @param {{ stateDir?: string, port?: number, controllerPort?: number, advertisedPort?: number }} options */
+function layout({
+  stateDir = path.join(DATA_DIR, 'kafka'),
+  port = 9092,
+  controllerPort = 9093,
+  advertisedPort = port,
+} = {}) {
   return {
     stateDir,
     port,
     controllerPort,
+    advertisedPort,
     dataDir: path.join(stateDir, 'data'),
     pidFile: path.join(stateDir, 'kafka.pid'),
     logFile: path.join(stateDir, 'kafka.out.log'),
@@ -47,7 +53,7 @@ process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@${HOST}:${l.controllerPort}
 listeners=PLAINTEXT://${HOST}:${l.port},CONTROLLER://${HOST}:${l.controllerPort}
-advertised.listeners=PLAINTEXT://${HOST}:${l.port}
+advertised.listeners=PLAINTEXT://${HOST}:${l.advertisedPort}
 inter.broker.listener.name=PLAINTEXT
 controller.listener.names=CONTROLLER
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT

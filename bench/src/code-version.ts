@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT } from '../../infra/lib/paths.mjs';
+import { ROOT } from '@va/infra/paths';
 
 export interface CodeVersion {
   commit: string;

@@ -1,7 +1,7 @@
 /** What every step of a run shares: options, servers, the results so far, and how to start services. */
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
-import { freePort } from '../../test/support/ports';
+import { freePort } from '@va/testkit';
 import { log } from './log';
 import { serviceEnv, type BenchNames } from './names';
 import type { BenchOptions } from './options';

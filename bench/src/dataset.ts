@@ -1,14 +1,13 @@
 /**
  * The bench's data set: one "medium tenant" (one API with 10,000 keys, 2,000 identities and the
  * generator's 20 tags) plus 100 small APIs as background traffic, a tenth of the medium tenant's
- * volume. Events come from the seeded generator of the CLI (tools/cli/src/generator.ts), so a
+ * volume. Events come from the seeded generator of @va/testkit (libs/testkit/src/generator.ts), so a
  * (seed, events, days, anchor) quadruple always gives the same events; only the names of the APIs
  * are rewritten here so that the two populations never share an API.
  */
 import type { Message } from 'kafkajs';
 import type { VerificationEvent } from '@va/contracts';
-import { eventMessage } from '../../tools/cli/src/event-producer';
-import { createGenerator, type EventGenerator } from '../../tools/cli/src/generator';
+import { eventMessage, createGenerator, type EventGenerator } from '@va/testkit';
 
 export const MEDIUM_API = 'medium';
 export const MEDIUM_WORKSPACE = 'ws_medium';

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { CACHE_DIR, ROOT } from '../../infra/lib/paths.mjs';
+import { CACHE_DIR, ROOT } from '@va/infra/paths';
 import { log } from './log';
 import { loadAverage, machineInfo } from './machine';
 import { parseOptions, USAGE, UsageError, type BenchOptions } from './options';

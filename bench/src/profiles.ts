@@ -1,7 +1,7 @@
 /** The CPU profiles of a --cpu-prof run, summarised for the results. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT } from '../../infra/lib/paths.mjs';
+import { ROOT } from '@va/infra/paths';
 import { summarizeProfile, type CpuProfile } from './cpuprofile';
 import type { ProfileResult } from './results';
 

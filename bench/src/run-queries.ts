@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import { createRootKey } from '@va/store';
-import { TAG_VOCABULARY } from '../../tools/cli/src/generator';
+import { TAG_VOCABULARY } from '@va/testkit';
 import { prepareService, type RunContext } from './context';
 import { MEDIUM_API, MEDIUM_WORKSPACE } from './dataset';
 import { getRowsOk } from './http';

@@ -12,9 +12,9 @@
  * instead; the shared Redis on port 6379 is refused either way.
  */
 import path from 'node:path';
-import { startKafka, stopKafka } from '../../infra/kafka.mjs';
-import { CACHE_DIR } from '../../infra/lib/paths.mjs';
-import { startRedis, stopRedis } from '../../infra/redis.mjs';
+import { startKafka, stopKafka } from '@va/infra/kafka';
+import { CACHE_DIR } from '@va/infra/paths';
+import { startRedis, stopRedis } from '@va/infra/redis';
 
 export interface Servers {
   kafkaBrokers: string[];

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CACHE_DIR, ROOT } from '../../infra/lib/paths.mjs';
+import { CACHE_DIR, ROOT } from '@va/infra/paths';
 
 export type ServiceName = 'ingest' | 'query' | 'compactor';
 

@@ -12,7 +12,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '@va/config';
-import { GRANULARITIES, ORDER_BY, OUTCOMES, type VerificationEvent } from '@va/contracts';
+import { ApiError, type AnalyticsClient, type GetVerificationsParams } from '@va/client';
+import { GRANULARITIES, ORDER_BY, OUTCOMES, type GroupBy, type VerificationEvent } from '@va/contracts';
 import {
   DAY_MS,
   HOUR_MS,
@@ -25,7 +26,7 @@ import {
   parseQuery,
 } from '@va/core';
 import { compactApi, readCompactedThrough } from '@va/store';
-import { startService, waitFor, type ServiceProcess } from '../support/processes.js';
+import { startService, waitFor, type ServiceProcess } from '@va/testkit/support';
 import { startStack, type Stack } from './stack';
 
 const SEED = Number(process.env.ORACLE_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -105,30 +106,39 @@ function edgeTime(): number {
   return Math.max(0, aligned + r.pick([-1, 0, 0, 1, r.int(0, HOUR_MS)]));
 }
 
-function randomQuery(): string {
-  const params: [string, string][] = [['apiId', r.chance(0.95) ? r.pick(APIS) : 'api_empty']];
-  if (r.chance(0.2)) params.push(['externalId', r.chance(0.9) ? r.pick(IDENTITIES).externalId : 'nobody']);
-  if (r.chance(0.25)) {
-    const keys = r.some([...KEYS, 'key_unknown'], 3);
-    if (r.chance(0.5)) params.push(['keyId', keys.join(',')]);
-    else for (const k of keys) params.push(['keyId', k]);
-  }
-  if (r.chance(0.25)) params.push(['tag', r.some([...TAGS, 'never'], 2).join(',')]);
+interface RandomQuery {
+  /** For the typed client. */
+  params: GetVerificationsParams;
+  /** The same query as a raw query string, lists either comma-separated or repeated. */
+  qs: string;
+}
 
-  const groupBy: string[] = [];
+function randomQuery(): RandomQuery {
+  const apiId = r.chance(0.95) ? r.pick(APIS) : 'api_empty';
+  const params: GetVerificationsParams = { apiId };
+  const pairs: [string, string][] = [['apiId', apiId]];
+  const list = (name: 'keyId' | 'tag' | 'groupBy', items: string[]) => {
+    if (r.chance(0.5)) pairs.push([name, items.join(',')]);
+    else for (const item of items) pairs.push([name, item]);
+  };
+  if (r.chance(0.2)) {
+    params.externalId = r.chance(0.9) ? r.pick(IDENTITIES).externalId : 'nobody';
+    pairs.push(['externalId', params.externalId]);
+  }
+  if (r.chance(0.25)) list('keyId', (params.keyId = r.some([...KEYS, 'key_unknown'], 3)));
+  if (r.chance(0.25)) list('tag', (params.tag = r.some([...TAGS, 'never'], 2)));
+
+  const groupBy: GroupBy[] = [];
   if (r.chance(0.3)) groupBy.push('key');
   if (r.chance(0.3)) groupBy.push('identity');
-  if (r.chance(0.3)) groupBy.push(r.pick(['tag', 'tags']));
+  if (r.chance(0.3)) groupBy.push(r.pick(['tag', 'tags'] as const));
   const granularity = r.chance(0.6) ? r.pick(GRANULARITIES) : undefined;
   if (granularity) groupBy.push(granularity);
-  if (groupBy.length > 0) {
-    if (r.chance(0.5)) params.push(['groupBy', groupBy.join(',')]);
-    else for (const g of groupBy) params.push(['groupBy', g]);
-  }
+  if (groupBy.length > 0) list('groupBy', (params.groupBy = groupBy));
 
   // Hour slices over at most ~60 days keep answers small; without a start the range starts at the data.
   const maxSpan = granularity === 'hour' ? 60 * DAY_MS : 200 * DAY_MS;
-  const start = r.chance(0.15) ? undefined : r.chance(0.7) ? edgeTime() : NOW - r.int(0, 160 * DAY_MS);
+  let start = r.chance(0.15) ? undefined : r.chance(0.7) ? edgeTime() : NOW - r.int(0, 160 * DAY_MS);
   let end: number | undefined;
   if (r.chance(0.3)) end = undefined;
   else if (start === undefined) end = NOW - r.int(0, 30 * DAY_MS);
@@ -137,25 +147,47 @@ function randomQuery(): string {
   if (start !== undefined && end === undefined && start > NOW) end = start;
   if (granularity === 'hour' && start === undefined) end ??= NOW; // the range starts at the first data
   if (granularity === 'hour' && start !== undefined && (end ?? NOW) - start > maxSpan) end = start + maxSpan;
-  if (start !== undefined) params.push(['start', String(start)]);
-  if (end !== undefined) params.push(['end', String(end)]);
-  if (granularity === 'hour' && start === undefined) params.push(['start', String(NOW - 50 * DAY_MS)]);
+  if (granularity === 'hour' && start === undefined) start = NOW - 50 * DAY_MS;
+  if (start !== undefined) pairs.push(['start', String((params.start = start))]);
+  if (end !== undefined) pairs.push(['end', String((params.end = end))]);
 
-  if (r.chance(0.3)) params.push(['limit', String(r.int(1, 30))]);
+  if (r.chance(0.3)) pairs.push(['limit', String((params.limit = r.int(1, 30)))]);
   if (r.chance(0.35)) {
-    params.push(['orderBy', r.pick(granularity ? ORDER_BY : ORDER_BY.filter((o) => o !== 'time'))]);
+    params.orderBy = r.pick(granularity ? ORDER_BY : ORDER_BY.filter((o) => o !== 'time'));
+    pairs.push(['orderBy', params.orderBy]);
   }
-  if (r.chance(0.3)) params.push(['order', r.pick(['asc', 'desc'])]);
-  return new URLSearchParams(params).toString();
+  if (r.chance(0.3)) pairs.push(['order', (params.order = r.pick(['asc', 'desc'] as const))]);
+  return { params, qs: new URLSearchParams(pairs).toString() };
+}
+
+/** One query through the typed client (even n) or as raw HTTP (odd n): status, body and X-Precision. */
+async function ask(n: number, query: RandomQuery) {
+  if (n % 2 === 1) {
+    const response = await stack.get(query.qs, key);
+    return { status: response.status, body: response.body, precision: response.headers.get('x-precision') };
+  }
+  try {
+    const result = await client.getVerifications(query.params);
+    return {
+      status: 200,
+      body: result.datapoints,
+      precision: result.precision === 'hour' ? null : result.precision,
+    };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return { status: error.status, body: error.detail, precision: null };
+  }
 }
 
 let stack: Stack;
 let key: string;
+let client: AnalyticsClient;
 let compactor: ServiceProcess | undefined;
 
 beforeAll(async () => {
   stack = await startStack('e2e oracle', { FIXED_NOW_MS: String(NOW) });
   key = await stack.rootKey();
+  client = stack.client(key);
   await stack.registerApi('api_empty', 'ws_1');
   const firstWave = events.slice(0, Math.floor(EVENTS * 0.8));
   await ingest(firstWave);
@@ -195,12 +227,13 @@ afterAll(async () => {
 async function compareWithOracle(label: string): Promise<void> {
   const seen = { rows: 0, precision: 0, empty: 0 };
   for (let n = 0; n < QUERIES; n++) {
-    const qs = randomQuery();
+    const query = randomQuery();
+    const qs = query.qs;
     const parsed = parseQuery(new URLSearchParams(qs), { now: NOW, maxRows: 100_000 });
     if (!parsed.ok) throw new Error(`generated an invalid query ${qs}: ${JSON.stringify(parsed.errors)}`);
     const expected = oracle(events, parsed.query, { now: NOW, maxRows: 100_000, retention });
-    const response = await stack.get(qs, key);
-    const context = `${label}: seed ${SEED}, query #${n}: ${qs}`;
+    const response = await ask(n, query);
+    const context = `${label}: seed ${SEED}, query #${n} (${n % 2 ? 'raw HTTP' : 'client'}): ${qs}`;
     if (!expected.ok) {
       expect(response.status, context).toBe(400);
       continue;
@@ -208,7 +241,7 @@ async function compareWithOracle(label: string): Promise<void> {
     expect(response.status, `${context}\n${JSON.stringify(response.body).slice(0, 500)}`).toBe(200);
     expect(response.body, context).toEqual(expected.rows);
     const precision = expected.precision === 'hour' ? null : expected.precision;
-    expect(response.headers.get('x-precision'), context).toBe(precision);
+    expect(response.precision, context).toBe(precision);
     seen.rows += expected.rows.length;
     if (precision) seen.precision++;
     if (expected.rows.every((row) => row.total === 0)) seen.empty++;

@@ -1,13 +1,22 @@
 /**
  * End-to-end stack of one test: Kafka topics, the real ingest worker and query service as
- * child processes (test/support), a producer, and helpers for root keys, APIs and queries.
+ * child processes (@va/testkit/support), a producer, and helpers for root keys, APIs and queries.
  */
 import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
 import { Redis } from 'ioredis';
+import { createClient, type AnalyticsClient } from '@va/client';
 import type { VerificationEvent } from '@va/contracts';
 import { createRootKey, registerApi } from '@va/store';
-import { createTopics, deletePrefix, deleteTopics, testEnv, type TestEnv } from '../support/context.js';
-import { startService, waitFor, type ServiceProcess } from '../support/processes.js';
+import {
+  createTopics,
+  deletePrefix,
+  deleteTopics,
+  testEnv,
+  type TestEnv,
+  startService,
+  waitFor,
+  type ServiceProcess,
+} from '@va/testkit/support';
 
 export interface Stack {
   t: TestEnv;
@@ -17,7 +26,9 @@ export interface Stack {
   produce(events: readonly VerificationEvent[]): Promise<void>;
   rootKey(permissions?: string[], workspace?: string): Promise<string>;
   registerApi(apiId: string, workspace: string): Promise<void>;
-  /** GET <queryUrl>/v1/analytics.getVerifications?<qs> with the key. */
+  /** The typed client (@va/client) for the query service, with the key or read token. */
+  client(token: string): AnalyticsClient;
+  /** Raw GET <queryUrl>/v1/analytics.getVerifications?<qs> with the key. */
   get(qs: string, key: string): Promise<{ status: number; body: unknown; headers: Headers }>;
   /** Waits until the service counts `total` events of the API over its whole retention. */
   waitForTotal(apiId: string, total: number, key: string, timeoutMs?: number): Promise<void>;
@@ -70,13 +81,15 @@ export async function startStack(name: string, env: Record<string, string> = {})
       if (!result.ok) throw new Error(`${apiId} belongs to ${result.owner}`);
     },
     get,
+    client: (token) => createClient({ baseUrl: t.queryUrl, token }),
     async waitForTotal(apiId, total, key, timeoutMs = 120_000) {
+      const client = createClient({ baseUrl: t.queryUrl, token: key });
       let last: unknown;
       await waitFor(
         async () => {
-          const { status, body } = await get(`apiId=${apiId}&start=0`, key);
-          last = body;
-          return status === 200 && Array.isArray(body) && (body[0] as { total: number }).total === total;
+          const { datapoints } = await client.getVerifications({ apiId, start: 0 });
+          last = datapoints;
+          return datapoints[0]?.total === total;
         },
         {
           timeoutMs,

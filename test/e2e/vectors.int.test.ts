@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorEnvelope } from '@va/contracts';
-import { loadVectors } from '../../services/query/src/testing/vectors';
+import { loadVectors } from '@va/testkit';
 import { startStack, type Stack } from './stack';
 
 const vectors = loadVectors();

@@ -5,7 +5,7 @@
  * on the compacted data set, as in production, where the compactor keeps up.
  */
 import type { Redis } from 'ioredis';
-import { closedBoundAt } from '@va/compactor';
+import { closedBoundAt } from '@va/core';
 import { compactionStatus, globalKeys, readGeneration } from '@va/store';
 import { log } from '../log';
 import { scrape } from '../prometheus';

@@ -9,7 +9,7 @@
  * includes the query itself. Probes of the first seconds (group join, JIT) are not counted.
  */
 import type { Kafka, Message, Producer } from 'kafkajs';
-import { eventMessage } from '../../../tools/cli/src/event-producer';
+import { eventMessage } from '@va/testkit';
 import { liveEvents, MEDIUM_WORKSPACE } from '../dataset';
 import { getRows } from '../http';
 import { connectedProducer } from '../kafka';

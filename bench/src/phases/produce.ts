@@ -1,11 +1,11 @@
 /**
  * Loads the data set into the bench's topic as fast as the broker takes it: the CLI's producer
- * (tools/cli/src/event-producer.ts) with big chunks and several sends in flight, no compression
+ * (libs/testkit/src/event-producer.ts) with big chunks and several sends in flight, no compression
  * (kafkajs has only gzip built in, which would make the producer the bottleneck).
  */
 import { Presets, SingleBar } from 'cli-progress';
 import type { Kafka, Message } from 'kafkajs';
-import { produceMessages } from '../../../tools/cli/src/event-producer';
+import { produceMessages } from '@va/testkit';
 import { connectedProducer } from '../kafka';
 import { log } from '../log';
 

@@ -2,6 +2,7 @@ import { MAX_TIME_MS } from '@va/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  closedBoundAt,
   DAY_MS,
   dayOf,
   dayOfHour,
@@ -143,5 +144,16 @@ describe('time: slices', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('closedBoundAt', () => {
+  const H = (iso: string) => Math.floor(Date.parse(iso) / 3_600_000);
+  it('is the last hour that ended at least the grace period ago', () => {
+    // 10:04 with 5 minutes of grace: 09:00-10:00 ended only 4 minutes ago, so 08:00 is the last.
+    expect(closedBoundAt(Date.parse('2027-01-01T10:04:00Z'), 5 * 60_000)).toBe(H('2027-01-01T08:00:00Z'));
+    expect(closedBoundAt(Date.parse('2027-01-01T10:05:00Z'), 5 * 60_000)).toBe(H('2027-01-01T09:00:00Z'));
+    expect(closedBoundAt(Date.parse('2027-01-01T10:00:00Z'), 0)).toBe(H('2027-01-01T09:00:00Z'));
+    expect(closedBoundAt(Date.parse('2027-01-01T09:59:59.999Z'), 0)).toBe(H('2027-01-01T08:00:00Z'));
   });
 });

@@ -20,6 +20,12 @@ export function monthStart(m: number): number {
   return Date.UTC(1970 + Math.floor(m / 12), ((m % 12) + 12) % 12, 1);
 }
 
+/**
+ * The last hour that may be compacted at `now`: every hour that ended at least `graceMs` ago.
+ * Hour h ends at (h + 1) * 1h, so h is closed with grace when h <= hourOf(now - grace) - 1.
+ */
+export const closedBoundAt = (now: number, graceMs: number): number => hourOf(now - graceMs) - 1;
+
 export const dayOfHour = (h: number): number => Math.floor(h / 24);
 export const monthOfHour = (h: number): number => monthOf(hourStart(h));
 export const monthOfDay = (d: number): number => monthOf(dayStart(d));

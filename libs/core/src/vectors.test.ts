@@ -1,26 +1,16 @@
 /**
- * The shared vectors (a copy in test/fixtures/getVerifications.json):
+ * The shared vectors (a copy in libs/testkit/fixtures/getVerifications.json):
  * fixed events and the answers CONTRACT.md gives. Checked against the oracle, against the
  * pure read pipeline (cells -> buildRows) and, for invalid queries, against parseQuery.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { Datapoint, VerificationEvent } from '@va/contracts';
 import { describe, expect, it } from 'vitest';
+import { loadVectors } from '@va/testkit';
 import { oracle } from './oracle/oracle';
 import { parseQuery } from './query/parseQuery';
 import { rowsFromEvents } from './testing/pipeline';
 import { hourOf } from './time';
 
-interface Vectors {
-  now: number;
-  events: VerificationEvent[];
-  cases: { name: string; query: string; status: number; body: Datapoint[] }[];
-  invalid: { name: string; query: string; status: number; anyLocationOf: string[] }[];
-}
-
-const path = fileURLToPath(new URL('../../../test/fixtures/getVerifications.json', import.meta.url));
-const vectors = JSON.parse(readFileSync(path, 'utf8')) as Vectors;
+const vectors = loadVectors();
 const MAX_ROWS = 100_000;
 const options = { now: vectors.now, maxRows: MAX_ROWS };
 // A lower bound well before the data, so that trimming leading slices is exercised.

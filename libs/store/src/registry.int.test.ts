@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { deletePrefix } from '../../../test/support/context';
+import { deletePrefix } from '@va/testkit/support';
 import { globalKeys } from './keys';
 import {
   createRootKey,

@@ -28,7 +28,7 @@ import {
   type CubeQuery,
   type KeySpace,
 } from '@va/store';
-import { createServer } from '../../query/src/server';
+import { createServer } from '@va/query';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const TUPLES_PER_HOUR = env('BENCH_TUPLES_PER_HOUR', 20);

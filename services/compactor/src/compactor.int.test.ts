@@ -5,13 +5,12 @@ import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@va/config';
-import { dayOfHour, hourOf } from '@va/core';
+import { closedBoundAt, dayOfHour, hourOf } from '@va/core';
 import { createLogger } from '@va/runtime';
 import { apiKeys, globalKeys, readCompactedThrough, type KeySpace } from '@va/store';
-import { deletePrefix, testEnv, type TestEnv } from '../../../test/support/context';
-import { waitFor } from '../../../test/support/wait';
+import { deletePrefix, testEnv, type TestEnv, waitFor } from '@va/testkit/support';
 import { createCompactor } from './compactor';
-import { closedBoundAt, COMPACT_JOB, COMPACTION_QUEUE, compactJobId } from './jobs';
+import { COMPACT_JOB, COMPACTION_QUEUE, compactJobId } from './jobs';
 import { createCompactorMetrics } from './metrics';
 import { DEFAULT_COMPACTOR_SETTINGS } from './settings';
 

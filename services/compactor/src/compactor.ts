@@ -8,10 +8,10 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Config } from '@va/config';
+import { closedBoundAt } from '@va/core';
 import type { Logger } from '@va/runtime';
 import { compactApi, globalKeys, readGeneration } from '@va/store';
 import {
-  closedBoundAt,
   COMPACT_JOB,
   COMPACTION_QUEUE,
   compactJobId,

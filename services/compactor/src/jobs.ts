@@ -1,8 +1,7 @@
 /**
- * The compactor's BullMQ vocabulary (pure): queue and scheduler names, job data, job ids,
- * and the closed bound. Shared by the service and the CLI status command.
+ * The compactor's BullMQ vocabulary (pure): queue and scheduler names, job data, job ids.
+ * The queue name is shared with the CLI status command through the package's index.
  */
-import { hourOf } from '@va/core';
 
 export const COMPACTION_QUEUE = 'compaction';
 /** One repeatable scheduler for the whole fleet: upserting it again from another process is a no-op. */
@@ -28,9 +27,3 @@ export interface CompactJobData {
  */
 export const compactJobId = (generation: number, apiId: string): string =>
   `compact-g${generation}-${encodeURIComponent(apiId)}`;
-
-/**
- * The last hour that may be compacted at `now`: every hour that ended at least `graceMs` ago.
- * Hour h ends at (h + 1) * 1h, so h is closed with grace when h <= hourOf(now - grace) - 1.
- */
-export const closedBoundAt = (now: number, graceMs: number): number => hourOf(now - graceMs) - 1;

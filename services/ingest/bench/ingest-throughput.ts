@@ -1,7 +1,7 @@
 /**
  * Ingest throughput benchmark (not a test): `npx tsx services/ingest/bench/ingest-throughput.ts`.
  *
- * 1. Pre-produces N generated events (tools/cli/src/generator.ts) into a fresh topic of P partitions
+ * 1. Pre-produces N generated events (@va/testkit's generator) into a fresh topic of P partitions
  *    on KAFKA_BROKERS (default: the stack's broker).
  * 2. Starts one ingest worker process against a private, fresh redis-server (infra/redis.conf: AOF
  *    everysec), or BENCH_REDIS_URL.
@@ -22,10 +22,9 @@ import { Redis } from 'ioredis';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { loadConfig } from '@va/config';
 import { readWatermarks } from '@va/store';
-import { startRedis, stopRedis } from '../../../infra/redis.mjs';
-import { freePort } from '../../../test/support/ports';
-import { eventMessage, produceMessages } from '../../../tools/cli/src/event-producer';
-import { createGenerator } from '../../../tools/cli/src/generator';
+import { ROOT } from '@va/infra/paths';
+import { startRedis, stopRedis } from '@va/infra/redis';
+import { createGenerator, eventMessage, freePort, produceMessages } from '@va/testkit';
 
 /** CPU seconds (user + system) a process used so far, from /proc (Linux). */
 function processCpuSeconds(pid: number | undefined): number {
@@ -44,7 +43,6 @@ async function redisCpuSeconds(redis: Redis): Promise<number> {
   return get('used_cpu_user') + get('used_cpu_sys');
 }
 
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<void> {

@@ -5,12 +5,10 @@ import type { Redis } from 'ioredis';
 import { Partitioners, type Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readWatermarks } from '@va/store';
-import type { TestEnv } from '../../../test/support/context';
+import { type TestEnv, startService, waitFor, type ServiceProcess } from '@va/testkit/support';
 import { ingestFixture, type IngestFixture } from './fixture';
-import { startService, waitFor, type ServiceProcess } from '../../../test/support/processes';
-import { eventMessages, produceMessages } from '../../../tools/cli/src/event-producer';
-import { createGenerator } from '../../../tools/cli/src/generator';
-import { caughtUp, expectedCounts, topicEnds, verifyStored } from './verify';
+import { eventMessages, produceMessages, createGenerator } from '@va/testkit';
+import { caughtUp, expectedCounts, topicEnds, verifyStored } from '@va/testkit';
 
 let fixture: IngestFixture | undefined;
 let t: TestEnv;

@@ -5,13 +5,11 @@ import { Partitioners, type Kafka, type KafkaMessage, type Message } from 'kafka
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { registerApi } from '@va/store';
-import type { TestEnv } from '../../../test/support/context';
+import { type TestEnv, startService, waitFor, type ServiceProcess } from '@va/testkit/support';
 import { ingestFixture, type IngestFixture } from './fixture';
-import { startService, waitFor, type ServiceProcess } from '../../../test/support/processes';
-import { produceMessages } from '../../../tools/cli/src/event-producer';
-import { createGenerator } from '../../../tools/cli/src/generator';
+import { produceMessages, createGenerator } from '@va/testkit';
 import { badEvents } from '../src/bad-events';
-import { caughtUp, expectedCounts, topicEnds, verifyStored } from './verify';
+import { caughtUp, expectedCounts, topicEnds, verifyStored } from '@va/testkit';
 
 let fixture: IngestFixture | undefined;
 let t: TestEnv;

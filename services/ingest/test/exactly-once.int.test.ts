@@ -18,12 +18,13 @@ import {
   deleteTopics,
   testEnv,
   type TestEnv,
-} from '../../../test/support/context';
-import { startService, waitFor, type ServiceProcess } from '../../../test/support/processes';
-import { startRedisServer } from '../../../test/support/redis-server';
-import { eventMessages, produceMessages } from '../../../tools/cli/src/event-producer';
-import { createGenerator, seededRandom } from '../../../tools/cli/src/generator';
-import { caughtUp, expectedCounts, topicEnds, verifyStored } from './verify';
+  startService,
+  waitFor,
+  type ServiceProcess,
+  startRedisServer,
+} from '@va/testkit/support';
+import { eventMessages, produceMessages, createGenerator, seededRandom } from '@va/testkit';
+import { caughtUp, expectedCounts, topicEnds, verifyStored } from '@va/testkit';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const cleanups: (() => Promise<unknown>)[] = [];

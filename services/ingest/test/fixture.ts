@@ -4,13 +4,7 @@
  */
 import { Redis } from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
-import {
-  createTopics,
-  deletePrefix,
-  deleteTopics,
-  testEnv,
-  type TestEnv,
-} from '../../../test/support/context';
+import { createTopics, deletePrefix, deleteTopics, testEnv, type TestEnv } from '@va/testkit/support';
 
 export interface IngestFixture {
   t: TestEnv;

@@ -4,12 +4,10 @@ import type { Redis } from 'ioredis';
 import { Partitioners, type Kafka } from 'kafkajs';
 import { readWatermarks } from '@va/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestEnv } from '../../../test/support/context';
+import { type TestEnv, startService, waitFor } from '@va/testkit/support';
 import { ingestFixture, type IngestFixture } from './fixture';
-import { startService, waitFor } from '../../../test/support/processes';
-import { eventMessages, produceMessages } from '../../../tools/cli/src/event-producer';
-import { createGenerator } from '../../../tools/cli/src/generator';
-import { caughtUp, expectedCounts, topicEnds, verifyStored } from './verify';
+import { eventMessages, produceMessages, createGenerator } from '@va/testkit';
+import { caughtUp, expectedCounts, topicEnds, verifyStored } from '@va/testkit';
 
 let fixture: IngestFixture | undefined;
 let t: TestEnv;

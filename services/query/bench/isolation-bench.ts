@@ -20,8 +20,8 @@ import { Redis } from 'ioredis';
 import { loadConfig } from '@va/config';
 import { hourOf } from '@va/core';
 import { compactApi, createRootKey, registerApi } from '@va/store';
-import { createGenerator } from '../../../tools/cli/src/generator';
-import { seedEvents } from '../src/testing/seed';
+import { createGenerator } from '@va/testkit';
+import { seedEvents } from '@va/testkit/seed';
 
 const DAY_MS = 86_400_000;
 const API = 'api_medium';

@@ -15,8 +15,8 @@ import { Redis } from 'ioredis';
 import { loadConfig } from '@va/config';
 import { chooseCube, horizonsAt, hourOf, parseQuery, planReads, type ParsedQuery } from '@va/core';
 import { compactApi, decodeCells, readApiMeta, readCounts, ReadDictionaries, type KeySpace } from '@va/store';
-import { seedEvents } from '../src/testing/seed';
-import { createGenerator } from '../../../tools/cli/src/generator';
+import { seedEvents } from '@va/testkit/seed';
+import { createGenerator } from '@va/testkit';
 import { cubeQueryOf, dictionariesOf } from '../src/verifications/cube-query';
 
 const DAY_MS = 86_400_000;

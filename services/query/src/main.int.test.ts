@@ -4,8 +4,7 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { deletePrefix, testEnv, type TestEnv } from '../../../test/support/context';
-import { startService, type ServiceProcess } from '../../../test/support/processes';
+import { deletePrefix, testEnv, type TestEnv, startService, type ServiceProcess } from '@va/testkit/support';
 
 let t: TestEnv;
 let svc: ServiceProcess;

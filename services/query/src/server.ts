@@ -1,6 +1,6 @@
 /**
  * The query service's HTTP server, without listening: tests inject requests into it,
- * main.ts listens. Routes: GET /v1/analytics.getVerifications, /health, /metrics,
+ * main.ts listens. Routes: GET /v1/analytics.getVerifications, POST /v1/analytics.createReadToken, /health, /metrics,
  * /openapi.json, /docs.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -18,6 +18,7 @@ import { registerOpenApi } from './http/openapi';
 import { newRequestId } from './http/request-id';
 import { registerRateLimit } from './limits/rate-limit';
 import { healthRoute } from './routes/health';
+import { createReadTokenRoute } from './routes/v1_analytics_createReadToken';
 import { GET_VERIFICATIONS, getVerificationsRoute } from './routes/v1_analytics_getVerifications';
 import { DictionaryCache } from './verifications/dictionary-cache';
 import { ReadPool } from './verifications/read-pool';
@@ -36,6 +37,7 @@ export interface ServerDeps {
     | 'queryMaxConcurrent'
     | 'queryWorkers'
     | 'redisUrl'
+    | 'readTokenKeys'
   >;
   /** Server clock (unix ms); defaults to Date.now. */
   now?: () => number;
@@ -52,9 +54,12 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     genReqId: newRequestId,
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
-    bodyLimit: 1024, // no route takes a body
+    bodyLimit: 4096, // the only body: createReadToken's (a 255-character externalId, escaped, fits)
     clientErrorHandler: clientErrorHandler(config.docsUrl),
-    frameworkErrors: errorHandler(config.docsUrl),
+    // The handler returns the reply (a thenable) for setErrorHandler; here fastify expects nothing back.
+    frameworkErrors: (error, request, reply) => {
+      void errorHandler(config.docsUrl)(error, request, reply);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   defineCommands(redis);
@@ -94,5 +99,6 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     metrics,
     pool,
   });
+  createReadTokenRoute(app, { redis, config, now: deps.now ?? Date.now });
   return app;
 }

@@ -12,6 +12,8 @@ const commands: Record<string, () => Promise<Command>> = {
   compaction: () => import('./commands/compaction'),
   backfill: () => import('./commands/backfill'),
   rebuild: () => import('./commands/rebuild'),
+  query: () => import('./commands/query'),
+  token: () => import('./commands/token'),
 };
 
 async function main(argv: string[]): Promise<number> {

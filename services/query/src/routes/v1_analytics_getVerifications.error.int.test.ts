@@ -11,7 +11,7 @@ import { loadConfig } from '@va/config';
 import { INTERNAL_DETAIL } from '../http/error-handling';
 import { createServer } from '../server';
 import { queryHarness, type QueryHarness } from '../testing/harness';
-import { loadVectors } from '../testing/vectors';
+import { loadVectors } from '@va/testkit';
 
 const PATH = '/v1/analytics.getVerifications';
 let h: QueryHarness;

@@ -1,13 +1,15 @@
 /**
- * GET /v1/analytics.getVerifications answers: the users' questions as readable scenarios, and
- * every case of the contract's vectors. Events are written by the ingest worker's batch
- * processor (production validation and write script, no Kafka).
+ * GET /v1/analytics.getVerifications answers: the users' questions as readable scenarios (asked
+ * through the typed client, @va/client, over HTTP; raw query strings where the comma form of lists
+ * is the point), and every case of the contract's vectors (raw HTTP). Events are written by the
+ * ingest worker's batch processor (production validation and write script, no Kafka).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnalyticsClient, GetVerificationsParams } from '@va/client';
 import type { Datapoint, VerificationEvent } from '@va/contracts';
 import { DAY_MS, HOUR_MS as HOUR } from '@va/core';
 import { queryHarness, type QueryHarness } from '../testing/harness';
-import { loadVectors } from '../testing/vectors';
+import { loadVectors } from '@va/testkit';
 
 const PATH = '/v1/analytics.getVerifications';
 /**
@@ -38,6 +40,7 @@ describe('user scenarios', () => {
   const thisHour = Math.floor(now / HOUR) * HOUR;
   let h: QueryHarness;
   let key: string;
+  let client: AnalyticsClient;
   let n = 0;
   const event = (
     time: number,
@@ -58,7 +61,12 @@ describe('user scenarios', () => {
   const bob = { id: 'id_bob', externalId: 'bob@example.com' };
   const carol = { id: 'id_carol', externalId: 'org:carol' };
 
-  const query = async (qs: string) => {
+  const query = async (params: Omit<GetVerificationsParams, 'apiId'>) => {
+    const result = await client.getVerifications({ apiId: 'api_shop', ...params });
+    expect(result.precision).toBe('hour');
+    return result.datapoints;
+  };
+  const rawQuery = async (qs: string) => {
     const response = await h.get(`${PATH}?apiId=api_shop&${qs}`, key);
     expect(response.statusCode, response.body).toBe(200);
     return response.json<Datapoint[]>();
@@ -67,6 +75,7 @@ describe('user scenarios', () => {
   beforeAll(async () => {
     h = await queryHarness('query scenarios', { now, env: LONG_RETENTION });
     key = await h.rootKey();
+    client = await h.client(key);
     await h.seed([
       // alice: key_a1 and key_a2, this month and last month
       event(thisHour - 2 * HOUR + 5, 'key_a1', 'VALID', { identity: alice, tags: ['plan:pro', 'eu'] }),
@@ -89,7 +98,12 @@ describe('user scenarios', () => {
   afterAll(() => h.close());
 
   it("a user's usage over the last 24 hours, by hour", async () => {
-    const rows = await query(`externalId=alice%40example.com&groupBy=hour&start=${now - DAY_MS}&end=${now}`);
+    const rows = await query({
+      externalId: 'alice@example.com',
+      groupBy: ['hour'],
+      start: now - DAY_MS,
+      end: now,
+    });
     expect(rows).toHaveLength(25);
     expect(rows[0]!.time).toBe(thisHour - 24 * HOUR);
     expect(rows.at(-1)!.time).toBe(thisHour);
@@ -101,7 +115,7 @@ describe('user scenarios', () => {
 
   it('per-key daily breakdown of one user this month', async () => {
     const monthStart = Date.UTC(2026, 2, 1);
-    const rows = await query(`externalId=alice%40example.com&groupBy=key,day&start=${monthStart}`);
+    const rows = await query({ externalId: 'alice@example.com', groupBy: ['key', 'day'], start: monthStart });
     const days = 18;
     expect(rows).toHaveLength(2 * days); // key_a1 and key_a2, every day from the 1st to today
     const day = (d: number) => Date.UTC(2026, 2, d);
@@ -118,9 +132,11 @@ describe('user scenarios', () => {
   });
 
   it('monthly invoice total per identity', async () => {
-    const rows = await query(
-      `groupBy=identity,month&start=${Date.UTC(2026, 1, 1)}&end=${Date.UTC(2026, 1, 28, 23)}`,
-    );
+    const rows = await query({
+      groupBy: ['identity', 'month'],
+      start: Date.UTC(2026, 1, 1),
+      end: Date.UTC(2026, 1, 28, 23),
+    });
     expect(rows).toEqual([
       { ...ZERO, time: Date.UTC(2026, 1, 1), identity: alice, valid: 1, total: 1 },
       { ...ZERO, time: Date.UTC(2026, 1, 1), identity: carol, valid: 1, total: 1 },
@@ -128,12 +144,18 @@ describe('user scenarios', () => {
   });
 
   it('the quota gauge for the current billing period', async () => {
-    const [gauge] = await query(`externalId=alice%40example.com&start=${Date.UTC(2026, 2, 1)}`);
+    const [gauge] = await query({ externalId: 'alice@example.com', start: Date.UTC(2026, 2, 1) });
     expect(gauge).toEqual({ ...ZERO, valid: 3, rateLimited: 1, usageExceeded: 1, total: 5 });
   });
 
   it('top 10 identities of the last 30 days', async () => {
-    const rows = await query(`groupBy=identity&start=${now - 30 * DAY_MS}&orderBy=total&order=desc&limit=10`);
+    const rows = await query({
+      groupBy: ['identity'],
+      start: now - 30 * DAY_MS,
+      orderBy: 'total',
+      order: 'desc',
+      limit: 10,
+    });
     // carol's only event is 40 days old; alice and bob tie at 6: ties fall back to identity id.
     expect(rows.map((r) => [r.identity!.id, r.total])).toEqual([
       ['id_alice', 6],
@@ -142,29 +164,30 @@ describe('user scenarios', () => {
   });
 
   it('filter by one tag and by several (all must be present)', async () => {
-    expect((await query(`tag=eu&start=${now - 30 * DAY_MS}`))[0]!.total).toBe(4);
-    expect((await query(`tag=eu&tag=plan:pro&start=${now - 30 * DAY_MS}`))[0]!.total).toBe(2);
-    expect((await query(`tag=eu,plan:pro&start=${now - 30 * DAY_MS}`))[0]!.total).toBe(2);
-    expect((await query(`tag=never-seen&start=${now - 30 * DAY_MS}`))[0]).toEqual(ZERO);
+    const start = now - 30 * DAY_MS;
+    expect((await query({ tag: ['eu'], start }))[0]!.total).toBe(4);
+    expect((await query({ tag: ['eu', 'plan:pro'], start }))[0]!.total).toBe(2);
+    expect((await rawQuery(`tag=eu,plan:pro&start=${start}`))[0]!.total).toBe(2);
+    expect((await query({ tag: ['never-seen'], start }))[0]).toEqual(ZERO);
   });
 
   it('filter by one key and by several', async () => {
-    expect((await query('keyId=key_b1'))[0]!.total).toBe(6);
-    expect((await query('keyId=key_b1&keyId=key_anon'))[0]!.total).toBe(7);
-    expect((await query('keyId=key_b1,key_anon,key_unknown'))[0]!.total).toBe(7);
-    expect((await query('keyId=key_unknown'))[0]).toEqual(ZERO);
+    expect((await query({ keyId: ['key_b1'] }))[0]!.total).toBe(6);
+    expect((await query({ keyId: ['key_b1', 'key_anon'] }))[0]!.total).toBe(7);
+    expect((await rawQuery('keyId=key_b1,key_anon,key_unknown'))[0]!.total).toBe(7);
+    expect((await query({ keyId: ['key_unknown'] }))[0]).toEqual(ZERO);
   });
 
   it('group by tags (sets) and by tag (one row per tag)', async () => {
-    const since = `start=${now - 30 * DAY_MS}`;
-    expect((await query(`groupBy=tags&${since}`)).map((r) => [r.tags, r.total])).toEqual([
+    const start = now - 30 * DAY_MS;
+    expect((await query({ groupBy: ['tags'], start })).map((r) => [r.tags, r.total])).toEqual([
       [[], 3],
       [['eu'], 2],
       [['eu', 'plan:pro'], 2],
       [['plan:free'], 5],
       [['plan:pro'], 1],
     ]);
-    expect((await query(`groupBy=tag&${since}`)).map((r) => [r.tag, r.total])).toEqual([
+    expect((await query({ groupBy: ['tag'], start })).map((r) => [r.tag, r.total])).toEqual([
       ['eu', 4],
       ['plan:free', 5],
       ['plan:pro', 3],
@@ -172,8 +195,8 @@ describe('user scenarios', () => {
   });
 
   it('no groupBy and no data in range: one all-zero row; by hour without start: [] ', async () => {
-    expect(await query(`start=${now + HOUR}&end=${now + 2 * HOUR}`)).toEqual([ZERO]);
-    expect(await query(`keyId=key_unknown&groupBy=hour`)).toEqual([]);
+    expect(await query({ start: now + HOUR, end: now + 2 * HOUR })).toEqual([ZERO]);
+    expect(await query({ keyId: ['key_unknown'], groupBy: ['hour'] })).toEqual([]);
   });
 });
 

@@ -6,13 +6,14 @@
 import { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
+import { createClient, type AnalyticsClient, type ClientOptions } from '@va/client';
 import type { VerificationEvent } from '@va/contracts';
 import { createRootKey, registerApi, revokeRootKey } from '@va/store';
 import { loadConfig, type Config } from '@va/config';
-import { deletePrefix } from '../../../../test/support/context';
+import { deletePrefix } from '@va/testkit/support';
 import type { App } from '../http/app';
 import { createServer } from '../server';
-import { seedEvents } from './seed';
+import { seedEvents } from '@va/testkit/seed';
 
 export interface QueryHarness {
   app: App;
@@ -26,6 +27,10 @@ export interface QueryHarness {
   seed(events: readonly VerificationEvent[]): Promise<void>;
   /** GET path (with query string) with Authorization: Bearer <key> when a key is given. */
   get(path: string, key?: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  /** Listens on a free port of 127.0.0.1 (once) and returns the service's base URL. */
+  baseUrl(): Promise<string>;
+  /** The typed client (@va/client) over real HTTP to this server, with the token. */
+  client(token: string, options?: Partial<ClientOptions>): Promise<AnalyticsClient>;
   close(): Promise<void>;
 }
 
@@ -50,6 +55,8 @@ export async function queryHarness(name: string, options: HarnessOptions = {}): 
   await redis.ping();
   const app = await createServer({ redis, config, now: () => now });
   await app.ready();
+  let listening: Promise<string> | undefined;
+  const baseUrl = () => (listening ??= app.listen({ port: 0, host: '127.0.0.1' }));
   return {
     app,
     redis,
@@ -72,6 +79,10 @@ export async function queryHarness(name: string, options: HarnessOptions = {}): 
         url: path,
         headers: key === undefined ? headers : { authorization: `Bearer ${key}`, ...headers },
       }),
+    baseUrl,
+    async client(token, options = {}) {
+      return createClient({ baseUrl: await baseUrl(), token, ...options });
+    },
     async close() {
       await app.close();
       await deletePrefix(config.redisUrl, prefix);

@@ -40,7 +40,8 @@ import {
   type ReadDictionaries,
 } from '@va/store';
 import { RowCapError } from '../http/api-error';
-import type { VerificationsDeps } from './answer';
+import type { Config } from '@va/config';
+import type { VerificationsDeps } from './deps';
 import { cubeQueryOf, dictionariesOf } from './cube-query';
 import { groupCount } from './group-count';
 import { chooseSlices, firstHourOfIndex, indexOfHour } from './slices';
@@ -61,8 +62,13 @@ const MAX_ATTEMPTS = 5;
  */
 const NARROW_FACTOR = 2;
 
+/** What reading needs (a worker of the pool has no use for the read-token keys). */
+export type ReadDeps = Omit<VerificationsDeps, 'config'> & {
+  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention'>;
+};
+
 interface Reader {
-  deps: VerificationsDeps;
+  deps: ReadDeps;
   space: KeySpace;
   query: ParsedQuery;
   dicts: ReadDictionaries;
@@ -73,7 +79,7 @@ interface Reader {
 }
 
 export async function readAnswer(
-  deps: VerificationsDeps,
+  deps: ReadDeps,
   space: KeySpace,
   query: ParsedQuery,
   now: number,

@@ -11,7 +11,7 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { groupsUpperBound, sliceCount, type ParsedQuery } from '@va/core';
 import type { KeySpace } from '@va/store';
-import type { VerificationsDeps } from './answer';
+import type { VerificationsDeps } from './deps';
 import { cubeQueryOf, dictionariesOf } from './cube-query';
 import { groupSources } from './read-answer';
 import type { ReadResult, ReadTask, WorkerSetup } from './read-worker';

@@ -1,6 +1,6 @@
 /**
  * Sends messages to one topic in chunks with a few requests in flight, acknowledged by all
- * in-sync replicas (the backfill's producer; tools/cli/src/event-producer.ts does the same for a
+ * in-sync replicas (the backfill's producer; libs/testkit/src/event-producer.ts does the same for a
  * synchronous source, this one is fed record by record from an asynchronous one).
  */
 import type { Message, Producer } from 'kafkajs';

@@ -18,14 +18,22 @@ import {
   deleteTopics,
   testEnv,
   type TestEnv,
-} from '../../../../test/support/context';
-import { killAllChildren, startService, waitFor } from '../../../../test/support/processes';
-import { caughtUp, topicEnds } from '../../../../services/ingest/test/verify';
-import { eventMessages, produceMessages } from '../event-producer';
-import { createGenerator, seededRandom } from '../generator';
+  killAllChildren,
+  startService,
+  waitFor,
+} from '@va/testkit/support';
+import {
+  caughtUp,
+  topicEnds,
+  eventMessages,
+  produceMessages,
+  createGenerator,
+  seededRandom,
+  clearOfHorizon,
+  storeDiff,
+} from '@va/testkit';
 import { topicOffsets } from '../ops/kafka';
 import { runCli } from '../testing/cli-process';
-import { clearOfHorizon, storeDiff } from '../testing/expect-store';
 
 /** Events of the backfill file: the issue asks for at least 100,000 over the last 60 days. */
 const BACKFILL_EVENTS = 100_000;

@@ -1,15 +1,14 @@
 /** `npm run cli -- compaction status`, run as operators run it, against a prepared Redis. */
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { hourOf } from '@va/core';
 import { apiKeys, globalKeys } from '@va/store';
-import { deletePrefix } from '../../../../test/support/context';
+import { ROOT } from '@va/infra/paths';
+import { deletePrefix } from '@va/testkit/support';
 
 const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const prefix = `t-cli-cmp-${Math.random().toString(36).slice(2, 8)}`;
 // A fixed clock: 2027-03-10 12:30 UTC, grace 5 minutes -> closed through 11:00.
 const NOW = Date.parse('2027-03-10T12:30:00Z');

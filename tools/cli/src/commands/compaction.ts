@@ -5,8 +5,8 @@
 import { parseArgs } from 'node:util';
 import { IDENTIFIER_PATTERN } from '@va/contracts';
 import { clockOf } from '@va/config';
-import { hourStart } from '@va/core';
-import { closedBoundAt, compactionQueueCounts } from '@va/compactor';
+import { compactionQueueCounts } from '@va/compactor';
+import { closedBoundAt, hourStart } from '@va/core';
 import { compactionStatus, globalKeys, readGeneration } from '@va/store';
 import { withRedis } from './with-redis';
 

@@ -9,8 +9,7 @@ import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { SingleBar, Presets } from 'cli-progress';
 import { loadConfig } from '@va/config';
 import { OUTCOMES } from '@va/contracts';
-import { eventMessage, produceMessages } from '../event-producer';
-import { createGenerator } from '../generator';
+import { eventMessage, produceMessages, createGenerator } from '@va/testkit';
 
 export const usage = [
   '  produce --events N [--rate R] --apis A --keys K --identities I [--seed S] [--start-ms MS] [--span-ms MS] [--topic T]',

@@ -15,14 +15,13 @@ import {
   deleteTopics,
   testEnv,
   type TestEnv,
-} from '../../../../test/support/context';
-import { killAllChildren, startService, waitFor } from '../../../../test/support/processes';
-import { caughtUp, topicEnds } from '../../../../services/ingest/test/verify';
-import { eventMessage, produceMessages } from '../event-producer';
-import { createGenerator } from '../generator';
+  killAllChildren,
+  startService,
+  waitFor,
+} from '@va/testkit/support';
+import { caughtUp, topicEnds, eventMessage, produceMessages, createGenerator, storeDiff } from '@va/testkit';
 import { boundaryOf, iso } from '../rebuild/plan';
 import { runCli, startCli } from '../testing/cli-process';
-import { storeDiff } from '../testing/expect-store';
 
 const DAY = 86_400_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -22,16 +22,23 @@ import {
   deleteTopics,
   testEnv,
   type TestEnv,
-} from '../../../../test/support/context';
-import { killAllChildren, startService, waitFor } from '../../../../test/support/processes';
-import { caughtUp, topicEnds } from '../../../../services/ingest/test/verify';
-import { eventMessages, produceMessages } from '../event-producer';
-import { createGenerator } from '../generator';
+  killAllChildren,
+  startService,
+  waitFor,
+} from '@va/testkit/support';
+import {
+  caughtUp,
+  topicEnds,
+  eventMessages,
+  produceMessages,
+  createGenerator,
+  clearOfHorizon,
+  storeDiff,
+} from '@va/testkit';
 import { topicOffsets } from '../ops/kafka';
 import { STALE_MS } from '../rebuild/deps';
 import { runCli, startCli } from '../testing/cli-process';
-import { clearOfHorizon, storeDiff } from '../testing/expect-store';
-import { totalsProbe, TotalsWatch } from '../testing/totals';
+import { totalsProbe, TotalsWatch } from '@va/testkit/totals';
 
 const LIVE_EVENTS = 8_000;
 const LATE_EVENTS = 400;

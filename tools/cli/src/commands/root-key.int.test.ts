@@ -3,15 +3,14 @@
  * prints the key alone on the first line of stdout; `root-key revoke <key>`; `api register`.
  */
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { apiWorkspace, findRootKey } from '@va/store';
-import { deletePrefix } from '../../../../test/support/context';
+import { ROOT } from '@va/infra/paths';
+import { deletePrefix } from '@va/testkit/support';
 
 const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const prefix = `t-cli-${Math.random().toString(36).slice(2, 8)}`;
 const env = { ...process.env, REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: prefix };
 let redis: Redis;

@@ -6,8 +6,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CACHE_DIR, ROOT } from '../../../../infra/lib/paths.mjs';
-import { track } from '../../../../test/support/children';
+import { CACHE_DIR, ROOT } from '@va/infra/paths';
+import { track } from '@va/testkit/support';
 
 export interface CliProcess {
   child: ChildProcess;

@@ -6,9 +6,9 @@ import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTopics, deletePrefix, deleteTopics, testEnv } from './support/context.js';
-import { startRedisServer } from './support/redis-server.js';
-import { waitFor } from './support/wait.js';
+import { createTopics, deletePrefix, deleteTopics, testEnv } from './context.js';
+import { startRedisServer } from './redis-server.js';
+import { waitFor } from './wait.js';
 
 describe('test harness', () => {
   const cleanups: Array<() => Promise<unknown>> = [];

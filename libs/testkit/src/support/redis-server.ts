@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { redisPing, redisServerArgs } from '../../infra/redis.mjs';
+import { redisPing, redisServerArgs } from '@va/infra/redis';
 import { track } from './children.js';
 import { freePort } from './ports.js';
 import { waitFor } from './wait.js';

@@ -4,9 +4,9 @@
 // unless TEST_KEEP_SERVERS=1 (then they stay up for quicker reruns; `npm run stack` does not touch them).
 import fs from 'node:fs';
 import path from 'node:path';
-import { startKafka, stopKafka } from '../../../infra/kafka.mjs';
-import { startRedis, stopRedis } from '../../../infra/redis.mjs';
-import { CACHE_DIR } from '../../../infra/lib/paths.mjs';
+import { startKafka, stopKafka } from '@va/infra/kafka';
+import { startRedis, stopRedis } from '@va/infra/redis';
+import { CACHE_DIR } from '@va/infra/paths';
 import { Leases } from './leases.js';
 import type { TestServers } from './types.js';
 

@@ -1,4 +1,4 @@
-// What test/support/global-setup.ts provides to every integration test: `inject('redisUrl')` is typed.
+// What global-setup.ts provides to every integration test: `inject('redisUrl')` is typed.
 declare module 'vitest' {
   export interface ProvidedContext {
     /** Comma-separated host:port list of the test Kafka. */

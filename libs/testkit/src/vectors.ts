@@ -1,4 +1,4 @@
-/** The contract's test vectors (the copy in test/fixtures, or VECTORS_FILE). */
+/** The contract's test vectors (the copy in libs/testkit/fixtures, or VECTORS_FILE). */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -19,7 +19,7 @@ export interface Vectors {
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
-const DEFAULT_FILE = join(here, '../../../../test/fixtures/getVerifications.json');
+const DEFAULT_FILE = join(here, '../fixtures/getVerifications.json');
 
 export function loadVectors(file = process.env.VECTORS_FILE ?? DEFAULT_FILE): Vectors {
   return JSON.parse(readFileSync(file, 'utf8')) as Vectors;

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { CACHE_DIR, ROOT } from '../../infra/lib/paths.mjs';
+import { CACHE_DIR, ROOT } from '@va/infra/paths';
 import { track } from './children.js';
 import { waitFor } from './wait.js';
 

@@ -1,0 +1,31 @@
+/**
+ * The shapes the client sends and receives, all derived (Static<>) from the typebox schemas of
+ * @va/contracts that the query service validates and documents with. Type-only imports: the
+ * client's JavaScript never loads typebox or the schemas, so browser bundles stay small.
+ */
+import type {
+  CreateReadTokenRequest,
+  Datapoint,
+  ErrorEnvelope,
+  FieldError,
+  ReadToken,
+  VerificationsQuery,
+} from '@va/contracts';
+
+export type { CreateReadTokenRequest, Datapoint, ErrorEnvelope, FieldError, ReadToken, VerificationsQuery };
+
+/** Parameters of GET /v1/analytics.getVerifications (lists are arrays; times are unix ms). */
+export type GetVerificationsParams = VerificationsQuery;
+
+/**
+ * How exact the answer is: `hour` normally; `day` or `month` when part of the range was older than
+ * the hour retention and was answered from day or month rollups (header X-Precision).
+ */
+export type Precision = 'hour' | 'day' | 'month';
+
+export interface VerificationsResult {
+  datapoints: Datapoint[];
+  precision: Precision;
+  /** X-Request-Id of the answer: quote it when reporting a problem. */
+  requestId: string | undefined;
+}
