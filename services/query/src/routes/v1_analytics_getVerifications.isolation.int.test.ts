@@ -276,7 +276,7 @@ describe('the worker pool', () => {
       expect(a.statusCode === 200 ? got : got.error, query).toEqual(a.statusCode === 200 ? want : want.error);
       expect(a.headers['x-precision']).toBe(b.headers['x-precision']);
     }
-  });
+  }, 60_000);
 
   it('stops a worker whose request ran out of budget', async () => {
     const pooled = await service({ QUERY_WORKERS: '1', QUERY_TIMEOUT_MS: '1' });
