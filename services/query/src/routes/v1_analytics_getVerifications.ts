@@ -13,7 +13,7 @@ import type { QueryMetrics } from '../http/metrics';
 import { acquireSlot, type SlotDeps } from '../limits/concurrency';
 import type { RateCheck } from '../limits/rate-limit';
 import { authorize, type VerificationsDeps } from '../verifications/answer';
-import { readAnswer, type Answer } from '../verifications/read-answer';
+import { readAnswer, refuseEarly, type Answer } from '../verifications/read-answer';
 import { isHeavy, type ReadPool } from '../verifications/read-pool';
 
 export interface RouteDeps extends VerificationsDeps {
@@ -117,6 +117,7 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
           try {
             const { space, query, now } = authorized;
             if (deps.pool && (await isHeavy(deps, space, query))) {
+              await refuseEarly(deps, space, query, now, signal);
               const budgetMs = Math.max(1, deps.budgetMs - reply.elapsedTime);
               const result = await deps.pool.run({ space, query, now, budgetMs }, signal);
               if (!result.ok) {

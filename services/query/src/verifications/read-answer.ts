@@ -30,6 +30,7 @@ import {
   type ParsedQuery,
   type Precision,
   type ReadPlan,
+  type RowBound,
 } from '@va/core';
 import {
   decodeCells,
@@ -78,13 +79,20 @@ interface Reader {
   signal: AbortSignal | undefined;
 }
 
-export async function readAnswer(
+interface Prepared {
+  r: Reader;
+  cubeQuery: CubeQuery;
+  bound: RowBound;
+}
+
+/** Meta and dictionaries loaded, the rows bounded (libs/core boundRows). */
+async function prepare(
   deps: ReadDeps,
   space: KeySpace,
   query: ParsedQuery,
   now: number,
-  signal?: AbortSignal,
-): Promise<Answer> {
+  signal: AbortSignal | undefined,
+): Promise<Prepared> {
   const { redis, config } = deps;
   const dicts = deps.dictionaries.get(space, query.apiId);
   signal?.throwIfAborted();
@@ -104,29 +112,64 @@ export async function readAnswer(
     signal,
   };
   const cubeQuery = cubeQueryOf(query, dicts);
-
-  // 1. Refuse what is certainly over the cap, before reading counters where the plan tells.
   const bound = boundRows({
     query,
     startHour,
     groupsUpper: groupsUpperBound(query.groupBy, groupSources(cubeQuery, dicts, query)),
     maxRows: config.maxRows,
   });
+  return { r, cubeQuery, bound };
+}
+
+/**
+ * The refusals that cost next to nothing: slices over the cap (from the range), or slices over
+ * the cap and any event in the range (the total cube of the coarsest buckets). Throws the
+ * refusal; returns whether the cap question is settled without counting groups.
+ */
+async function cheapRefusal({ r, bound }: Prepared): Promise<boolean> {
+  const { maxRows } = r.deps.config;
+  if (bound.kind === 'over') throw tooManyRows(rowCapError(bound.rowCount, maxRows));
+  if (bound.kind !== 'countGroups') return true;
+  if (bound.groupsAllowed > 0 || !everyEventHasAGroup(r.query)) return false;
+  const total = await readCells(r, totalCube, undefined);
+  if (counted(total.cells).length > 0) throw tooManyRows(atLeast(rowCapError(bound.slices, maxRows)));
+  return true;
+}
+
+/**
+ * Refuses, on the caller's thread, what is over the row cap at next to no cost (see
+ * cheapRefusal); the main thread runs it before handing a heavy query to a worker, so that
+ * refusals never queue behind heavy work.
+ */
+export async function refuseEarly(
+  deps: ReadDeps,
+  space: KeySpace,
+  query: ParsedQuery,
+  now: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  await cheapRefusal(await prepare(deps, space, query, now, signal));
+}
+
+export async function readAnswer(
+  deps: ReadDeps,
+  space: KeySpace,
+  query: ParsedQuery,
+  now: number,
+  signal?: AbortSignal,
+): Promise<Answer> {
+  const { config } = deps;
+  const prepared = await prepare(deps, space, query, now, signal);
+  const { r, cubeQuery, bound } = prepared;
+  const startHour = r.startHour;
+
+  // 1. Refuse what is certainly over the cap, before reading counters where the plan tells.
   let wholeRange: Cell[] | undefined;
-  if (bound.kind === 'over') throw tooManyRows(rowCapError(bound.rowCount, config.maxRows));
-  if (bound.kind === 'countGroups') {
-    if (bound.groupsAllowed === 0 && everyEventHasAGroup(query)) {
-      // Any event in the range makes a group: the total cube of the coarsest buckets tells.
-      const total = await readCells(r, totalCube, undefined);
-      if (counted(total.cells).length > 0) {
-        throw tooManyRows(atLeast(rowCapError(bound.slices, config.maxRows)));
-      }
-    } else {
-      wholeRange = (await readCells(r, cubeQuery, undefined)).cells;
-      const groups = groupCount(query, counted(wholeRange));
-      if (groups > bound.groupsAllowed) {
-        throw tooManyRows(rowCapError(groups * bound.slices, config.maxRows));
-      }
+  if (!(await cheapRefusal(prepared)) && bound.kind === 'countGroups') {
+    wholeRange = (await readCells(r, cubeQuery, undefined)).cells;
+    const groups = groupCount(query, counted(wholeRange));
+    if (groups > bound.groupsAllowed) {
+      throw tooManyRows(rowCapError(groups * bound.slices, config.maxRows));
     }
   }
 
