@@ -3,7 +3,7 @@
 // the machine has 2 cores and a broker to share.
 import { defineConfig } from 'vitest/config';
 
-const WORKSPACES = ['libs', 'services', 'tools', 'bench'];
+const WORKSPACES = ['libs', 'services', 'tools', 'apps', 'bench'];
 
 export default defineConfig({
   test: {

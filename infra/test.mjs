@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensureKafkaJars, ensureNodeModules, ensureRedisServer } from './lib/install.mjs';
+import { ensureChromium, ensureKafkaJars, ensureNodeModules, ensureRedisServer } from './lib/install.mjs';
 import { CACHE_DIR, ROOT } from './lib/paths.mjs';
 import { makeLog } from './lib/log.mjs';
 
@@ -61,6 +61,8 @@ async function main() {
   // The integration tests start their own Kafka and Redis unless both are given.
   if (!process.env.REDIS_URL) ensureRedisServer();
   if (!process.env.KAFKA_BROKERS) ensureKafkaJars();
+  // The dashboard's browser test drives Debian's Chromium.
+  ensureChromium();
   fs.mkdirSync(CACHE_DIR, { recursive: true });
   fs.rmSync(REPORT, { force: true });
 

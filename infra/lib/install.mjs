@@ -54,6 +54,15 @@ export function ensureRedisServer() {
   aptInstall(['redis-server']);
 }
 
+/** Where the browser test and the screenshot script find Chromium (Debian's package, driven by playwright-core). */
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+/** Debian's `chromium` for the dashboard's browser test; never a browser download from elsewhere. */
+export function ensureChromium() {
+  if (fs.existsSync(CHROMIUM_PATH)) return;
+  aptInstall(['chromium']);
+}
+
 export function ensureKafkaJars() {
   if (fs.existsSync(path.join(KAFKA_LIBS_DIR, KAFKA_JAR))) return;
   if (!commandExists('java')) aptInstall(['default-jre-headless']);

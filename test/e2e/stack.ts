@@ -6,7 +6,7 @@ import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
 import { Redis } from 'ioredis';
 import { createClient, type AnalyticsClient } from '@va/client';
 import type { VerificationEvent } from '@va/contracts';
-import { createRootKey, registerApi } from '@va/store';
+import { createRootKey, registerApi, revokeRootKey } from '@va/store';
 import {
   createTopics,
   deletePrefix,
@@ -25,6 +25,7 @@ export interface Stack {
   query: ServiceProcess;
   produce(events: readonly VerificationEvent[]): Promise<void>;
   rootKey(permissions?: string[], workspace?: string): Promise<string>;
+  revokeRootKey(key: string): Promise<void>;
   registerApi(apiId: string, workspace: string): Promise<void>;
   /** The typed client (@va/client) for the query service, with the key or read token. */
   client(token: string): AnalyticsClient;
@@ -75,6 +76,9 @@ export async function startStack(name: string, env: Record<string, string> = {})
       return (
         await createRootKey(redis, t.keyPrefix, { workspaceId: workspace, permissions, now: Date.now() })
       ).key;
+    },
+    async revokeRootKey(key) {
+      await revokeRootKey(redis, t.keyPrefix, key, Date.now());
     },
     async registerApi(apiId, workspace) {
       const result = await registerApi(redis, t.keyPrefix, apiId, workspace);

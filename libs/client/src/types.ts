@@ -3,16 +3,16 @@
  * @va/contracts that the query service validates and documents with. Type-only imports: the
  * client's JavaScript never loads typebox or the schemas, so browser bundles stay small.
  */
-import type {
-  CreateReadTokenRequest,
-  Datapoint,
-  ErrorEnvelope,
-  FieldError,
-  ReadToken,
-  VerificationsQuery,
-} from '@va/contracts';
+import type * as contracts from '@va/contracts';
 
-export type { CreateReadTokenRequest, Datapoint, ErrorEnvelope, FieldError, ReadToken, VerificationsQuery };
+// Aliases rather than re-exports: in the bundled declarations of the published package, a re-export
+// would also export the schema constants of the same names, which its JavaScript does not have.
+export type Datapoint = contracts.Datapoint;
+export type ErrorEnvelope = contracts.ErrorEnvelope;
+export type FieldError = contracts.FieldError;
+export type VerificationsQuery = contracts.VerificationsQuery;
+export type CreateReadTokenRequest = contracts.CreateReadTokenRequest;
+export type ReadToken = contracts.ReadToken;
 
 /** Parameters of GET /v1/analytics.getVerifications (lists are arrays; times are unix ms). */
 export type GetVerificationsParams = VerificationsQuery;

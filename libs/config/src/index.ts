@@ -35,6 +35,8 @@ export interface Config {
   queryMaxConcurrent: number;
   /** Worker threads answering heavy queries off the main thread; 0 = answer every query on the main thread. */
   queryWorkers: number;
+  /** Dictionary entries the query service keeps in memory over all APIs (least recently used go first). */
+  queryDictionaryCacheEntries: number;
   /** Base of error.type URIs. */
   docsUrl: string;
   /** Consumer group of the ingest workers. */
@@ -118,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queryRateWindowMs: int(env, 'QUERY_RATE_WINDOW_MS', 1_000),
     queryMaxConcurrent: int(env, 'QUERY_MAX_CONCURRENT', 4),
     queryWorkers: int(env, 'QUERY_WORKERS', Math.max(1, Math.min(4, availableParallelism() - 1))),
+    queryDictionaryCacheEntries: int(env, 'QUERY_DICTIONARY_CACHE_ENTRIES', 2_000_000),
     docsUrl: (env.DOCS_URL || 'https://docs.verification-analytics.dev/errors').replace(/\/+$/, ''),
     consumerGroup: env.KAFKA_GROUP || 'verification-ingest',
     logLevel: env.LOG_LEVEL || 'info',

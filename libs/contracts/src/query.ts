@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ExternalId, Identifier, Tag } from './identifiers';
+import { externalId, identifier, Identifier, Tag } from './identifiers';
 import { OUTCOME_FIELDS } from './outcomes';
 
 export const MAX_TIME_MS = 253402300799999; // 9999-12-31T23:59:59.999Z
@@ -30,11 +30,8 @@ const list = <T extends TSchema>(item: T, description: string) =>
 export function verificationsQuerySchema(maxRows: number) {
   return Type.Object(
     {
-      apiId: { ...Identifier, description: 'Selects the API. Only keys belonging to this API are included.' },
-      externalId: Type.Optional({
-        ...ExternalId,
-        description: 'Only verifications of identities with this externalId.',
-      }),
+      apiId: identifier('Selects the API. Only keys belonging to this API are included.'),
+      externalId: Type.Optional(externalId('Only verifications of identities with this externalId.')),
       keyId: Type.Optional(list(Identifier, 'Only verifications of any of these keys.')),
       tag: Type.Optional(list(Tag, 'Only verifications carrying all of these tags.')),
       start: Type.Optional(

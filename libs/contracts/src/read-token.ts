@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ExternalId, Identifier } from './identifiers';
+import { externalId, identifier } from './identifiers';
 
 /** Lifetime of a read token in seconds: 15 minutes unless asked otherwise, at most 24 hours. */
 export const READ_TOKEN_DEFAULT_TTL_S = 15 * 60;
@@ -9,8 +9,8 @@ export const READ_TOKEN_MIN_TTL_S = 1;
 /** Body of POST /v1/analytics.createReadToken. */
 export const CreateReadTokenRequest = Type.Object(
   {
-    apiId: { ...Identifier, description: 'The one API the token may read.' },
-    externalId: { ...ExternalId, description: 'The one end user (identity externalId) the token may read.' },
+    apiId: identifier('The one API the token may read.'),
+    externalId: externalId('The one end user (identity externalId) the token may read.'),
     expiresIn: Type.Optional(
       Type.Integer({
         minimum: READ_TOKEN_MIN_TTL_S,

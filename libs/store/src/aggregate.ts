@@ -64,6 +64,25 @@ export interface ApiIncrements {
   events: number;
   /** Per dictionary: highest code used + 1 (0 = none used); Redis must hold at least that many. */
   required: Record<DictName, number>;
+  /**
+   * Unix ms until which the API's dictionaries and offsets must be kept: the latest expiry of any
+   * bucket the counted hours reach (keepUntilOfHour); 0 when nothing was counted.
+   */
+  keepUntil: number;
+}
+
+/**
+ * The last instant any bucket holding hour h can exist: the latest of its hour, day and month
+ * expiries (normally the month's). The API's dictionaries, offsets and compaction point are
+ * kept at least that long after its newest event, and may go after it (docs/redis-layout.md).
+ */
+export function keepUntilOfHour(h: number, retention: Retention): number {
+  const m = monthOfHour(h);
+  return Math.max(
+    (h + 1) * HOUR_MS + retention.hourMs,
+    (dayOfHour(h) + 1) * DAY_MS + retention.dayMs,
+    monthStart(m + 1) + retention.monthMs,
+  );
 }
 
 /** expireAt of a bucket that must not expire yet: applyApiBatch sets no expiry. */
@@ -219,6 +238,7 @@ export function expand(counter: TupleCounter, horizons: Horizons): ApiIncrements
   const byBucket = new Map<string, BucketIncrements>();
   const required = { k: 0, i: 0, s: 0 };
   let events = 0;
+  let keepUntil = 0;
   const keys = new CodeStrings('k');
   const sets = new CodeStrings('s');
   const identities = new CodeStrings('i');
@@ -264,6 +284,7 @@ export function expand(counter: TupleCounter, horizons: Horizons): ApiIncrements
         }
         return bucket;
       });
+      if (targets.length > 0) keepUntil = Math.max(keepUntil, keepUntilOfHour(h, horizons.retention));
     }
     if (targets.length === 0) return; // outside every retention: validation normally drops these first
     if (k >= required.k) required.k = k + 1;
@@ -287,5 +308,5 @@ export function expand(counter: TupleCounter, horizons: Horizons): ApiIncrements
   });
   flushHour();
 
-  return { buckets: buckets.filter((b) => b.cubes.size > 0), events, required };
+  return { buckets: buckets.filter((b) => b.cubes.size > 0), events, required, keepUntil };
 }

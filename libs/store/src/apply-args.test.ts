@@ -7,6 +7,7 @@ describe('applyApiBatchArgs', () => {
     const inc: ApiIncrements = {
       events: 3,
       required: { k: 2, i: 0, s: 1 },
+      keepUntil: 5000,
       buckets: [
         {
           r: 'h',
@@ -27,7 +28,7 @@ describe('applyApiBatchArgs', () => {
     });
     const base = 'p:g2:{a}';
     expect(args).toEqual([
-      11,
+      14,
       `${base}:off`,
       `${base}:cmp`,
       `${base}:dict:k`,
@@ -36,6 +37,9 @@ describe('applyApiBatchArgs', () => {
       `${base}:idx:h`,
       `${base}:idx:d`,
       `${base}:idx:m`,
+      `${base}:dict:k:ix`,
+      `${base}:dict:i:ix`,
+      `${base}:dict:s:ix`,
       `${base}:h:10:parts`,
       `${base}:h:10:t`,
       `${base}:h:10:k:0`,
@@ -47,6 +51,7 @@ describe('applyApiBatchArgs', () => {
       0,
       1,
       1,
+      5000,
       'h',
       10,
       999,

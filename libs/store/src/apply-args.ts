@@ -35,6 +35,9 @@ export function applyApiBatchArgs(
     keys.bucketIndex('h'),
     keys.bucketIndex('d'),
     keys.bucketIndex('m'),
+    keys.dictIndex('k'),
+    keys.dictIndex('i'),
+    keys.dictIndex('s'),
   ];
   const argv: (string | number)[] = [
     cas.offsetField,
@@ -45,6 +48,7 @@ export function applyApiBatchArgs(
     inc.required.i,
     inc.required.s,
     inc.buckets.length,
+    inc.keepUntil,
   ];
   for (const { r, t, expireAt, cubes } of inc.buckets) {
     keyList.push(keys.parts(r, t));

@@ -97,7 +97,20 @@ export async function revokeRootKey(
   plaintext: string,
   now: number,
 ): Promise<RevokeResult> {
-  const key = globalKeys(prefix).rootKey(hashRootKey(plaintext));
+  return revokeRootKeyByHash(redis, prefix, hashRootKey(plaintext), now);
+}
+
+/** A root key's id: the SHA-256 (hex) that Redis stores, which names the key without revealing it. */
+export const ROOT_KEY_ID_PATTERN = /^[0-9a-f]{64}$/;
+
+/** revokeRootKey by the key's id (its stored hash), so that the secret need not be typed again. */
+export async function revokeRootKeyByHash(
+  redis: Redis,
+  prefix: string,
+  hash: string,
+  now: number,
+): Promise<RevokeResult> {
+  const key = globalKeys(prefix).rootKey(hash);
   if ((await redis.hexists(key, 'workspaceId')) !== 1) return 'unknown';
   return (await redis.hsetnx(key, 'revokedAt', String(now))) === 1 ? 'revoked' : 'already_revoked';
 }

@@ -19,7 +19,7 @@ import {
   TICK_SCHEDULER_ID,
   type CompactJobData,
 } from './jobs';
-import type { CompactorMetrics } from './metrics';
+import { recordLag, type CompactorMetrics } from './metrics';
 import type { CompactorSettings } from './settings';
 
 export interface CompactorDeps {
@@ -100,7 +100,7 @@ export function createCompactor(deps: CompactorDeps): Compactor {
       signal: stopping.signal,
     });
     const behind = closedBoundAt(deps.now(), config.compactionGraceMs) - (result.compactedThrough ?? -1);
-    metrics.lagHours.set({ api: apiId }, Math.max(0, behind));
+    recordLag(metrics, behind);
     return result;
   }
 

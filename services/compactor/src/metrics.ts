@@ -1,11 +1,19 @@
 /** Prometheus metrics of the compactor (prom-client, registered on the service's registry). */
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 
 export interface CompactorMetrics {
   hoursCompacted: Counter;
-  /** Closed hours holding data not yet compacted, per API, after its last job. */
-  lagHours: Gauge<'api'>;
+  /**
+   * Hours between an API's compaction point and the closed bound after each job. A histogram
+   * without an API label: a label per API would keep one series per API ever compacted.
+   */
+  lagHours: Histogram;
   jobs: Counter<'name' | 'result'>;
+}
+
+/** Records an API's lag after a job (hours behind the closed bound; negative counts as 0). */
+export function recordLag(metrics: CompactorMetrics, behindHours: number): void {
+  metrics.lagHours.observe(Math.max(0, behindHours));
 }
 
 export function createCompactorMetrics(registry: Registry): CompactorMetrics {
@@ -15,10 +23,10 @@ export function createCompactorMetrics(registry: Registry): CompactorMetrics {
       help: 'Hours merged into their day and month rollups.',
       registers: [registry],
     }),
-    lagHours: new Gauge({
+    lagHours: new Histogram({
       name: 'va_compactor_lag_hours',
-      help: 'Hours between the last compacted hour and the closed bound, per API, after its last job.',
-      labelNames: ['api'],
+      help: 'Hours between the last compacted hour and the closed bound of an API after each compaction job.',
+      buckets: [0, 1, 2, 6, 24, 168, 840],
       registers: [registry],
     }),
     jobs: new Counter({

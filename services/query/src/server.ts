@@ -1,7 +1,7 @@
 /**
  * The query service's HTTP server, without listening: tests inject requests into it,
- * main.ts listens. Routes: GET /v1/analytics.getVerifications, POST /v1/analytics.createReadToken, /health, /metrics,
- * /openapi.json, /docs.
+ * main.ts listens. Routes: GET /v1/analytics.getVerifications, POST /v1/analytics.createReadToken,
+ * /health, /metrics, /openapi.json, /docs, /dashboard/.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
@@ -17,6 +17,7 @@ import { registerMetrics } from './http/metrics';
 import { registerOpenApi } from './http/openapi';
 import { newRequestId } from './http/request-id';
 import { registerRateLimit } from './limits/rate-limit';
+import { dashboardRoute } from './routes/dashboard';
 import { healthRoute } from './routes/health';
 import { createReadTokenRoute } from './routes/v1_analytics_createReadToken';
 import { GET_VERIFICATIONS, getVerificationsRoute } from './routes/v1_analytics_getVerifications';
@@ -38,12 +39,15 @@ export interface ServerDeps {
     | 'queryWorkers'
     | 'redisUrl'
     | 'readTokenKeys'
-  >;
+  > &
+    Partial<Pick<Config, 'queryDictionaryCacheEntries'>>;
   /** Server clock (unix ms); defaults to Date.now. */
   now?: () => number;
   logger?: Logger;
   /** Prometheus registry for the service's metrics; a private one by default. */
   registry?: Registry;
+  /** The built dashboard served at /dashboard/; @va/dashboard's dist by default. */
+  dashboardDir?: string;
 }
 
 export async function createServer(deps: ServerDeps): Promise<App> {
@@ -86,7 +90,11 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     redis,
     config,
     now: deps.now ?? Date.now,
-    dictionaries: new DictionaryCache(redis),
+    dictionaries: new DictionaryCache(redis, {
+      ...(config.queryDictionaryCacheEntries !== undefined && {
+        maxEntries: config.queryDictionaryCacheEntries,
+      }),
+    }),
     budgetMs: config.queryTimeoutMs,
     rateLimit,
     // A slot outlives the budget a little: the work stops at its next Redis call after it.
@@ -100,5 +108,6 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     pool,
   });
   createReadTokenRoute(app, { redis, config, now: deps.now ?? Date.now });
+  await dashboardRoute(app, config.docsUrl, deps.dashboardDir);
   return app;
 }

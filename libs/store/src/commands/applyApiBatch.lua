@@ -7,6 +7,7 @@
   KEYS[2]  <p>:g<g>:{api}:cmp         string last compacted hour
   KEYS[3..5]  dict:k, dict:i, dict:s  lists (only their lengths are read)
   KEYS[6..8]  idx:h, idx:d, idx:m     zsets of bucket indices holding data
+  KEYS[9..11] dict:k:ix, dict:i:ix, dict:s:ix  hashes (only their expiry is set)
   then per bucket, in ARGV order: its parts set, then one key per cube
 
   ARGV[1]  offset field "<topic>/<partition>"
@@ -15,6 +16,8 @@
   ARGV[4]  expected cmp (-1 = none)              CAS: the hour/rollup split still holds
   ARGV[5..7]  required lengths of dict k, i, s   codes used < length: no dangling code
   ARGV[8]  number of buckets B
+  ARGV[9]  keep-until (unix ms; 0 = none): the per-API keys (off, cmp, dictionaries, their
+           indexes) expire no earlier than this; later batches only move it forward
   then per bucket: r ('h'|'d'|'m'), t, expireAt (unix ms; 0 = none: an hour not compacted
     yet keeps its keys until the compactor merges it and sets their expiry), number of cubes C,
     then per cube: suffix, number of fields F, then F pairs field, increment
@@ -45,8 +48,8 @@ for d = 1, 3 do
 end
 
 local index = { h = KEYS[6], d = KEYS[7], m = KEYS[8] }
-local k = 8
-local a = 9
+local k = 11
+local a = 10
 local buckets = tonumber(ARGV[8])
 for _ = 1, buckets do
   local r, t, expireAt, cubes = ARGV[a], ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3])
@@ -79,4 +82,16 @@ for _ = 1, buckets do
   end
 end
 redis.call('HSET', KEYS[1], offField, ARGV[3])
+
+-- Bounded growth (docs/redis-layout.md "Expiry"): the API's own keys go once no bucket written
+-- so far can exist any more. PEXPIRETIME: -1 = no expiry yet, -2 = no such key.
+local keepUntil = tonumber(ARGV[9])
+if keepUntil > 0 then
+  for _, key in ipairs({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[9], KEYS[10], KEYS[11] }) do
+    local current = redis.call('PEXPIRETIME', key)
+    if current == -1 or (current >= 0 and current < keepUntil) then
+      redis.call('PEXPIREAT', key, ARGV[9])
+    end
+  end
+end
 return { 'ok' }

@@ -90,7 +90,13 @@ end
 local after = cmp and ('(' .. int(cmp)) or '-inf'
 local found = redis.call('ZRANGEBYSCORE', KEYS[2], after, int(bound), 'LIMIT', 0, 1)
 if #found == 0 then
-  redis.call('SET', KEYS[1], int(bound))
+  -- KEEPTTL: cmp expires with the API's other keys (applyApiBatch); a new one gets the expiry
+  -- of the bound's month, so that an API without events does not keep it forever.
+  redis.call('SET', KEYS[1], int(bound), 'KEEPTTL')
+  local boundExpire = firstDayOfMonth(monthOfDay(math.floor(bound / 24)) + 1) * DAY_MS + monthRetention
+  if boundExpire > now and redis.call('PEXPIRETIME', KEYS[1]) == -1 then
+    redis.call('PEXPIREAT', KEYS[1], int(boundExpire))
+  end
   return { 'done', int(bound) }
 end
 
@@ -149,5 +155,11 @@ if (h + 1) * HOUR_MS + hourRetention <= now then
   redis.call('ZREM', KEYS[2], found[1])
 end
 
-redis.call('SET', KEYS[1], int(h))
+redis.call('SET', KEYS[1], int(h), 'KEEPTTL')
+-- cmp lives at least as long as the rollups of the hour it names (docs/redis-layout.md "Expiry").
+-- (Never an instant already past: that would delete cmp and start compaction over.)
+local cmpExpire = redis.call('PEXPIRETIME', KEYS[1])
+if monthExpire > now and (cmpExpire == -1 or cmpExpire < monthExpire) then
+  redis.call('PEXPIREAT', KEYS[1], int(monthExpire))
+end
 return { 'hour', int(h), added }

@@ -1,14 +1,12 @@
 /**
- * `backfill (--file <events.ndjson> | --from-topic <topic>) [--timeout <s>] [--no-wait] [--json]`:
- * replays old events into the counters without double counting (README "Operations").
+ * `backfill`: replays old events into the counters without double counting (README "Operations").
  *
  * Every event is checked with the ingest worker's own decoder; valid ones go to the backfill
  * topic (key = apiId), which the ingest worker consumes beside the live topic with the same
  * exactly-once protocol (and pauses while live traffic lags); invalid ones go to the DLQ in the
  * worker's format. Then the command waits until the worker has applied every produced offset (the
- * watermark of each backfill partition in the current generation) and prints what happened.
+ * watermark of each backfill partition in the current generation) and prints what happened. Options: ../program/backfill.ts.
  */
-import { parseArgs } from 'node:util';
 import { Partitioners } from 'kafkajs';
 import { SingleBar, Presets } from 'cli-progress';
 import { clockOf, loadConfig } from '@va/config';
@@ -27,55 +25,18 @@ import {
 import { cliKafka, topicOffsets } from '../ops/kafka';
 import { readTopicRanges } from '../ops/topic-reader';
 import { waitApplied, type AppliedTarget } from '../ops/wait-applied';
+import { UsageError } from '../usage-error';
 import { withRedis } from './with-redis';
 
-export const usage = [
-  '  backfill (--file <events.ndjson> | --from-topic <topic>) [--timeout <seconds>] [--no-wait] [--json]',
-  "      checks every event with the ingest worker's decoder, produces the valid ones to the backfill topic",
-  '      and the invalid ones to the DLQ, waits until the ingest worker counted them (default timeout 600 s)',
-].join('\n');
-
-class UsageError extends Error {}
-
-function fail(message: string): number {
-  process.stderr.write(`backfill: ${message}\n${usage}\n`);
-  return 2;
-}
-
-interface BackfillArgs {
-  file: string | undefined;
-  fromTopic: string | undefined;
+export interface BackfillOptions {
+  /** NDJSON file, one event per line; exactly one of file and fromTopic. */
+  file?: string | undefined;
+  /** Another topic whose retained records are replayed. */
+  fromTopic?: string | undefined;
+  /** How long to wait for the ingest worker to apply the produced events. */
   timeoutMs: number;
   wait: boolean;
   json: boolean;
-}
-
-function parse(args: string[]): BackfillArgs {
-  const { values, positionals } = parseArgs({
-    args,
-    options: {
-      file: { type: 'string' },
-      'from-topic': { type: 'string' },
-      timeout: { type: 'string' },
-      'no-wait': { type: 'boolean' },
-      json: { type: 'boolean' },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
-  if ((values.file === undefined) === (values['from-topic'] === undefined))
-    throw new UsageError('give exactly one of --file and --from-topic');
-  const timeout = values.timeout === undefined ? 600 : Number(values.timeout);
-  if (!Number.isSafeInteger(timeout) || timeout <= 0)
-    throw new UsageError('--timeout takes a positive number of seconds');
-  return {
-    file: values.file,
-    fromTopic: values['from-topic'],
-    timeoutMs: timeout * 1000,
-    wait: !values['no-wait'],
-    json: values.json ?? false,
-  };
 }
 
 /** A bar on a TTY (stderr, like every progress display of the CLI); nothing otherwise. */
@@ -85,17 +46,9 @@ function progressBar(format: string): SingleBar | undefined {
     : undefined;
 }
 
-export async function run(args: string[]): Promise<number> {
-  let options: BackfillArgs;
-  try {
-    options = parse(args);
-  } catch (err) {
-    if (err instanceof UsageError) return fail(err.message);
-    if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
-      return fail(err.message);
-    }
-    throw err;
-  }
+export async function backfillCommand(options: BackfillOptions): Promise<number> {
+  if ((options.file === undefined) === (options.fromTopic === undefined))
+    throw new UsageError('give exactly one of --file and --from-topic');
   const config = loadConfig();
   if (options.fromTopic === config.topic || options.fromTopic === config.backfillTopic) {
     process.stderr.write(

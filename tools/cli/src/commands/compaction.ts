@@ -1,39 +1,22 @@
 /**
- * `compaction status [--api <apiId>] [--json]`: per API, the last compacted hour and how many
- * closed hours with data wait for the compactor; and the compaction queue's BullMQ job counts.
+ * `compaction status`: per API, the last compacted hour and how many
+ * closed hours with data wait for the compactor; and the compaction queue's BullMQ job counts. Options: ../program/compaction.ts.
  */
-import { parseArgs } from 'node:util';
-import { IDENTIFIER_PATTERN } from '@va/contracts';
 import { clockOf } from '@va/config';
 import { compactionQueueCounts } from '@va/compactor';
 import { closedBoundAt, hourStart } from '@va/core';
 import { compactionStatus, globalKeys, readGeneration } from '@va/store';
 import { withRedis } from './with-redis';
 
-export const usage = [
-  '  compaction status [--api <apiId>] [--json]',
-  '      per API: last compacted hour, closed hours waiting; and the compaction queue counts',
-].join('\n');
-
-const identifier = new RegExp(IDENTIFIER_PATTERN);
-
-function fail(message: string): number {
-  process.stderr.write(`compaction: ${message}\n${usage}\n`);
-  return 2;
-}
-
 const iso = (hour: number | null) => (hour === null ? 'never' : new Date(hourStart(hour)).toISOString());
 
-async function status(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: { api: { type: 'string' }, json: { type: 'boolean' } },
-    allowPositionals: true,
-    strict: true,
-  });
-  if (positionals.length > 0) return fail(`unexpected argument ${positionals[0]}`);
-  if (values.api !== undefined && !identifier.test(values.api)) return fail('--api takes an identifier');
+export interface CompactionStatusOptions {
+  /** Only this API; all known APIs when undefined. */
+  api?: string | undefined;
+  json: boolean;
+}
 
+export async function compactionStatusCommand(values: CompactionStatusOptions): Promise<number> {
   const report = await withRedis(async (redis, config) => {
     const closedBound = closedBoundAt(clockOf(config)(), config.compactionGraceMs);
     const generation = await readGeneration(redis, config.keyPrefix);
@@ -70,17 +53,4 @@ async function status(args: string[]): Promise<number> {
   if (rows.length === 0) lines.push('(no APIs known)');
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
-}
-
-export async function run(args: string[]): Promise<number> {
-  const [sub, ...rest] = args;
-  try {
-    if (sub === 'status') return await status(rest);
-  } catch (err) {
-    if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
-      return fail(err.message);
-    }
-    throw err;
-  }
-  return fail(sub === undefined ? 'missing subcommand' : `unknown subcommand ${sub}`);
 }

@@ -1,98 +1,32 @@
 /**
- * `produce --events N [--rate R] --apis A --keys K --identities I [--seed S] [--start-ms MS]
- *  [--span-ms MS] [--topic T]`: writes generated verification events (generator.ts) to Kafka.
- * Without --start-ms the events are live (time = now, minus up to a second); with it, times are
- * uniform in [start, start + span). Progress bar on a TTY, a summary at the end.
+ * `produce`: writes generated verification events (generator.ts) to Kafka. Without a start time
+ * the events are live (time = now, minus up to a second); with one, times are uniform in
+ * [start, start + span). Progress bar on a TTY, a summary at the end. Options: ../program/produce.ts.
  */
-import { parseArgs } from 'node:util';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { SingleBar, Presets } from 'cli-progress';
 import { loadConfig } from '@va/config';
 import { OUTCOMES } from '@va/contracts';
 import { eventMessage, produceMessages, createGenerator } from '@va/testkit';
 
-export const usage = [
-  '  produce --events N [--rate R] --apis A --keys K --identities I [--seed S] [--start-ms MS] [--span-ms MS] [--topic T]',
-  '      writes N generated events (Zipf-like APIs and keys, 0-3 tags, all outcomes) to Kafka;',
-  '      --rate events/s (default: as fast as possible); --start-ms/--span-ms: historical times instead of now',
-].join('\n');
-
-function fail(message: string): number {
-  process.stderr.write(`produce: ${message}\n${usage}\n`);
-  return 2;
-}
-
-function count(raw: string | undefined, name: string, fallback?: number): number {
-  if (raw === undefined) {
-    if (fallback === undefined) throw new UsageError(`--${name} is required`);
-    return fallback;
-  }
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new UsageError(`--${name} must be a non-negative integer`);
-  return value;
-}
-
-class UsageError extends Error {}
-
-interface ProduceArgs {
+export interface ProduceOptions {
   events: number;
+  /** Events per second; 0 = as fast as possible. */
   rate: number;
   apis: number;
   keys: number;
   identities: number;
-  seed: number;
-  startMs: number | undefined;
+  /** Generator seed; undefined = a fresh one (printed in the summary). */
+  seed?: number | undefined;
+  /** Unix ms of the first event time; undefined = live events. */
+  startMs?: number | undefined;
   spanMs: number;
-  topic: string | undefined;
+  /** Defaults to the live topic (KAFKA_TOPIC). */
+  topic?: string | undefined;
 }
 
-function parse(args: string[]): ProduceArgs {
-  const { values, positionals } = parseArgs({
-    args,
-    options: {
-      events: { type: 'string' },
-      rate: { type: 'string' },
-      apis: { type: 'string' },
-      keys: { type: 'string' },
-      identities: { type: 'string' },
-      seed: { type: 'string' },
-      'start-ms': { type: 'string' },
-      'span-ms': { type: 'string' },
-      topic: { type: 'string' },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
-  const apis = count(values.apis, 'apis', 10);
-  if (apis < 1) throw new UsageError('--apis must be at least 1');
-  const start = values['start-ms'];
-  return {
-    events: count(values.events, 'events'),
-    rate: count(values.rate, 'rate', 0),
-    apis,
-    keys: count(values.keys, 'keys', 1000),
-    identities: count(values.identities, 'identities', 200),
-    seed: count(values.seed, 'seed', Date.now() % 2 ** 31),
-    startMs: start === undefined ? undefined : count(start, 'start-ms'),
-    spanMs: count(values['span-ms'], 'span-ms', 3_600_000),
-    topic: values.topic,
-  };
-}
-
-export async function run(args: string[]): Promise<number> {
-  let options: ProduceArgs;
-  try {
-    options = parse(args);
-  } catch (err) {
-    if (err instanceof UsageError) return fail(err.message);
-    if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
-      return fail(err.message);
-    }
-    throw err;
-  }
-
+export async function produceCommand(input: ProduceOptions): Promise<number> {
+  const options = { ...input, seed: input.seed ?? Date.now() % 2 ** 31 };
   const config = loadConfig();
   const topic = options.topic ?? config.topic;
   const generator = createGenerator({

@@ -66,10 +66,12 @@ describe('query', () => {
   it('refuses bad options before asking, exit code 2', async () => {
     const missing = await runCli(['query', '--start', 'yesterday'], env);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('--api <apiId> is required');
+    expect(missing.stderr).toContain("required option '--api <apiId>' not specified");
     const badTime = await runCli(['query', '--api', 'a', '--start', 'yesterday'], env);
     expect(badTime.code).toBe(2);
-    expect(badTime.stderr).toContain('--start must be unix ms or an ISO 8601 time');
+    expect(badTime.stderr).toContain(
+      "option '--start <time>' argument 'yesterday' is invalid. expected unix ms or an ISO 8601 time",
+    );
     const noToken = await runCli(['query', '--api', 'a'], { ...env, ANALYTICS_TOKEN: '' });
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toContain('ANALYTICS_TOKEN');

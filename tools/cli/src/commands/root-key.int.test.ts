@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { apiWorkspace, findRootKey } from '@va/store';
+import { apiWorkspace, findRootKey, hashRootKey } from '@va/store';
 import { ROOT } from '@va/infra/paths';
 import { deletePrefix } from '@va/testkit/support';
 
@@ -58,6 +58,33 @@ describe('root-key', () => {
     expect(revoked.code, revoked.stderr).toBe(0);
     expect((await findRootKey(redis, prefix, key))?.revokedAt).toEqual(expect.any(Number));
   }, 60_000);
+
+  it('revokes by the key id printed at creation (stderr), keeping the secret off the command line', async () => {
+    const created = await cli(
+      'root-key',
+      'create',
+      '--workspace',
+      'ws_cli',
+      '--permission',
+      'api.*.read_api',
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const [key, ...rest] = created.stdout.split('\n');
+    expect(key).toMatch(/^vak_[0-9A-Za-z]{32}$/);
+    expect(rest.join('')).toBe(''); // the key stays alone on stdout
+    const id = /key id: ([0-9a-f]{64})/.exec(created.stderr)?.[1];
+    expect(id, created.stderr).toBe(hashRootKey(key!)); // the stored hash: not the secret
+    expect(created.stderr).not.toContain(key!);
+
+    const revoked = await cli('root-key', 'revoke', id!);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stderr).toMatch(/^revoked/m);
+    expect((await findRootKey(redis, prefix, key!))?.revokedAt).toEqual(expect.any(Number));
+    expect((await cli('root-key', 'revoke', id!)).stderr).toMatch(/already revoked/);
+    const unknown = await cli('root-key', 'revoke', 'f'.repeat(64));
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no such key/);
+  }, 120_000);
 
   it('refuses bad input with a usage message and a non-zero exit', async () => {
     for (const args of [

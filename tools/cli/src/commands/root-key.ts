@@ -1,59 +1,43 @@
 /**
- * `root-key create --workspace <id> --permission <perm> [--permission <perm> ...]`: prints the new key
- * alone on the first line of stdout (it is shown only this once; Redis keeps its hash).
- * `root-key revoke <key>`: requests with the key get 401 from the next request on.
+ * `root-key create`: prints the new key alone on the first line of stdout (it is shown only this
+ * once; Redis keeps its hash) and its id (that hash) on stderr. `root-key revoke <key | id>`:
+ * requests with the key get 401 from the next request on; revoking by id keeps the secret out of
+ * shell history and process lists. Options are parsed in ../program/root-key.ts.
  */
-import { parseArgs } from 'node:util';
-import { IDENTIFIER_PATTERN } from '@va/contracts';
-import { createRootKey, revokeRootKey } from '@va/store';
+import { createRootKey, revokeRootKey, revokeRootKeyByHash, ROOT_KEY_ID_PATTERN } from '@va/store';
+import { UsageError } from '../usage-error';
 import { withRedis } from './with-redis';
 
-export const usage = [
-  '  root-key create --workspace <id> --permission <perm> [--permission <perm> ...]',
-  '      creates a root key and prints it alone on the first line (e.g. --permission api.*.read_api)',
-  '  root-key revoke <key>',
-  '      revokes a root key',
-].join('\n');
-
-const identifier = new RegExp(IDENTIFIER_PATTERN);
 const permissionPattern = /^[\x21-\x7e]{1,300}$/; // printable ASCII, no spaces
 
-function fail(message: string): number {
-  process.stderr.write(`root-key: ${message}\n${usage}\n`);
-  return 2;
+export interface CreateRootKeyOptions {
+  workspace: string;
+  permissions: readonly string[];
 }
 
-async function create(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: { workspace: { type: 'string' }, permission: { type: 'string', multiple: true } },
-    allowPositionals: true,
-    strict: true,
-  });
-  if (positionals.length > 0) return fail(`unexpected argument ${positionals[0]}`);
-  const workspaceId = values.workspace;
-  const permissions = values.permission ?? [];
-  if (workspaceId === undefined || !identifier.test(workspaceId)) {
-    return fail('--workspace <id> is required (1-255 of A-Z a-z 0-9 _ - . :)');
-  }
-  if (permissions.length === 0) return fail('at least one --permission <perm> is required');
+export async function createRootKeyCommand(options: CreateRootKeyOptions): Promise<number> {
+  const { workspace: workspaceId, permissions } = options;
+  if (permissions.length === 0) throw new UsageError('at least one --permission <perm> is required');
   const bad = permissions.find((p) => !permissionPattern.test(p));
-  if (bad !== undefined) return fail(`invalid permission ${JSON.stringify(bad)}`);
-  const { key } = await withRedis((redis, config) =>
+  if (bad !== undefined) throw new UsageError(`invalid permission ${JSON.stringify(bad)}`);
+  const { key, hash } = await withRedis((redis, config) =>
     createRootKey(redis, config.keyPrefix, { workspaceId, permissions, now: Date.now() }),
   );
   process.stdout.write(`${key}\n`);
   process.stderr.write(
-    `root key for workspace ${workspaceId} with ${permissions.join(', ')}; it is not shown again\n`,
+    `root key for workspace ${workspaceId} with ${permissions.join(', ')}; it is not shown again\n` +
+      `key id: ${hash} (revoke with: npm run cli -- root-key revoke ${hash})\n`,
   );
   return 0;
 }
 
-async function revoke(args: string[]): Promise<number> {
-  const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true });
-  if (positionals.length !== 1) return fail('revoke takes exactly one key');
+/** `keyOrId`: the key itself (vak_...) or its id, the 64 hex digits printed at creation. */
+export async function revokeRootKeyCommand(keyOrId: string): Promise<number> {
+  const byId = ROOT_KEY_ID_PATTERN.test(keyOrId);
   const result = await withRedis((redis, config) =>
-    revokeRootKey(redis, config.keyPrefix, positionals[0]!, Date.now()),
+    byId
+      ? revokeRootKeyByHash(redis, config.keyPrefix, keyOrId, Date.now())
+      : revokeRootKey(redis, config.keyPrefix, keyOrId, Date.now()),
   );
   if (result === 'unknown') {
     process.stderr.write('root-key: no such key\n');
@@ -61,18 +45,4 @@ async function revoke(args: string[]): Promise<number> {
   }
   process.stderr.write(result === 'revoked' ? 'revoked\n' : 'already revoked\n');
   return 0;
-}
-
-export async function run(args: string[]): Promise<number> {
-  const [sub, ...rest] = args;
-  try {
-    if (sub === 'create') return await create(rest);
-    if (sub === 'revoke') return await revoke(rest);
-  } catch (err) {
-    if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
-      return fail(err.message);
-    }
-    throw err;
-  }
-  return fail(sub === undefined ? 'missing subcommand' : `unknown subcommand ${sub}`);
 }

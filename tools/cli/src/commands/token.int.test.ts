@@ -80,5 +80,5 @@ it('create with an unknown root key reports the 401; missing options are usage e
   expect(other.stderr).toContain('401');
   const usage = await runCli(['token', 'create', '--api', 'api_cli'], env);
   expect(usage.code).toBe(2);
-  expect(usage.stderr).toContain('--api and --external-id are required');
+  expect(usage.stderr).toContain("required option '--external-id <id>' not specified");
 });

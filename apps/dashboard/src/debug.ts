@@ -1,0 +1,32 @@
+/**
+ * What the page shows right now, published as `window.__dashboard`: the browser test compares it with the
+ * API's own answers to the same queries, and it is handy in the console. Never holds the secret.
+ */
+import type { OutcomeField } from '@va/contracts';
+import type { Precision } from '@va/client';
+import type { DashboardQueries } from './queries';
+import type { Counts, Series, TopRow } from './series';
+import type { ViewState } from './view-state';
+
+export interface DashboardDebug {
+  view: ViewState;
+  mode: 'rootKey' | 'readToken' | 'signedOut';
+  /** The queries of the last completed refresh, with their exact start and end. */
+  queries?: DashboardQueries;
+  /** The series the chart was given (raw counts per outcome). */
+  series?: Series;
+  /** What the chart holds: x in unix seconds and, per outcome, the top of its stacked bar. */
+  chart?: { time: number[]; stacked: Record<OutcomeField, number[]> };
+  totals?: Counts;
+  top?: { keys: TopRow[]; identities: TopRow[]; tags: TopRow[] };
+  precision?: Precision;
+  /** Completed refreshes (successful or not). */
+  refreshes: number;
+  error?: string;
+}
+
+declare global {
+  interface Window {
+    __dashboard: DashboardDebug;
+  }
+}

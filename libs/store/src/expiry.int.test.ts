@@ -1,0 +1,82 @@
+// Issue #17.6: an API's dictionaries, its per-partition offsets (`off`) and its compaction point
+// (`cmp`) must not outlive its counters forever. Each gets an expiry: the latest expiry of any
+// bucket its events were written to (month end + month retention of the newest hour), moved
+// forward by every later batch and kept by compaction.
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DAY_MS, hourOf, monthOfHour, monthStart, type RetentionMs } from '@va/core';
+import { deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
+import { expand, TupleCounter } from './aggregate';
+import { applyApiBatches } from './apply';
+import { compactApi, readCompactedThrough } from './compaction';
+import { DictionaryWriter, emptyMissing } from './dictionary';
+import { apiKeys, type KeySpace } from './keys';
+
+const retention: RetentionMs = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 1830 * DAY_MS };
+const API = 'api_expiry';
+
+let t: TestEnv;
+let redis: Redis;
+let space: KeySpace;
+
+beforeAll(async () => {
+  t = await testEnv('expiry');
+  redis = new Redis(t.redisUrl);
+  space = { prefix: t.keyPrefix, generation: 1 };
+});
+afterAll(async () => {
+  await deletePrefix(t.redisUrl, t.keyPrefix);
+  redis.disconnect();
+});
+
+async function write(hours: number[], now: number, offset: number): Promise<void> {
+  const dicts = new DictionaryWriter(redis, space);
+  const missing = emptyMissing();
+  missing.k.add('key_1');
+  missing.s.add('a');
+  missing.i.add('id\next');
+  await dicts.assign(new Map([[API, missing]]));
+  const codes = dicts.codesOf(API);
+  const counter = new TupleCounter();
+  for (const h of hours) counter.add(h, codes.k.get('key_1')!, codes.i.get('id\next')!, codes.s.get('a')!, 0);
+  const cmp = (await readCompactedThrough(redis, space, API)) ?? -1;
+  const [result] = await applyApiBatches(redis, space, [
+    {
+      apiId: API,
+      increments: expand(counter, { now, retention, cmp }),
+      cas: { offsetField: 'test/0', expectedOff: offset - 1, newOff: offset, expectedCmp: cmp },
+    },
+  ]);
+  expect(result).toEqual({ status: 'ok' });
+}
+
+describe('per-API keys expire after the longest retention since the last event', () => {
+  it('dictionaries, off and cmp expire when the last bucket of the newest event would', async () => {
+    const now = Date.now();
+    const keys = apiKeys(space, API);
+    const perApi = [
+      keys.dict('k'),
+      keys.dictIndex('k'),
+      keys.dict('i'),
+      keys.dictIndex('i'),
+      keys.dict('s'),
+      keys.dictIndex('s'),
+      keys.offsets,
+    ];
+    const keptUntil = (h: number) => monthStart(monthOfHour(h) + 1) + retention.monthMs;
+
+    const old = hourOf(now) - 24 * 60; // 60 days ago
+    await write([old], now, 0);
+    for (const key of perApi) expect([key, await redis.pexpiretime(key)]).toEqual([key, keptUntil(old)]);
+
+    // A newer event moves every expiry forward; an older one never moves it back.
+    const recent = hourOf(now) - 1;
+    await write([recent], now, 1);
+    await write([old - 24 * 100], now, 2);
+    for (const key of perApi) expect([key, await redis.pexpiretime(key)]).toEqual([key, keptUntil(recent)]);
+
+    // Compaction moves cmp and keeps (or, for a new cmp, sets) its expiry.
+    await compactApi(redis, space, API, { closedBound: hourOf(now) - 1, retention, now });
+    expect(await redis.pexpiretime(keys.compactedThrough)).toBe(keptUntil(recent));
+  });
+});
