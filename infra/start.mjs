@@ -1,7 +1,9 @@
-// `npm start`: installs what is missing, starts Kafka + Redis (or uses KAFKA_BROKERS / REDIS_URL), then the
-// ingest worker, the compactor and the query service in the foreground. SIGINT / SIGTERM stops the services,
+// `npm start`: installs what is missing, builds the services when a source changed (infra/lib/build.mjs), starts
+// Kafka + Redis (or uses KAFKA_BROKERS / REDIS_URL), then the compiled ingest worker, compactor and query
+// service (services/<name>/dist/main.js) in the foreground. SIGINT / SIGTERM stops the services,
 // then the servers this run started, and exits with nothing left running.
 /* global AbortSignal -- Node 20 built-in; the shared eslint config lists only a few globals. */
+import { ensureBuilt } from './lib/build.mjs';
 import { ensureKafkaJars, ensureNodeModules, ensureRedisServer } from './lib/install.mjs';
 import { makeLog } from './lib/log.mjs';
 import { Supervisor } from './lib/supervisor.mjs';
@@ -53,7 +55,10 @@ async function main() {
   ensureNodeModules();
   if (local.redis) ensureRedisServer();
   if (local.kafka) ensureKafkaJars();
-  stack = await startStack();
+  // esbuild works in a process of its own: the build and Kafka's start overlap.
+  const [started, built] = await Promise.allSettled([startStack(), ensureBuilt()]);
+  if (started.status === 'fulfilled') stack = started.value; // stopped by shutdown() even when the build failed
+  for (const step of [started, built]) if (step.status === 'rejected') throw step.reason;
   if (shuttingDown) return;
 
   const env = { ...process.env, KAFKA_BROKERS: stack.kafkaBrokers, REDIS_URL: stack.redisUrl };

@@ -13,7 +13,8 @@ const KAFKA_JAR = `kafka_2.13-${KAFKA_VERSION}.jar`;
 
 function run(command, args, { quiet = false, ...options } = {}) {
   log(`$ ${command} ${args.join(' ')}`);
-  const stdio = ['ignore', quiet ? 'pipe' : 'inherit', quiet ? 'pipe' : 'inherit'];
+  // The child's stdout goes to our stderr: `npm run cli` keeps stdout for the command's answer.
+  const stdio = ['ignore', quiet ? 'pipe' : 2, quiet ? 'pipe' : 'inherit'];
   const result = spawnSync(command, args, { stdio, cwd: ROOT, encoding: 'utf8', ...options });
   if (result.error) throw result.error;
   if (result.status !== 0) {

@@ -21,7 +21,8 @@ const COLORS = { ingest: 36, query: 35, compactor: 33 };
 const NODE_FLAGS = { ingest: ['--max-semi-space-size=64'] };
 
 export class Supervisor {
-  constructor(name, env, entry = path.join('services', name, 'src', 'main.ts')) {
+  /** entry: the compiled service (infra/lib/build.mjs builds it before `npm start` starts anything). */
+  constructor(name, env, entry = path.join('services', name, 'dist', 'main.js')) {
     this.name = name;
     this.env = env;
     this.entry = entry;
@@ -49,7 +50,9 @@ export class Supervisor {
 
   start() {
     const startedAt = Date.now();
-    const child = spawn(process.execPath, [...(NODE_FLAGS[this.name] ?? []), '--import', 'tsx', this.entry], {
+    // --enable-source-maps: stack traces in the logs name the TypeScript file and line (dist/*.js.map).
+    const flags = [...(NODE_FLAGS[this.name] ?? []), '--enable-source-maps'];
+    const child = spawn(process.execPath, [...flags, this.entry], {
       cwd: ROOT,
       env: this.env,
       detached: true,

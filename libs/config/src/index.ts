@@ -1,7 +1,28 @@
 /**
- * Configuration from the environment (CONTRACT §6). One place for every variable
- * and its default, shared by the services, the CLI, the stack scripts and tests.
+ * Configuration from the environment (CONTRACT §6): the one module that reads it. Every variable,
+ * its default, parser and meaning is one entry of the table in environment.ts; this file shapes
+ * the parsed values for the services, the CLI, the stack scripts and tests.
  */
+import type { Retention } from '@va/core';
+import { readEnvironment, type VariableName } from './environment';
+
+export {
+  ENVIRONMENT,
+  readEnvironment,
+  type Environment,
+  type Variable,
+  type VariableName,
+} from './environment';
+export {
+  DEFAULT_COMPACTOR_SETTINGS,
+  DEFAULT_INGEST_SETTINGS,
+  loadCompactorSettings,
+  loadIngestSettings,
+  type CompactorSettings,
+  type IngestSettings,
+} from './tuning';
+export { parseReadTokenKeys } from './read-token-keys';
+
 export interface Config {
   kafkaBrokers: string[];
   /** Live topic of verification events. */
@@ -19,13 +40,15 @@ export interface Config {
   compactorMetricsPort: number;
   host: string;
   /** Retention per resolution, in milliseconds. */
-  retention: { hourMs: number; dayMs: number; monthMs: number };
+  retention: Retention;
   /** A closed hour is compacted this long after it ends (room for late events). */
   compactionGraceMs: number;
   /** How often the compactor's scheduler looks for work. */
   compactionEveryMs: number;
   /** Row cap of one query response without a limit that brings it under. */
   maxRows: number;
+  /** Dictionary entries the query service keeps in memory over all APIs (least recently used go first). */
+  queryDictionaryCacheEntries: number;
   /** Time budget of one query request; past it the request is answered 503 query_timeout and its reads stop. */
   queryTimeoutMs: number;
   /** Requests per root key and window (all query services together, counted in Redis); 0 = no limit. */
@@ -35,8 +58,6 @@ export interface Config {
   queryMaxConcurrent: number;
   /** Worker threads answering heavy queries off the main thread; 0 = answer every query on the main thread. */
   queryWorkers: number;
-  /** Dictionary entries the query service keeps in memory over all APIs (least recently used go first). */
-  queryDictionaryCacheEntries: number;
   /** Base of error.type URIs. */
   docsUrl: string;
   /** Consumer group of the ingest workers. */
@@ -55,81 +76,54 @@ export interface Config {
   fixedNowMs: number | undefined;
 }
 
-import { availableParallelism } from 'node:os';
-
 const DAY_MS = 86_400_000;
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new Error(`${name} must be a non-negative integer, got ${raw}`);
-  return value;
-}
-
-const KID = /^[A-Za-z0-9_.-]{1,64}$/;
-const MIN_SECRET_BYTES = 32; // HS256 wants a key at least as long as its 256-bit output
-
-/** READ_TOKEN_KEYS: `kid:secret` pairs, comma-separated; a secret may hold `:` but no `,`. */
-export function parseReadTokenKeys(raw: string | undefined): { kid: string; secret: string }[] {
-  if (raw === undefined || raw.trim() === '') return [];
-  const keys = raw.split(',').map((pair) => {
-    const colon = pair.indexOf(':');
-    const kid = pair.slice(0, colon).trim();
-    const secret = pair.slice(colon + 1).trim();
-    if (colon < 0 || !KID.test(kid)) {
-      throw new Error('READ_TOKEN_KEYS must be kid:secret[,kid:secret], kid of 1-64 A-Z a-z 0-9 _ . -');
-    }
-    if (new TextEncoder().encode(secret).length < MIN_SECRET_BYTES) {
-      throw new Error(`READ_TOKEN_KEYS: the secret of ${kid} must have at least ${MIN_SECRET_BYTES} bytes`);
-    }
-    return { kid, secret };
-  });
-  if (new Set(keys.map((k) => k.kid)).size !== keys.length) throw new Error('READ_TOKEN_KEYS: a kid repeats');
-  return keys;
-}
-
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const topic = env.KAFKA_TOPIC || 'key-verifications';
-  const fixedNow = env.FIXED_NOW_MS;
+/**
+ * Reads the environment table (environment.ts). `defaults`: a program's own defaults for some
+ * variables, used when the variable is not set (the CLI logs only errors unless LOG_LEVEL is set).
+ */
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  defaults: Partial<Record<VariableName, string>> = {},
+): Config {
+  const e = readEnvironment({ ...defaults, ...withoutEmpty(env) });
   return {
-    kafkaBrokers: (env.KAFKA_BROKERS || '127.0.0.1:9092')
-      .split(',')
-      .map((b) => b.trim())
-      .filter(Boolean),
-    topic,
-    dlqTopic: env.KAFKA_DLQ_TOPIC || `${topic}.dlq`,
-    backfillTopic: env.KAFKA_BACKFILL_TOPIC || `${topic}.backfill`,
-    redisUrl: env.REDIS_URL || 'redis://127.0.0.1:6380',
-    keyPrefix: env.REDIS_KEY_PREFIX || 'va',
-    port: int(env, 'PORT', 8080),
-    ingestMetricsPort: int(env, 'INGEST_METRICS_PORT', 9101),
-    compactorMetricsPort: int(env, 'COMPACTOR_METRICS_PORT', 9102),
-    host: env.HOST || '0.0.0.0',
+    kafkaBrokers: e.KAFKA_BROKERS,
+    topic: e.KAFKA_TOPIC,
+    dlqTopic: e.KAFKA_DLQ_TOPIC,
+    backfillTopic: e.KAFKA_BACKFILL_TOPIC,
+    redisUrl: e.REDIS_URL,
+    keyPrefix: e.REDIS_KEY_PREFIX,
+    port: e.PORT,
+    ingestMetricsPort: e.INGEST_METRICS_PORT,
+    compactorMetricsPort: e.COMPACTOR_METRICS_PORT,
+    host: e.HOST,
     retention: {
-      hourMs: int(env, 'RETENTION_HOURS_DAYS', 35) * DAY_MS,
-      dayMs: int(env, 'RETENTION_DAYS_DAYS', 400) * DAY_MS,
-      monthMs: int(env, 'RETENTION_MONTHS_DAYS', 5 * 366) * DAY_MS,
+      hourMs: e.RETENTION_HOURS_DAYS * DAY_MS,
+      dayMs: e.RETENTION_DAYS_DAYS * DAY_MS,
+      monthMs: e.RETENTION_MONTHS_DAYS * DAY_MS,
     },
-    compactionGraceMs: int(env, 'COMPACTION_GRACE_MS', 5 * 60_000),
-    compactionEveryMs: int(env, 'COMPACTION_EVERY_MS', 30_000),
-    maxRows: int(env, 'MAX_ROWS', 100_000),
-    queryTimeoutMs: int(env, 'QUERY_TIMEOUT_MS', 10_000),
-    queryRateLimit: int(env, 'QUERY_RATE_LIMIT', 300),
-    queryRateWindowMs: int(env, 'QUERY_RATE_WINDOW_MS', 1_000),
-    queryMaxConcurrent: int(env, 'QUERY_MAX_CONCURRENT', 4),
-    queryWorkers: int(env, 'QUERY_WORKERS', Math.max(1, Math.min(4, availableParallelism() - 1))),
-    queryDictionaryCacheEntries: int(env, 'QUERY_DICTIONARY_CACHE_ENTRIES', 2_000_000),
-    docsUrl: (env.DOCS_URL || 'https://docs.verification-analytics.dev/errors').replace(/\/+$/, ''),
-    consumerGroup: env.KAFKA_GROUP || 'verification-ingest',
-    logLevel: env.LOG_LEVEL || 'info',
-    fixedNowMs: fixedNow ? Number(fixedNow) : undefined,
-    queryUrl: env.QUERY_URL || `http://127.0.0.1:${int(env, 'PORT', 8080)}`,
-    analyticsToken: env.ANALYTICS_TOKEN || undefined,
-    readTokenKeys: parseReadTokenKeys(env.READ_TOKEN_KEYS),
+    compactionGraceMs: e.COMPACTION_GRACE_MS,
+    compactionEveryMs: e.COMPACTION_EVERY_MS,
+    maxRows: e.MAX_ROWS,
+    queryDictionaryCacheEntries: e.QUERY_DICTIONARY_CACHE_ENTRIES,
+    queryTimeoutMs: e.QUERY_TIMEOUT_MS,
+    queryRateLimit: e.QUERY_RATE_LIMIT,
+    queryRateWindowMs: e.QUERY_RATE_WINDOW_MS,
+    queryMaxConcurrent: e.QUERY_MAX_CONCURRENT,
+    queryWorkers: e.QUERY_WORKERS,
+    docsUrl: e.DOCS_URL,
+    consumerGroup: e.KAFKA_GROUP,
+    logLevel: e.LOG_LEVEL,
+    fixedNowMs: e.FIXED_NOW_MS,
+    queryUrl: e.QUERY_URL,
+    analyticsToken: e.ANALYTICS_TOKEN,
+    readTokenKeys: e.READ_TOKEN_KEYS,
   };
 }
+
+const withoutEmpty = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
 
 /** The server clock: real time, or the fixed test clock. */
 export function clockOf(config: Pick<Config, 'fixedNowMs'>): () => number {

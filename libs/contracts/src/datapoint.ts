@@ -1,20 +1,18 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TInteger } from '@sinclair/typebox';
+import { OUTCOME_FIELDS, type OutcomeField } from './outcomes';
 
 const Count = Type.Integer({ minimum: 0 });
+/** One counter per outcome, in OUTCOMES order. */
+const OutcomeCounters = Object.fromEntries(OUTCOME_FIELDS.map((field) => [field, Count])) as Record<
+  OutcomeField,
+  TInteger
+>;
 
 /** One element of the getVerifications response (seed §2, CONTRACT §3 "Rows"). */
 export const Datapoint = Type.Object(
   {
     time: Type.Optional(Type.Integer({ description: 'start of the time slice, unix ms (UTC)' })),
-    valid: Count,
-    notFound: Count,
-    forbidden: Count,
-    usageExceeded: Count,
-    rateLimited: Count,
-    unauthorized: Count,
-    disabled: Count,
-    insufficientPermissions: Count,
-    expired: Count,
+    ...OutcomeCounters,
     total: Count,
     keyId: Type.Optional(Type.String()),
     identity: Type.Optional(Type.Object({ id: Type.String(), externalId: Type.String() })),

@@ -6,7 +6,7 @@ export { parseQuery, type ParseQueryOptions, type ParseQueryResult } from './que
 export { buildRows, type BuildRowsOptions, type BuildRowsResult } from './rows/buildRows';
 export { rowCapError } from './rows/cap';
 export { oracle, type OracleOptions, type OracleResult } from './oracle/oracle';
-export { retentionModel, type Retention, type RetentionModel } from './oracle/retention';
+export { retentionModel, type RetentionModel } from './oracle/retention';
 export * from './planner';
 export {
   boundRows,

@@ -2,16 +2,14 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Granularity } from '@va/contracts';
 import {
-  horizonsAt,
   hoursOfBucket,
   inHourBucket,
   inRollups,
   planReads,
   type BucketRead,
-  type Horizons,
   type PlanInput,
-  type RetentionMs,
 } from './planner';
+import { horizonsAt, type Horizons, type Retention } from './time';
 import { retentionModel } from './oracle/retention';
 import {
   dayOf,
@@ -360,7 +358,7 @@ function stored(read: BucketRead, cmp: number | null): number[] {
 interface Case {
   input: PlanInput;
   now: number;
-  retention: RetentionMs;
+  retention: Retention;
 }
 
 /** The first violation of the plan against the oracle's model, or undefined. */

@@ -24,34 +24,18 @@
  */
 import type { Granularity } from '@va/contracts';
 import {
-  dayOf,
   dayOfHour,
   dayStart,
-  hourOf,
   hourStart,
   hoursOfDay,
   hoursOfMonth,
-  monthOf,
   monthOfHour,
   monthStart,
+  type BucketRes,
+  type Horizons,
 } from './time';
 
-export type BucketRes = 'h' | 'd' | 'm';
 export type Precision = 'hour' | 'day' | 'month';
-
-/** First hour index / day index / month index still retained at each resolution. */
-export interface Horizons {
-  hour: number;
-  day: number;
-  month: number;
-}
-
-/** Retention per resolution in ms (the shape of Config.retention). */
-export interface RetentionMs {
-  hourMs: number;
-  dayMs: number;
-  monthMs: number;
-}
 
 export interface BucketRead {
   res: BucketRes;
@@ -81,18 +65,6 @@ export interface ReadPlan {
   reads: BucketRead[];
   /** 'hour' unless a day or month rollup answered hours past the horizon beyond their slice. */
   precision: Precision;
-}
-
-/**
- * A bucket is kept until its end + retention (PEXPIREAT), so the first bucket still
- * retained at `now` is the one containing `now - retention`.
- */
-export function horizonsAt(now: number, retention: RetentionMs): Horizons {
-  return {
-    hour: hourOf(now - retention.hourMs),
-    day: dayOf(now - retention.dayMs),
-    month: monthOf(now - retention.monthMs),
-  };
 }
 
 /**

@@ -1,8 +1,22 @@
 /**
- * UTC bucket arithmetic. Hours and days are fixed-length; months are calendar months,
- * indexed from January 1970 (index 0).
+ * The time rule, in one module (pure): UTC bucket arithmetic (hours and days are fixed-length,
+ * months are calendar months indexed from January 1970 = 0), retention (a bucket is kept until its
+ * end + the retention of its resolution), the horizons that follow from it, and the closed bound
+ * of compaction. The store, the compactor, the planner and the oracle all ask this module; the
+ * Lua scripts use the same calendar from libs/store/src/commands/includes/time.lua, which
+ * libs/store/src/time-lua.int.test.ts checks against this file in a real Redis.
  */
 import type { Granularity } from '@va/contracts';
+
+/**
+ * How long a bucket of each resolution is kept after its end, in ms (Config.retention): a bucket
+ * lives until its end + the retention of its resolution.
+ */
+export interface Retention {
+  hourMs: number;
+  dayMs: number;
+  monthMs: number;
+}
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
@@ -66,4 +80,45 @@ export function sliceStarts(startHour: number, endHour: number, granularity: Gra
       break;
   }
   return out;
+}
+
+/** A bucket's resolution, as the Redis layout spells it: hour, day or month. */
+export type BucketRes = 'h' | 'd' | 'm';
+
+/** End (unix ms, exclusive) of bucket `index` of resolution `res`. */
+export function bucketEnd(res: BucketRes, index: number): number {
+  if (res === 'h') return hourStart(index + 1);
+  return res === 'd' ? dayStart(index + 1) : monthStart(index + 1);
+}
+
+const retentionOf = (res: BucketRes, retention: Retention): number =>
+  res === 'h' ? retention.hourMs : res === 'd' ? retention.dayMs : retention.monthMs;
+
+/** The retention rule: a bucket expires at its end + the retention of its resolution (PEXPIREAT). */
+export function expiresAt(res: BucketRes, index: number, retention: Retention): number {
+  return bucketEnd(res, index) + retentionOf(res, retention);
+}
+
+/** Whether the retention rule still keeps bucket `index` of `res` at `now`. */
+export function keptAt(res: BucketRes, index: number, retention: Retention, now: number): boolean {
+  return now < expiresAt(res, index, retention);
+}
+
+/** First hour index / day index / month index still retained at each resolution. */
+export interface Horizons {
+  hour: number;
+  day: number;
+  month: number;
+}
+
+/**
+ * The horizons at `now`: by the retention rule, the first bucket still kept is the one
+ * containing `now - retention` (every later one is kept too).
+ */
+export function horizonsAt(now: number, retention: Retention): Horizons {
+  return {
+    hour: hourOf(now - retention.hourMs),
+    day: dayOf(now - retention.dayMs),
+    month: monthOf(now - retention.monthMs),
+  };
 }

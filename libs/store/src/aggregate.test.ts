@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DAY_MS, HOUR_MS, dayOfHour, hourOf, monthOfHour, monthStart } from '@va/core';
-import { bucketsOfHour, expand, NO_EXPIRY, TupleCounter, type Horizons } from './aggregate';
+import { bucketsOfHour, expand, NO_EXPIRY, TupleCounter, type WriteContext } from './aggregate';
 
 const retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
 const now = Date.UTC(2025, 5, 15, 12, 30);
 const nowHour = hourOf(now);
-const horizons = (cmp = -1): Horizons => ({ now, retention, cmp });
+const horizons = (cmp = -1): WriteContext => ({ now, retention, cmp });
 
 describe('bucketsOfHour', () => {
   it('writes a fresh, uncompacted hour to its hour bucket only, without expiry (set by compaction)', () => {
@@ -104,7 +104,7 @@ describe('TupleCounter + expand', () => {
 
 describe('expand (property)', () => {
   /** The naive definition: every tuple adds its count to the five cubes of each target bucket. */
-  function naive(tuples: [number, number, number, number, number, number][], h: Horizons) {
+  function naive(tuples: [number, number, number, number, number, number][], h: WriteContext) {
     const out = new Map<string, number>();
     const inc = (key: string, n: number) => out.set(key, (out.get(key) ?? 0) + n);
     for (const [hour, k, i, s, o, n] of tuples) {

@@ -17,7 +17,7 @@
  * A bucket outside its own retention is never written (its keys would expire at once), and an
  * hour outside every retention is not written at all.
  */
-import { DAY_MS, HOUR_MS, dayOfHour, monthOfHour, monthStart } from '@va/core';
+import { dayOfHour, expiresAt, monthOfHour, type Retention } from '@va/core';
 import {
   code36,
   cubeSuffix,
@@ -28,13 +28,11 @@ import {
   type Resolution,
 } from './keys';
 
-export interface Retention {
-  hourMs: number;
-  dayMs: number;
-  monthMs: number;
-}
-
-export interface Horizons {
+/**
+ * What decides which buckets a batch's hours are written to. (Not libs/core's Horizons, the first
+ * bucket index still kept per resolution: those follow from `now` and `retention` by horizonsAt.)
+ */
+export interface WriteContext {
   /** The worker's clock (unix ms) for this batch. */
   now: number;
   retention: Retention;
@@ -77,11 +75,10 @@ export interface ApiIncrements {
  * kept at least that long after its newest event, and may go after it (docs/redis-layout.md).
  */
 export function keepUntilOfHour(h: number, retention: Retention): number {
-  const m = monthOfHour(h);
   return Math.max(
-    (h + 1) * HOUR_MS + retention.hourMs,
-    (dayOfHour(h) + 1) * DAY_MS + retention.dayMs,
-    monthStart(m + 1) + retention.monthMs,
+    expiresAt('h', h, retention),
+    expiresAt('d', dayOfHour(h), retention),
+    expiresAt('m', monthOfHour(h), retention),
   );
 }
 
@@ -89,12 +86,12 @@ export function keepUntilOfHour(h: number, retention: Retention): number {
 export const NO_EXPIRY = 0;
 
 /** The buckets an event of hour h is counted in (see the header). */
-export function bucketsOfHour(h: number, { now, retention, cmp }: Horizons): Bucket[] {
-  const hourExpire = (h + 1) * HOUR_MS + retention.hourMs;
+export function bucketsOfHour(h: number, { now, retention, cmp }: WriteContext): Bucket[] {
+  const hourExpire = expiresAt('h', h, retention);
   const d = dayOfHour(h);
-  const dayExpire = (d + 1) * DAY_MS + retention.dayMs;
+  const dayExpire = expiresAt('d', d, retention);
   const m = monthOfHour(h);
-  const monthExpire = monthStart(m + 1) + retention.monthMs;
+  const monthExpire = expiresAt('m', m, retention);
   if (h > cmp) {
     const keptSomewhere = hourExpire > now || dayExpire > now || monthExpire > now;
     return keptSomewhere ? [{ r: 'h', t: h, expireAt: NO_EXPIRY }] : [];
@@ -233,7 +230,7 @@ class CodeStrings {
  * cubes that keep the tag set (s, f) are touched; t, k and i are summed per hour first (they are
  * coarser), and every code's strings are built once.
  */
-export function expand(counter: TupleCounter, horizons: Horizons): ApiIncrements {
+export function expand(counter: TupleCounter, context: WriteContext): ApiIncrements {
   const buckets: BucketIncrements[] = [];
   const byBucket = new Map<string, BucketIncrements>();
   const required = { k: 0, i: 0, s: 0 };
@@ -274,7 +271,7 @@ export function expand(counter: TupleCounter, horizons: Horizons): ApiIncrements
     if (h !== hour) {
       flushHour();
       hour = h;
-      targets = bucketsOfHour(h, horizons).map((b) => {
+      targets = bucketsOfHour(h, context).map((b) => {
         const id = `${b.r}${b.t}`;
         let bucket = byBucket.get(id);
         if (!bucket) {
@@ -284,7 +281,7 @@ export function expand(counter: TupleCounter, horizons: Horizons): ApiIncrements
         }
         return bucket;
       });
-      if (targets.length > 0) keepUntil = Math.max(keepUntil, keepUntilOfHour(h, horizons.retention));
+      if (targets.length > 0) keepUntil = Math.max(keepUntil, keepUntilOfHour(h, context.retention));
     }
     if (targets.length === 0) return; // outside every retention: validation normally drops these first
     if (k >= required.k) required.k = k + 1;

@@ -3,6 +3,8 @@
  * the way BullMQ keeps src/commands/*.lua. A file is named `<name>-<numberOfKeys>.lua`
  * (fixed key count) or `<name>.lua` (variable key count: the caller passes numkeys first).
  * Each script starts with a header comment documenting KEYS, ARGV and the result.
+ * Code several scripts share lives in ./commands/includes and is spliced in where a script
+ * says `--- @include "includes/<name>"` (BullMQ's notation; each file at most once per script).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -19,6 +21,17 @@ interface ScriptFile {
 
 let cache: ScriptFile[] | undefined;
 
+const INCLUDE = /^--- @include "([A-Za-z0-9_/-]+)"$/gm;
+
+/** A script's source with every `--- @include "<path>"` line replaced by <commands>/<path>.lua. */
+export function withIncludes(lua: string, seen = new Set<string>()): string {
+  return lua.replace(INCLUDE, (_line, path: string) => {
+    if (seen.has(path)) return `-- (${path} included above)`;
+    seen.add(path);
+    return withIncludes(readFileSync(join(commandsDir, `${path}.lua`), 'utf8'), seen);
+  });
+}
+
 function scripts(): ScriptFile[] {
   cache ??= readdirSync(commandsDir)
     .filter((f) => f.endsWith('.lua'))
@@ -28,7 +41,7 @@ function scripts(): ScriptFile[] {
       return {
         name: match[1]!,
         numberOfKeys: match[2] === undefined ? undefined : Number(match[2]),
-        lua: readFileSync(join(commandsDir, file), 'utf8'),
+        lua: withIncludes(readFileSync(join(commandsDir, file), 'utf8')),
       };
     });
   return cache;

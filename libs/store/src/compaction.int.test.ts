@@ -3,7 +3,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOME_COUNT } from '@va/contracts';
-import { DAY_MS, dayOfHour, hourOf, hoursOfMonth, monthOfHour, monthStart, type RetentionMs } from '@va/core';
+import { DAY_MS, dayOfHour, hourOf, hoursOfMonth, monthOfHour, monthStart, type Retention } from '@va/core';
 import { deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
 import { expand, TupleCounter } from './aggregate';
 import { applyApiBatches } from './apply';
@@ -13,7 +13,7 @@ import { dumpApiCounts, type DecodedCounts } from './cube-dump';
 import { DictionaryWriter, emptyMissing } from './dictionary';
 import { apiKeys, type KeySpace } from './keys';
 
-const retention: RetentionMs = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
+const retention: Retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
 const H = (iso: string) => hourOf(Date.parse(`${iso}:00:00Z`));
 
 let t: TestEnv;

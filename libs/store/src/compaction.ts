@@ -4,7 +4,7 @@
  * (commands/compactNextHour-4.lua, commands/trimIndexes-4.lua); this is the loop around them.
  */
 import type { Redis } from 'ioredis';
-import { horizonsAt, type RetentionMs } from '@va/core';
+import { horizonsAt, type Retention } from '@va/core';
 import { command } from './commands';
 import { apiKeys, type KeySpace } from './keys';
 import { execPipeline } from './pipeline';
@@ -12,7 +12,7 @@ import { execPipeline } from './pipeline';
 export interface CompactOptions {
   /** Last hour index that may be compacted (closed, grace period over). */
   closedBound: number;
-  retention: RetentionMs;
+  retention: Retention;
   /** Unix ms: decides which rollups are still retained and which index entries are dropped. */
   now: number;
   /** Stop after this many hours (the next job continues); default: until done. */
@@ -43,7 +43,7 @@ export async function trimIndexes(
   redis: Redis,
   space: KeySpace,
   apiId: string,
-  retention: RetentionMs,
+  retention: Retention,
   now: number,
 ): Promise<[number, number, number]> {
   const keys = apiKeys(space, apiId);

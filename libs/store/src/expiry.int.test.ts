@@ -4,7 +4,7 @@
 // forward by every later batch and kept by compaction.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAY_MS, hourOf, monthOfHour, monthStart, type RetentionMs } from '@va/core';
+import { DAY_MS, hourOf, monthOfHour, monthStart, type Retention } from '@va/core';
 import { deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
 import { expand, TupleCounter } from './aggregate';
 import { applyApiBatches } from './apply';
@@ -12,7 +12,7 @@ import { compactApi, readCompactedThrough } from './compaction';
 import { DictionaryWriter, emptyMissing } from './dictionary';
 import { apiKeys, type KeySpace } from './keys';
 
-const retention: RetentionMs = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 1830 * DAY_MS };
+const retention: Retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 1830 * DAY_MS };
 const API = 'api_expiry';
 
 let t: TestEnv;

@@ -20,7 +20,7 @@ import {
   monthOfHour,
   planReads,
   retentionModel,
-  type RetentionMs,
+  type Retention,
 } from '@va/core';
 import { deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
 import { expand, TupleCounter } from './aggregate';
@@ -65,7 +65,7 @@ async function ingest(
   space: KeySpace,
   events: readonly TestEvent[],
   now: number,
-  retention: RetentionMs,
+  retention: Retention,
   offset: number,
 ): Promise<void> {
   const dicts = new DictionaryWriter(redis, space);
@@ -93,7 +93,7 @@ async function dayTotals(
   startHour: number,
   endHour: number,
   now: number,
-  retention: RetentionMs,
+  retention: Retention,
 ): Promise<Map<number, number>> {
   const cmp = await readCompactedThrough(redis, space, API);
   const plan = planReads({
@@ -120,7 +120,7 @@ function oracleDayTotals(
   startHour: number,
   endHour: number,
   now: number,
-  retention: RetentionMs,
+  retention: Retention,
 ): Map<number, number> {
   const model = retentionModel(now, retention, { startHour, endHour });
   const out = new Map<number, number>();
@@ -139,7 +139,7 @@ describe('an hour whose retention ends before it is compacted', () => {
     // Two closed hours; the first one's hour retention ends 3 s from now, the second an hour later.
     const first = hourOf(start) - 2;
     const expiresAt = start + 3_000;
-    const retention: RetentionMs = {
+    const retention: Retention = {
       hourMs: expiresAt - (first + 1) * HOUR_MS,
       dayMs: 400 * DAY_MS,
       monthMs: 5 * 366 * DAY_MS,

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { VerificationEvent } from '@va/contracts';
 import { BatchProcessor } from '@va/ingest';
-import type { Retention } from '@va/store';
+import type { Retention } from '@va/core';
 
 export interface SeedOptions {
   prefix: string;

@@ -12,7 +12,7 @@ import { deletePrefix, testEnv, type TestEnv, waitFor } from '@va/testkit/suppor
 import { createCompactor } from './compactor';
 import { COMPACT_JOB, COMPACTION_QUEUE, compactJobId } from './jobs';
 import { createCompactorMetrics } from './metrics';
-import { DEFAULT_COMPACTOR_SETTINGS } from './settings';
+import { DEFAULT_COMPACTOR_SETTINGS } from '@va/config';
 
 let t: TestEnv;
 let redis: Redis;

@@ -20,7 +20,7 @@ import {
   type CompactJobData,
 } from './jobs';
 import { recordLag, type CompactorMetrics } from './metrics';
-import type { CompactorSettings } from './settings';
+import type { CompactorSettings } from '@va/config';
 
 export interface CompactorDeps {
   config: Pick<Config, 'redisUrl' | 'keyPrefix' | 'retention' | 'compactionGraceMs' | 'compactionEveryMs'>;

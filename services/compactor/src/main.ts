@@ -1,14 +1,13 @@
 /**
  * The compactor process: `tsx services/compactor/src/main.ts`. Configuration from the
- * environment (libs/config + settings.ts), JSON logs on stdout, GET /metrics and /health on
+ * environment (libs/config), JSON logs on stdout, GET /metrics and /health on
  * config.compactorMetricsPort. SIGTERM/SIGINT: stop taking jobs, let running ones stop at
  * their next hour, close the worker and the scheduler's queue, exit 0.
  */
-import { clockOf, loadConfig } from '@va/config';
+import { clockOf, loadCompactorSettings, loadConfig } from '@va/config';
 import { createLogger, createRegistry, onShutdown, serveMetrics } from '@va/runtime';
 import { createCompactor } from './compactor';
 import { createCompactorMetrics } from './metrics';
-import { loadCompactorSettings } from './settings';
 
 async function main(): Promise<void> {
   const config = loadConfig();

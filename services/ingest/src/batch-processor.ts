@@ -38,8 +38,8 @@ import {
   type ApiIncrements,
   type KeySpace,
   type MissingValues,
-  type Retention,
 } from '@va/store';
+import type { Retention } from '@va/core';
 import type { DeadLetter } from './dead-letter';
 import { decodeContext, decodeEvent, expiredDetail, isExpired, type ValidEvent } from './decode';
 

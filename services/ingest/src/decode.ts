@@ -4,8 +4,8 @@
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { outcomeCode, VerificationEvent, type Outcome } from '@va/contracts';
-import { HOUR_MS, monthOf, monthStart } from '@va/core';
-import { identityValue, tagSetValue, type Retention } from '@va/store';
+import { HOUR_MS, monthOf, monthStart, type Retention } from '@va/core';
+import { identityValue, tagSetValue } from '@va/store';
 import type { DlqReason } from './reasons';
 
 /** Far above the largest valid event (~20 kB of JSON), low enough to refuse abuse before parsing. */

@@ -22,5 +22,4 @@ export {
   type PartitionBatch,
 } from './batch-processor';
 export { createIngestMetrics, type IngestMetrics } from './metrics';
-export { loadIngestSettings, DEFAULT_INGEST_SETTINGS, type IngestSettings } from './settings';
 export { createIngestWorker, type IngestWorker, type IngestWorkerDeps } from './worker';

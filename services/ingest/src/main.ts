@@ -1,14 +1,13 @@
 /**
  * The ingest worker process: `tsx services/ingest/src/main.ts`. Configuration from the
- * environment (libs/config + settings.ts), JSON logs on stdout, GET /metrics and /health on
+ * environment (libs/config), JSON logs on stdout, GET /metrics and /health on
  * config.ingestMetricsPort. SIGTERM/SIGINT: finish the batch in flight (its progress is stored
  * with it), leave the consumer group, disconnect, exit 0.
  */
 import { Redis } from 'ioredis';
-import { loadConfig } from '@va/config';
+import { loadConfig, loadIngestSettings } from '@va/config';
 import { createLogger, createRegistry, onShutdown, serveMetrics } from '@va/runtime';
 import { createIngestMetrics } from './metrics';
-import { loadIngestSettings } from './settings';
 import { createIngestWorker } from './worker';
 
 async function main(): Promise<void> {

@@ -24,15 +24,13 @@
  */
 import { Kafka, Partitioners, type Consumer, type EachBatchPayload, type Producer } from 'kafkajs';
 import type { Redis } from 'ioredis';
-import type { Config } from '@va/config';
-import { clockOf } from '@va/config';
+import { clockOf, DEFAULT_INGEST_SETTINGS, type Config, type IngestSettings } from '@va/config';
 import type { Logger } from '@va/runtime';
 import { readWatermark } from '@va/store';
 import { BatchProcessor, type BatchProcessorDeps, type PreparedBatch } from './batch-processor';
 import { deadLetterMessage, type DeadLetter } from './dead-letter';
 import { pinoLogCreator } from './kafka-logger';
 import type { IngestMetrics } from './metrics';
-import { DEFAULT_INGEST_SETTINGS, type IngestSettings } from './settings';
 
 export interface IngestWorkerDeps {
   config: Config;

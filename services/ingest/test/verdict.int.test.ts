@@ -94,11 +94,12 @@ describe('a record processed again after a crash', () => {
   });
 
   it('a counted event is not dead-lettered as expired when it comes again after its retention', async () => {
-    // Month retention of one day: an event of yesterday 23:30 expires at midnight + 1 day.
-    const retention = { hourMs: DAY_MS, dayMs: DAY_MS, monthMs: DAY_MS };
-    const midnight = Date.UTC(2026, 10, 1);
-    const time = midnight - 30 * MIN;
-    const clock = { now: midnight + 10 * MIN };
+    // Counted now (Redis expires keys by the real clock, so the first delivery is real time);
+    // redelivered 80 days later, when the 40-day retention of its month has passed.
+    const retention = { hourMs: 40 * DAY_MS, dayMs: 40 * DAY_MS, monthMs: 40 * DAY_MS };
+    const start = Date.now();
+    const time = start - 30 * MIN;
+    const clock = { now: start };
     const batch: PartitionBatch = {
       topic: 'verdict-expired',
       partition: 0,
@@ -114,8 +115,8 @@ describe('a record processed again after a crash', () => {
     expect(await total('api_expired')).toBe(1);
 
     // Redelivered after the month ended and its retention passed: still counted once, no dead letter.
-    clock.now = midnight + 32 * DAY_MS;
-    expect(hourOf(time)).toBeLessThan(hourOf(clock.now - DAY_MS));
+    clock.now = start + 80 * DAY_MS;
+    expect(hourOf(time)).toBeLessThan(hourOf(clock.now - 40 * DAY_MS));
     const second = processor(clock, retention);
     const result = await second.p.process(batch, -1);
     expect(second.dead.map((d) => d.reason)).toEqual([]);

@@ -5,13 +5,21 @@
  * stored counters), so that tests comparing the two catch bugs in either. Clarity over
  * speed: it builds every row, sorts them all, and keys maps with JSON.
  */
-import { OUTCOME_FIELDS, OUTCOMES, type Datapoint, type FieldError, type Granularity } from '@va/contracts';
+import {
+  OUTCOME_FIELDS,
+  OUTCOMES,
+  outcomeCounts,
+  type Datapoint,
+  type FieldError,
+  type Granularity,
+} from '@va/contracts';
 import type { VerificationEvent } from '@va/contracts';
 import { matchesFilters } from '../filters';
 import { overRowCap, rowCapError } from '../rows/cap';
 import { hourOf, sliceStartOfHour, sliceStarts } from '../time';
 import type { Identity, ParsedQuery } from '../types';
-import { retentionModel, type Retention } from './retention';
+import type { Retention } from '../time';
+import { retentionModel } from './retention';
 
 export interface OracleOptions {
   now: number;
@@ -122,15 +130,7 @@ function groupsOf(event: VerificationEvent, query: ParsedQuery): GroupValues[] {
 function emptyRow(time: number | undefined, group: GroupValues): Datapoint {
   return {
     ...(time !== undefined && { time }),
-    valid: 0,
-    notFound: 0,
-    forbidden: 0,
-    usageExceeded: 0,
-    rateLimited: 0,
-    unauthorized: 0,
-    disabled: 0,
-    insufficientPermissions: 0,
-    expired: 0,
+    ...outcomeCounts(),
     total: 0,
     ...(group.keyId !== undefined && { keyId: group.keyId }),
     ...(group.identity !== undefined && { identity: { ...group.identity } }),

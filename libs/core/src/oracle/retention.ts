@@ -1,19 +1,13 @@
 /**
  * The oracle's model of retention (CONTRACT §4), hour by hour, from the contract's words
  * rather than from the planner: a bucket of resolution r is kept while now < its end +
- * retention[r]. An hour of the queried range is answered by the finest bucket still kept
+ * retention[r] (the retention rule of libs/core/src/time.ts, which the store follows too). An hour of the queried range is answered by the finest bucket still kept
  * that contains it (its hour, else its day, else its month, else nothing). A day or month
  * rollup answers with all it holds, so an event outside the range but inside such a
  * bucket counts too; an event counts once however many hours its bucket answers.
  */
 import type { Granularity } from '@va/contracts';
-import { dayOfHour, dayStart, hoursOfDay, hoursOfMonth, hourStart, monthOfHour, monthStart } from '../time';
-
-export interface Retention {
-  hourMs: number;
-  dayMs: number;
-  monthMs: number;
-}
+import { dayOfHour, hoursOfDay, hoursOfMonth, keptAt, monthOfHour, type Retention } from '../time';
 
 export interface HourRange {
   /** Absent: no lower bound. */
@@ -45,9 +39,9 @@ const someHour = (first: number, last: number, test: (h: number) => boolean): bo
 
 export function retentionModel(now: number, retention: Retention, range: HourRange): RetentionModel {
   const { startHour, endHour } = range;
-  const hourKept = (h: number) => now < hourStart(h + 1) + retention.hourMs;
-  const dayKept = (d: number) => now < dayStart(d + 1) + retention.dayMs;
-  const monthKept = (m: number) => now < monthStart(m + 1) + retention.monthMs;
+  const hourKept = (h: number) => keptAt('h', h, retention, now);
+  const dayKept = (d: number) => keptAt('d', d, retention, now);
+  const monthKept = (m: number) => keptAt('m', m, retention, now);
   const inRange = (h: number) => (startHour === undefined || h >= startHour) && h <= endHour;
   const clipToStart = (h: number) => (startHour === undefined ? h : Math.max(h, startHour));
   const answeredByDay = (x: number) => inRange(x) && !hourKept(x);

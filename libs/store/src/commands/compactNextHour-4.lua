@@ -36,50 +36,17 @@
   Returns  {'hour', h, fields}   hour h compacted (fields = counters added to each rollup)
            {'done', cmp}         nothing left up to the bound; cmp as it now stands
 ]]
-local DAY_MS = 86400000
+--- @include "includes/time"
 local root = ARGV[1]
 local bound = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
 local dayRetention = tonumber(ARGV[4])
 local monthRetention = tonumber(ARGV[5])
 local hourRetention = tonumber(ARGV[6])
-local HOUR_MS = 3600000
 
 -- Integers as Redis expects them: tostring() of a Lua number may give "2.5e+14".
 local function int(x)
   return string.format('%.0f', x)
-end
-
--- Month index (months since January 1970) of a day index (days since 1970-01-01), UTC.
--- H. Hinnant's civil_from_days; the same calendar as libs/core/src/time.ts monthOf.
-local function monthOfDay(days)
-  local z = days + 719468
-  local era = math.floor(z / 146097)
-  local doe = z - era * 146097
-  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
-  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
-  local mp = math.floor((5 * doy + 2) / 153)
-  local month = mp < 10 and mp + 3 or mp - 9
-  local year = yoe + era * 400
-  if month <= 2 then
-    year = year + 1
-  end
-  return (year - 1970) * 12 + (month - 1)
-end
-
--- Day index of the first day of a month index (days_from_civil).
-local function firstDayOfMonth(m)
-  local year = 1970 + math.floor(m / 12)
-  local month = m - math.floor(m / 12) * 12 + 1
-  if month <= 2 then
-    year = year - 1
-  end
-  local era = math.floor(year / 400)
-  local yoe = year - era * 400
-  local mp = month > 2 and month - 3 or month + 9
-  local doy = math.floor((153 * mp + 2) / 5)
-  local doe = yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy
-  return era * 146097 + doe - 719468
 end
 
 local cmpRaw = redis.call('GET', KEYS[1])
@@ -93,7 +60,7 @@ if #found == 0 then
   -- KEEPTTL: cmp expires with the API's other keys (applyApiBatch); a new one gets the expiry
   -- of the bound's month, so that an API without events does not keep it forever.
   redis.call('SET', KEYS[1], int(bound), 'KEEPTTL')
-  local boundExpire = firstDayOfMonth(monthOfDay(math.floor(bound / 24)) + 1) * DAY_MS + monthRetention
+  local boundExpire = expiresAt('m', monthOfDay(math.floor(bound / 24)), monthRetention)
   if boundExpire > now and redis.call('PEXPIRETIME', KEYS[1]) == -1 then
     redis.call('PEXPIREAT', KEYS[1], int(boundExpire))
   end
@@ -105,11 +72,11 @@ local d = math.floor(h / 24)
 local m = monthOfDay(d)
 local hourPrefix = root .. 'h:' .. int(h)
 local targets = {}
-local dayExpire = (d + 1) * DAY_MS + dayRetention
+local dayExpire = expiresAt('d', d, dayRetention)
 if dayExpire > now then
   targets[#targets + 1] = { prefix = root .. 'd:' .. int(d), expire = int(dayExpire), index = KEYS[3], t = int(d) }
 end
-local monthExpire = firstDayOfMonth(m + 1) * DAY_MS + monthRetention
+local monthExpire = expiresAt('m', m, monthRetention)
 if monthExpire > now then
   targets[#targets + 1] = { prefix = root .. 'm:' .. int(m), expire = int(monthExpire), index = KEYS[4], t = int(m) }
 end
@@ -146,12 +113,12 @@ if #merged > 0 then
 end
 
 -- Merged: the hour bucket may expire now (see the header).
-local hourExpire = int((h + 1) * HOUR_MS + hourRetention)
+local hourExpire = int(expiresAt('h', h, hourRetention))
 for _, suffix in ipairs(suffixes) do
   redis.call('PEXPIREAT', hourPrefix .. ':' .. suffix, hourExpire)
 end
 redis.call('PEXPIREAT', hourPrefix .. ':parts', hourExpire)
-if (h + 1) * HOUR_MS + hourRetention <= now then
+if expiresAt('h', h, hourRetention) <= now then
   redis.call('ZREM', KEYS[2], found[1])
 end
 

@@ -64,7 +64,7 @@ describe('query', () => {
   });
 
   it('refuses bad options before asking, exit code 2', async () => {
-    const missing = await runCli(['query', '--start', 'yesterday'], env);
+    const missing = await runCli(['query', '--start', '2026-01-01'], env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("required option '--api <apiId>' not specified");
     const badTime = await runCli(['query', '--api', 'a', '--start', 'yesterday'], env);

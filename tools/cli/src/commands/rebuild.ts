@@ -15,7 +15,8 @@ import { cliKafka } from '../ops/kafka';
 import { UsageError } from '../usage-error';
 
 async function withDeps(action: (deps: RebuildDeps) => Promise<number>): Promise<number> {
-  const config = loadConfig();
+  // The replaying worker logs only errors unless LOG_LEVEL is set: the CLI's own output is on stdout.
+  const config = loadConfig(process.env, { LOG_LEVEL: 'error' });
   const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3 });
   let lastError: Error | undefined;
   redis.on('error', (err: Error) => (lastError = err));

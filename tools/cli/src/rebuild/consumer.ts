@@ -6,8 +6,8 @@
  * records were new; a replay only counts what it leaves out) and never pauses the backfill topic.
  */
 import { Redis } from 'ioredis';
-import type { Config } from '@va/config';
-import { createIngestMetrics, createIngestWorker, loadIngestSettings, type IngestWorker } from '@va/ingest';
+import { loadIngestSettings, type Config } from '@va/config';
+import { createIngestMetrics, createIngestWorker, type IngestWorker } from '@va/ingest';
 import { createLogger, createRegistry } from '@va/runtime';
 import type { ValidEvent } from '@va/ingest';
 
@@ -31,8 +31,9 @@ export interface RebuildConsumerOptions {
 export async function startRebuildConsumer(options: RebuildConsumerOptions): Promise<RebuildConsumer> {
   const { config } = options;
   // The CLI's own output goes to stdout: the worker logs only errors unless LOG_LEVEL says otherwise
-  // (its warnings are routine here: CAS retries while the rebuild compacts what it is writing).
-  const logger = createLogger('rebuild', process.env.LOG_LEVEL || 'error');
+  // (rebuild.ts loads the config with that default; the worker's warnings are routine here: CAS
+  // retries while the rebuild compacts what it is writing).
+  const logger = createLogger('rebuild', config.logLevel);
   // Like services/ingest/src/main.ts: never send a command to a Redis the caches did not come from.
   const redis = new Redis(config.redisUrl, {
     enableOfflineQueue: false,

@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_INGEST_SETTINGS, loadIngestSettings } from './settings';
+import {
+  DEFAULT_COMPACTOR_SETTINGS,
+  DEFAULT_INGEST_SETTINGS,
+  loadCompactorSettings,
+  loadIngestSettings,
+} from './tuning';
 
 describe('loadIngestSettings', () => {
   it('defaults, and reads overrides from the environment', () => {
     expect(loadIngestSettings({})).toEqual(DEFAULT_INGEST_SETTINGS);
+    expect(DEFAULT_INGEST_SETTINGS.maxBytesPerPartition).toBe(8 * 1024 * 1024);
     const s = loadIngestSettings({ INGEST_SESSION_TIMEOUT_MS: '6000', INGEST_CONCURRENCY: '2' });
     expect(s.sessionTimeout).toBe(6000);
     expect(s.partitionsConsumedConcurrently).toBe(2);
@@ -12,5 +18,17 @@ describe('loadIngestSettings', () => {
   it('refuses nonsense', () => {
     expect(() => loadIngestSettings({ INGEST_MAX_BYTES: '-1' })).toThrow(/INGEST_MAX_BYTES/);
     expect(() => loadIngestSettings({ INGEST_MAX_WAIT_MS: 'soon' })).toThrow(/INGEST_MAX_WAIT_MS/);
+  });
+});
+
+describe('loadCompactorSettings', () => {
+  it('defaults, overrides, and refuses zero', () => {
+    expect(DEFAULT_COMPACTOR_SETTINGS).toEqual({
+      concurrency: 4,
+      lockDurationMs: 30_000,
+      maxHoursPerJob: 5_000,
+    });
+    expect(loadCompactorSettings({ COMPACTOR_CONCURRENCY: '1' }).concurrency).toBe(1);
+    expect(() => loadCompactorSettings({ COMPACTOR_LOCK_MS: '0' })).toThrow(/COMPACTOR_LOCK_MS/);
   });
 });

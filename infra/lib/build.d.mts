@@ -1,0 +1,20 @@
+// Types of infra/lib/build.mjs for the TypeScript tests.
+export interface BuildTarget {
+  /** The package folder's name: ingest, compactor, query, cli. */
+  name: string;
+  /** Paths relative to the repository root. */
+  entry: string;
+  outdir: string;
+  main: string;
+}
+export interface BuiltTarget extends BuildTarget {
+  bytes: number;
+  /** Bare imports left in the bundle (npm packages), loaded from node_modules at run time. */
+  externals: string[];
+}
+export declare const SOURCE_DIRS: string[];
+export declare const STAMP_FILE: string;
+export declare function buildTargets(): BuildTarget[];
+export declare function staleReason(): string | undefined;
+export declare function build(): Promise<BuiltTarget[]>;
+export declare function ensureBuilt(): Promise<boolean>;

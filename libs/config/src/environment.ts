@@ -1,0 +1,240 @@
+/**
+ * The environment table: every variable the project reads, with its default, its parser and what it
+ * does. Nothing else in the repository reads process.env for configuration; the README's
+ * configuration table lists the same variables (environment.test.ts checks that it does).
+ * A new variable is one entry here, one field of Config (index.ts) and one row in the README.
+ */
+import { availableParallelism } from 'node:os';
+import { parseReadTokenKeys } from './read-token-keys';
+
+/** One environment variable. `fallback` is raw text, parsed like a set value. */
+export interface Variable<T> {
+  /** Raw default; a function when it derives from another variable (KAFKA_DLQ_TOPIC). */
+  fallback: string | ((read: (name: string) => string) => string);
+  parse: (raw: string, name: string) => T;
+  doc: string;
+}
+
+const variable = <T>(
+  fallback: Variable<T>['fallback'],
+  parse: Variable<T>['parse'],
+  doc: string,
+): Variable<T> => ({
+  fallback,
+  parse,
+  doc,
+});
+
+// Parsers: each says what it accepts in the error it throws.
+const text = (raw: string): string => raw;
+function nonNegativeInt(raw: string, name: string): number {
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new Error(`${name} must be a non-negative integer, got ${raw}`);
+  return value;
+}
+function positiveInt(raw: string, name: string): number {
+  const value = nonNegativeInt(raw, name);
+  if (value < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
+  return value;
+}
+const list = (raw: string): string[] =>
+  raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+/** Unset (empty) stays undefined. */
+const optionalInt = (raw: string, name: string): number | undefined =>
+  raw === '' ? undefined : nonNegativeInt(raw, name);
+
+export const ENVIRONMENT = {
+  // Kafka
+  KAFKA_BROKERS: variable(
+    '127.0.0.1:9092',
+    list,
+    'Comma-separated brokers. Set: use that Kafka, start none locally.',
+  ),
+  KAFKA_TOPIC: variable('key-verifications', text, 'Live topic of verification events.'),
+  KAFKA_DLQ_TOPIC: variable(
+    (read) => `${read('KAFKA_TOPIC')}.dlq`,
+    text,
+    'Dead-letter topic: events that can never be counted, reason in a header.',
+  ),
+  KAFKA_BACKFILL_TOPIC: variable(
+    (read) => `${read('KAFKA_TOPIC')}.backfill`,
+    text,
+    'Topic the backfill CLI writes into; consumed beside the live topic.',
+  ),
+  KAFKA_GROUP: variable('verification-ingest', text, 'Consumer group of the ingest workers.'),
+  // Redis
+  REDIS_URL: variable(
+    'redis://127.0.0.1:6380',
+    text,
+    'The Redis of the stack. Set: use that Redis, start none locally.',
+  ),
+  REDIS_KEY_PREFIX: variable('va', text, 'Prefix of every Redis key of the project (tests use their own).'),
+  // Ports
+  PORT: variable('8080', nonNegativeInt, 'Port of the query service.'),
+  HOST: variable('0.0.0.0', text, 'Interface the query service listens on.'),
+  INGEST_METRICS_PORT: variable('9101', nonNegativeInt, 'Prometheus /metrics of the ingest worker.'),
+  COMPACTOR_METRICS_PORT: variable('9102', nonNegativeInt, 'Prometheus /metrics of the compactor.'),
+  // Retention and compaction
+  RETENTION_HOURS_DAYS: variable('35', nonNegativeInt, 'How long hour buckets are kept, in days.'),
+  RETENTION_DAYS_DAYS: variable('400', nonNegativeInt, 'How long day rollups are kept, in days.'),
+  RETENTION_MONTHS_DAYS: variable(
+    String(5 * 366),
+    nonNegativeInt,
+    'How long month rollups are kept, in days.',
+  ),
+  COMPACTION_GRACE_MS: variable(
+    '300000',
+    nonNegativeInt,
+    'A closed hour is compacted this long after it ends (room for late events).',
+  ),
+  COMPACTION_EVERY_MS: variable('30000', nonNegativeInt, 'How often the compactor looks for work.'),
+  // Query service
+  MAX_ROWS: variable(
+    '100000',
+    nonNegativeInt,
+    'Row cap of one response without a limit that brings it under.',
+  ),
+  QUERY_DICTIONARY_CACHE_ENTRIES: variable(
+    '2000000',
+    nonNegativeInt,
+    'Dictionary entries the query service keeps in memory over all APIs (least recently used APIs dropped beyond).',
+  ),
+  QUERY_TIMEOUT_MS: variable(
+    '10000',
+    positiveInt,
+    'Time budget of one query request; past it the answer is 503 query_timeout and the reads stop.',
+  ),
+  QUERY_RATE_LIMIT: variable(
+    '300',
+    nonNegativeInt,
+    'Query requests per root key per window, counted in Redis across every query service; 0 = no limit.',
+  ),
+  QUERY_RATE_WINDOW_MS: variable('1000', positiveInt, 'Window of QUERY_RATE_LIMIT (a fixed window).'),
+  QUERY_MAX_CONCURRENT: variable(
+    '4',
+    nonNegativeInt,
+    'Query requests of one root key in progress at once, across every query service; 0 = no limit.',
+  ),
+  QUERY_WORKERS: variable(
+    'auto',
+    (raw, name) =>
+      raw === 'auto' ? Math.max(1, Math.min(4, availableParallelism() - 1)) : nonNegativeInt(raw, name),
+    'Worker threads answering heavy queries off the main thread (auto: cores - 1, 1 to 4); 0 = none.',
+  ),
+  DOCS_URL: variable(
+    'https://docs.verification-analytics.dev/errors',
+    (raw) => raw.replace(/\/+$/, ''),
+    'Base of error.type URIs.',
+  ),
+  // CLI
+  QUERY_URL: variable(
+    (read) => `http://127.0.0.1:${read('PORT')}`,
+    text,
+    "Where the CLI's query command finds the query service.",
+  ),
+  ANALYTICS_TOKEN: variable(
+    '',
+    (raw) => (raw === '' ? undefined : raw),
+    "Root key or read token the CLI's query command sends when --token is not given.",
+  ),
+  // Read tokens
+  READ_TOKEN_KEYS: variable(
+    '',
+    parseReadTokenKeys,
+    'Keys of end-user read tokens, kid:secret[,kid:secret]: the first signs, every one verifies. Empty: off.',
+  ),
+  // Every process
+  LOG_LEVEL: variable('info', text, 'pino level: trace ... fatal, silent.'),
+  FIXED_NOW_MS: variable(
+    '',
+    optionalInt,
+    'Test hook: a fixed server clock (unix ms). Never set in production.',
+  ),
+  // Ingest worker tuning (Kafka consumer; defaults aim at throughput with large fetches while an idle
+  // stream stays fresh: the max wait bounds the wait for min bytes).
+  INGEST_CONCURRENCY: variable(
+    '4',
+    nonNegativeInt,
+    "Partitions processed at once (overlaps one batch's Redis round trips with another's CPU).",
+  ),
+  INGEST_MAX_BYTES_PER_PARTITION: variable(
+    String(8 * 1024 * 1024),
+    nonNegativeInt,
+    'Bytes fetched per partition and fetch (~40k events at 8 MB).',
+  ),
+  INGEST_MAX_BYTES: variable(String(40 * 1024 * 1024), nonNegativeInt, 'Bytes per fetch response.'),
+  INGEST_MIN_BYTES: variable(
+    String(256 * 1024),
+    nonNegativeInt,
+    'The broker holds a fetch until this much data is there...',
+  ),
+  INGEST_MAX_WAIT_MS: variable(
+    '200',
+    nonNegativeInt,
+    '...or this long: the bound on added latency at low rates.',
+  ),
+  INGEST_SESSION_TIMEOUT_MS: variable(
+    '30000',
+    nonNegativeInt,
+    "A dead worker's partitions move after this long.",
+  ),
+  INGEST_HEARTBEAT_MS: variable('3000', nonNegativeInt, 'Kafka consumer heartbeat interval.'),
+  INGEST_REBALANCE_TIMEOUT_MS: variable(
+    '30000',
+    nonNegativeInt,
+    'How long a rebalance waits for members to rejoin.',
+  ),
+  INGEST_COMMIT_EVERY_MS: variable(
+    '5000',
+    nonNegativeInt,
+    'Kafka offsets are only a hint (Redis holds progress): committed this often.',
+  ),
+  INGEST_BACKFILL_PAUSE_LAG: variable(
+    '100000',
+    nonNegativeInt,
+    'Live lag (messages, all live partitions of a worker) above which the backfill topic pauses...',
+  ),
+  INGEST_BACKFILL_RESUME_LAG: variable('20000', nonNegativeInt, '...and below which it resumes.'),
+  INGEST_RETRY_BACKOFF_MS: variable(
+    '500',
+    nonNegativeInt,
+    'Wait after a failed batch (Redis or Kafka down) before it is fetched again.',
+  ),
+  // Compactor tuning (BullMQ worker; jobs are idempotent, a stalled job simply runs again)
+  COMPACTOR_CONCURRENCY: variable('4', positiveInt, 'Jobs (APIs) compacted at once by one process.'),
+  COMPACTOR_LOCK_MS: variable(
+    '30000',
+    positiveInt,
+    "Job lock: a killed worker's job is picked up again after about this long.",
+  ),
+  COMPACTOR_MAX_HOURS_PER_JOB: variable(
+    '5000',
+    positiveInt,
+    'A compaction job stops after this many hours; the next tick continues.',
+  ),
+} satisfies Record<string, Variable<unknown>>;
+
+export type VariableName = keyof typeof ENVIRONMENT;
+/** The parsed value of every variable. */
+export type Environment = { [N in VariableName]: ReturnType<(typeof ENVIRONMENT)[N]['parse']> };
+
+/** The raw text of a variable: its value when set and not empty, else its default. */
+export function rawValue(env: NodeJS.ProcessEnv, name: VariableName): string {
+  const raw = env[name];
+  if (raw !== undefined && raw !== '') return raw;
+  const { fallback } = ENVIRONMENT[name] as Variable<unknown>;
+  return typeof fallback === 'string' ? fallback : fallback((other) => rawValue(env, other as VariableName));
+}
+
+/** Parses every variable of the table (throws on the first invalid one, naming it). */
+export function readEnvironment(env: NodeJS.ProcessEnv): Environment {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(ENVIRONMENT) as VariableName[]) {
+    out[name] = (ENVIRONMENT[name] as Variable<unknown>).parse(rawValue(env, name), name);
+  }
+  return out as Environment;
+}
