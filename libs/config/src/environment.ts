@@ -4,6 +4,7 @@
  * configuration table lists the same variables (environment.test.ts checks that it does).
  * A new variable is one entry here, one field of Config (index.ts) and one row in the README.
  */
+import { availableParallelism } from 'node:os';
 import { parseReadTokenKeys } from './read-token-keys';
 
 /** One environment variable. `fallback` is raw text, parsed like a set value. */
@@ -101,6 +102,28 @@ export const ENVIRONMENT = {
     '2000000',
     nonNegativeInt,
     'Dictionary entries the query service keeps in memory over all APIs (least recently used APIs dropped beyond).',
+  ),
+  QUERY_TIMEOUT_MS: variable(
+    '10000',
+    positiveInt,
+    'Time budget of one query request; past it the answer is 503 query_timeout and the reads stop.',
+  ),
+  QUERY_RATE_LIMIT: variable(
+    '300',
+    nonNegativeInt,
+    'Query requests per root key per window, counted in Redis across every query service; 0 = no limit.',
+  ),
+  QUERY_RATE_WINDOW_MS: variable('1000', positiveInt, 'Window of QUERY_RATE_LIMIT (a fixed window).'),
+  QUERY_MAX_CONCURRENT: variable(
+    '4',
+    nonNegativeInt,
+    'Query requests of one root key in progress at once, across every query service; 0 = no limit.',
+  ),
+  QUERY_WORKERS: variable(
+    'auto',
+    (raw, name) =>
+      raw === 'auto' ? Math.max(1, Math.min(4, availableParallelism() - 1)) : nonNegativeInt(raw, name),
+    'Worker threads answering heavy queries off the main thread (auto: cores - 1, 1 to 4); 0 = none.',
   ),
   DOCS_URL: variable(
     'https://docs.verification-analytics.dev/errors',

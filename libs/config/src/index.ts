@@ -49,6 +49,15 @@ export interface Config {
   maxRows: number;
   /** Dictionary entries the query service keeps in memory over all APIs (least recently used go first). */
   queryDictionaryCacheEntries: number;
+  /** Time budget of one query request; past it the request is answered 503 query_timeout and its reads stop. */
+  queryTimeoutMs: number;
+  /** Requests per root key and window (all query services together, counted in Redis); 0 = no limit. */
+  queryRateLimit: number;
+  queryRateWindowMs: number;
+  /** Requests of one root key answered at the same time (all query services together); 0 = no limit. */
+  queryMaxConcurrent: number;
+  /** Worker threads answering heavy queries off the main thread; 0 = answer every query on the main thread. */
+  queryWorkers: number;
   /** Base of error.type URIs. */
   docsUrl: string;
   /** Consumer group of the ingest workers. */
@@ -98,6 +107,11 @@ export function loadConfig(
     compactionEveryMs: e.COMPACTION_EVERY_MS,
     maxRows: e.MAX_ROWS,
     queryDictionaryCacheEntries: e.QUERY_DICTIONARY_CACHE_ENTRIES,
+    queryTimeoutMs: e.QUERY_TIMEOUT_MS,
+    queryRateLimit: e.QUERY_RATE_LIMIT,
+    queryRateWindowMs: e.QUERY_RATE_WINDOW_MS,
+    queryMaxConcurrent: e.QUERY_MAX_CONCURRENT,
+    queryWorkers: e.QUERY_WORKERS,
     docsUrl: e.DOCS_URL,
     consumerGroup: e.KAFKA_GROUP,
     logLevel: e.LOG_LEVEL,

@@ -5,6 +5,10 @@ export const ERROR_KINDS = {
   invalid_input: { status: 400, title: 'Bad Request' },
   forbidden: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not Found' },
+  /** Rate or concurrency limit of the root key reached; the response carries Retry-After. */
+  too_many_requests: { status: 429, title: 'Too Many Requests' },
+  /** The request ran out of its time budget (QUERY_TIMEOUT_MS); its work was stopped. */
+  query_timeout: { status: 503, title: 'Service Unavailable' },
   internal_server_error: { status: 500, title: 'Internal Server Error' },
 } as const;
 export type ErrorKind = keyof typeof ERROR_KINDS;

@@ -8,3 +8,11 @@ export { rowCapError } from './rows/cap';
 export { oracle, type OracleOptions, type OracleResult } from './oracle/oracle';
 export { retentionModel, type RetentionModel } from './oracle/retention';
 export * from './planner';
+export {
+  boundRows,
+  groupsUpperBound,
+  sliceCount,
+  type GroupSources,
+  type RowBound,
+  type RowBoundInput,
+} from './rows/bound';

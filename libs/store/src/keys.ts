@@ -11,6 +11,10 @@
  *   <p>:bull:<queue>:...        BullMQ's own keys (the compactor's queue "compaction"), prefix `bull`
  *   <p>:rebuild                 hash    state of the running (or last) rebuild into a new generation
  *                                       (generation-state.ts: source, target, status, since, ...)
+ *   <p>:rl:<sha256>             string  @fastify/rate-limit's counter of a root key (its Redis store; the
+ *                                       library appends the key to the namespace `<p>:rl:`)
+ *   <p>:slots:<sha256>          zset    query requests of a root key in progress: member = request id,
+ *                                       score = unix ms when the slot expires (acquireSlot-1.lua)
  *
  * Counter keys of generation g and API a, all in hash slot {a} so that one Lua script
  * may touch every key of one API atomically, also on Redis Cluster:
@@ -70,6 +74,9 @@ export const globalKeys = (prefix: string) => ({
   /** BullMQ `prefix` option: BullMQ builds `<this>:<queue>:<...>` itself. */
   bull: `${prefix}:bull`,
   rebuild: `${prefix}:rebuild`,
+  /** Namespace of @fastify/rate-limit's Redis store; it appends its own key (the root key hash). */
+  rateLimitNamespace: `${prefix}:rl:`,
+  querySlots: (hash: string) => `${prefix}:slots:${hash}`,
 });
 
 export const code36 = (code: number): string => code.toString(36);

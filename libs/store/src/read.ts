@@ -237,7 +237,18 @@ export function readsOverlap(reads: readonly BucketRead[]): boolean {
 export interface ReadOptions {
   /** Hashes per readHashes call (default READ_MAX_KEYS). */
   maxKeys?: number;
+  /** readHashes calls per round trip (default READ_CALLS_PER_ROUND_TRIP). */
+  callsPerRoundTrip?: number;
+  /** Once aborted, no further Redis call is made: the read throws the signal's reason. */
+  signal?: AbortSignal;
 }
+
+/**
+ * readHashes calls sent per round trip. Sending a large read in rounds lets the commands of
+ * other requests on the same connection in between (Redis answers one connection in order),
+ * spreads the parsing over several turns of the event loop, and lets an aborted read stop.
+ */
+export const READ_CALLS_PER_ROUND_TRIP = 4;
 
 export type CountsRead =
   | { ok: true; counts: CodeCounts }
@@ -271,6 +282,7 @@ export async function readCounts(
     else needParts.push(read);
   }
   if (needParts.length > 0) {
+    options.signal?.throwIfAborted();
     const pipeline = redis.pipeline();
     for (const read of needParts) pipeline.smembers(keys.parts(read.res, read.index));
     const replies = (await execPipeline(pipeline)) as string[][];
@@ -280,33 +292,38 @@ export async function readCounts(
 
   const snapshot = readsOverlap(reads);
   const chunks = chunksOf(fetches, reads, options.maxKeys ?? READ_MAX_KEYS);
-  const pipeline = newPipeline(redis);
-  for (const chunk of chunks) queueCommand(redis, pipeline, 'readHashes', readHashesArgs(keys, chunk));
-  const replies = (await execPipeline(pipeline)) as (string | null)[][];
-  if (snapshot) {
-    // Each call read cmp with its hashes atomically, and a call holds whole families (see
-    // chunksOf): every family was read at the compaction point the plan was made with.
-    for (const reply of replies) {
-      const now = parseIndex(reply[0]);
-      if (now !== compactedThrough) return { ok: false, compactedThrough: now };
-    }
-  }
-
   // Sum by field first (per slice, and per part in cube f), so that each distinct field is
   // decoded into its group once however many buckets hold it.
   const sums = new Map<string, { slice: number | null; part: string; fields: FieldSums }>();
-  chunks.forEach((chunk, c) => {
-    const reply = replies[c]!;
-    chunk.forEach((f, n) => {
-      const id = `${f.slice}/${f.cube === 'f' ? f.part : ''}`;
-      let entry = sums.get(id);
-      if (!entry) {
-        entry = { slice: f.slice, part: f.part, fields: new FieldSums(q.cube) };
-        sums.set(id, entry);
+  const perRoundTrip = options.callsPerRoundTrip ?? READ_CALLS_PER_ROUND_TRIP;
+  for (let from = 0; from < chunks.length; from += perRoundTrip) {
+    options.signal?.throwIfAborted();
+    const batch = chunks.slice(from, from + perRoundTrip);
+    const pipeline = newPipeline(redis);
+    for (const chunk of batch) queueCommand(redis, pipeline, 'readHashes', readHashesArgs(keys, chunk));
+    const replies = (await execPipeline(pipeline)) as (string | null)[][];
+    if (snapshot) {
+      // Each call read cmp with its hashes atomically, and a call holds whole families (see
+      // chunksOf): every family was read at the compaction point the plan was made with.
+      for (const reply of replies) {
+        const now = parseIndex(reply[0]);
+        if (now !== compactedThrough) return { ok: false, compactedThrough: now };
       }
-      entry.fields.addText(reply[n + 1] ?? '', f.sign);
+    }
+    batch.forEach((chunk, c) => {
+      const reply = replies[c]!;
+      chunk.forEach((f, n) => {
+        const id = `${f.slice}/${f.cube === 'f' ? f.part : ''}`;
+        let entry = sums.get(id);
+        if (!entry) {
+          entry = { slice: f.slice, part: f.part, fields: new FieldSums(q.cube) };
+          sums.set(id, entry);
+        }
+        entry.fields.addText(reply[n + 1] ?? '', f.sign);
+      });
     });
-  });
+  }
+  options.signal?.throwIfAborted();
   const sel = selectionOf(q);
   for (const { slice, part, fields } of sums.values()) fields.addTo(counts.slice(slice), sel, part);
   return { ok: true, counts };

@@ -12,18 +12,34 @@ import type { Logger } from '@va/runtime';
 import { defineCommands } from '@va/store';
 import type { App } from './http/app';
 import { clientErrorHandler, errorHandler, installErrorHandling } from './http/error-handling';
+import { registerCompression } from './http/compression';
 import { registerMetrics } from './http/metrics';
 import { registerOpenApi } from './http/openapi';
 import { newRequestId } from './http/request-id';
+import { registerRateLimit } from './limits/rate-limit';
 import { dashboardRoute } from './routes/dashboard';
 import { healthRoute } from './routes/health';
 import { createReadTokenRoute } from './routes/v1_analytics_createReadToken';
 import { GET_VERIFICATIONS, getVerificationsRoute } from './routes/v1_analytics_getVerifications';
 import { DictionaryCache } from './verifications/dictionary-cache';
+import { ReadPool } from './verifications/read-pool';
 
 export interface ServerDeps {
   redis: Redis;
-  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'docsUrl' | 'readTokenKeys'> &
+  config: Pick<
+    Config,
+    | 'keyPrefix'
+    | 'maxRows'
+    | 'retention'
+    | 'docsUrl'
+    | 'queryTimeoutMs'
+    | 'queryRateLimit'
+    | 'queryRateWindowMs'
+    | 'queryMaxConcurrent'
+    | 'queryWorkers'
+    | 'redisUrl'
+    | 'readTokenKeys'
+  > &
     Partial<Pick<Config, 'queryDictionaryCacheEntries'>>;
   /** Server clock (unix ms); defaults to Date.now. */
   now?: () => number;
@@ -53,8 +69,23 @@ export async function createServer(deps: ServerDeps): Promise<App> {
   defineCommands(redis);
   installErrorHandling(app, config.docsUrl);
   await registerOpenApi(app, config.docsUrl);
-  registerMetrics(app, deps.registry ?? new Registry(), GET_VERIFICATIONS);
+  await registerCompression(app);
+  const metrics = registerMetrics(app, deps.registry ?? new Registry(), GET_VERIFICATIONS);
   healthRoute(app, () => redis.status === 'ready');
+  const rateLimit = await registerRateLimit(app, {
+    redis,
+    prefix: config.keyPrefix,
+    max: config.queryRateLimit,
+    windowMs: config.queryRateWindowMs,
+  });
+  const pool =
+    config.queryWorkers > 0
+      ? new ReadPool(config.queryWorkers, {
+          redisUrl: config.redisUrl,
+          config: { keyPrefix: config.keyPrefix, maxRows: config.maxRows, retention: config.retention },
+        })
+      : undefined;
+  if (pool) app.addHook('onClose', () => pool.close());
   getVerificationsRoute(app, {
     redis,
     config,
@@ -64,6 +95,17 @@ export async function createServer(deps: ServerDeps): Promise<App> {
         maxEntries: config.queryDictionaryCacheEntries,
       }),
     }),
+    budgetMs: config.queryTimeoutMs,
+    rateLimit,
+    // A slot outlives the budget a little: the work stops at its next Redis call after it.
+    slots: {
+      redis,
+      prefix: config.keyPrefix,
+      max: config.queryMaxConcurrent,
+      ttlMs: config.queryTimeoutMs + 5_000,
+    },
+    metrics,
+    pool,
   });
   createReadTokenRoute(app, { redis, config, now: deps.now ?? Date.now });
   await dashboardRoute(app, config.docsUrl, deps.dashboardDir);

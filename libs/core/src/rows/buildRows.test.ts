@@ -456,3 +456,17 @@ describe('buildRows: speed', () => {
     expect(perHour).toBeLessThan(1000);
   });
 });
+
+describe('buildRows: groups of the whole range (groupCells)', () => {
+  it('gives every group with data in the range its rows in the slices read, zeros included', () => {
+    const q = query(['key', 'hour'], { limit: 3 });
+    const whole = [cell({ keyId: 'b', v: 4 }), cell({ keyId: 'a', v: 1 }), cell({ keyId: 'c', v: 0 })];
+    const first = [cell({ slice: hours[0]!, keyId: 'b', v: 2 })];
+    const result = rows(q, first, { ...hourly, slices: hours.slice(0, 2), groupCells: whole });
+    expect(result).toEqual([
+      row(0, 0, { time: hours[0], keyId: 'a' }),
+      row(2, 0, { time: hours[0], keyId: 'b' }),
+      row(0, 0, { time: hours[1], keyId: 'a' }),
+    ]);
+  });
+});

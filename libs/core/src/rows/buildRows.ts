@@ -24,6 +24,12 @@ export interface BuildRowsOptions {
   trimLeading: boolean;
   /** Row cap (Config.maxRows). */
   maxRows: number;
+  /**
+   * Cells of the whole range (any slice): every group counting something there has rows, even
+   * when `cells` cover only some slices of the range (a limit in time order needs only the
+   * first or last slices, but the groups of all of them). Their counts are not added.
+   */
+  groupCells?: Iterable<Cell>;
 }
 
 export type BuildRowsResult = { ok: true; rows: Datapoint[] } | { ok: false; error: FieldError };
@@ -37,7 +43,7 @@ export function buildRows(
   if (granular && options.slices === null) throw new Error('buildRows: a time granularity needs slices');
   const slices: readonly (number | null)[] = granular ? options.slices! : [null];
 
-  const sums = sumCells(cells, groupDimsOf(query), slices, granular);
+  const sums = sumCells(cells, groupDimsOf(query), slices, granular, options.groupCells);
   const firstSlice = options.trimLeading && granular ? sums.firstCounted : 0;
   const sliceCount = slices.length - firstSlice;
   const groupCount = sums.groups.length;
@@ -89,11 +95,15 @@ function sumCells(
   dims: GroupDims,
   slices: readonly (number | null)[],
   granular: boolean,
+  groupCells: Iterable<Cell> | undefined,
 ): Sums {
   const index = groupIndex(dims);
   // Without group dimensions there is one group, present even when nothing matched
   // (one all-zero row, or zero-filled slices).
   if (!hasGroupDims(dims)) index.emptyGroup();
+  const register = () => undefined;
+  if (groupCells)
+    for (const cell of groupCells) if (hasCount(cell.counts)) index.forEachGroupOf(cell, register);
   const counters = new Map<number, Counters>();
   const sliceIndex = new Map<number | null, number>();
   slices.forEach((slice, i) => sliceIndex.set(slice, i));

@@ -11,3 +11,10 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 }
+
+/** The row cap refusal (400 invalid_input at query.limit), told apart for the metrics. */
+export class RowCapError extends ApiError {
+  constructor(errors: FieldError[]) {
+    super('invalid_input', 'The answer would hold too many rows.', errors);
+  }
+}

@@ -1,8 +1,21 @@
 /** Prometheus metrics of the query route and the /metrics endpoint. */
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { App } from './app';
 
-export function registerMetrics(app: App, registry: Registry, route: string): void {
+/** Why a request was turned away before or while it was answered. */
+export type Refusal = 'row_cap' | 'timeout' | 'rate_limited' | 'concurrency';
+
+/** What the route reports besides status and duration. */
+export interface QueryMetrics {
+  refused(reason: Refusal): void;
+  /** Requests being answered (after the checks and limits) in this service. */
+  inFlight: Gauge;
+  /** Time from arrival until the read starts (checks, rate limit, slot). */
+  waited(seconds: number): void;
+}
+
+export function registerMetrics(app: App, registry: Registry, route: string): QueryMetrics {
   const requests = new Counter({
     name: 'va_query_requests_total',
     help: 'Requests of GET /v1/analytics.getVerifications by HTTP status',
@@ -15,6 +28,39 @@ export function registerMetrics(app: App, registry: Registry, route: string): vo
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
+  const refused = new Counter({
+    name: 'va_query_refused_total',
+    help: 'Requests turned away: row_cap (over the row cap), timeout (time budget), rate_limited, concurrency',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  for (const reason of ['row_cap', 'timeout', 'rate_limited', 'concurrency'] as const)
+    refused.inc({ reason }, 0);
+  const inFlight = new Gauge({
+    name: 'va_query_in_flight',
+    help: 'Query requests being read and answered by this service',
+    registers: [registry],
+  });
+  const wait = new Histogram({
+    name: 'va_query_wait_seconds',
+    help: 'Time from arrival until the read starts (auth, checks, rate limit, concurrency slot)',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+    registers: [registry],
+  });
+  // The event loop's delay as this service sees it (nodejs_eventloop_lag_* of the default
+  // metrics averages it away); reset at each scrape, so it is the worst since the last one.
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  new Gauge({
+    name: 'va_query_event_loop_delay_max_seconds',
+    help: 'Longest event-loop delay since the previous scrape',
+    registers: [registry],
+    collect() {
+      this.set(loop.max / 1e9);
+      loop.reset();
+    },
+  });
+  app.addHook('onClose', async () => loop.disable());
 
   app.addHook('onResponse', async (request, reply) => {
     if (request.routeOptions.url !== route) return;
@@ -25,4 +71,9 @@ export function registerMetrics(app: App, registry: Registry, route: string): vo
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
     reply.type(registry.contentType).send(await registry.metrics()),
   );
+  return {
+    refused: (reason) => refused.inc({ reason }),
+    inFlight,
+    waited: (seconds) => wait.observe(seconds),
+  };
 }

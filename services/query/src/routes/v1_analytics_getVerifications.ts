@@ -6,8 +6,25 @@
  */
 import { Type } from '@sinclair/typebox';
 import { verificationsQuerySchema, type Datapoint, type ErrorEnvelope } from '@va/contracts';
+import { ApiError, RowCapError } from '../http/api-error';
 import type { App } from '../http/app';
-import { answerVerifications, type VerificationsDeps } from '../verifications/answer';
+import { withBudget } from '../http/budget';
+import type { QueryMetrics } from '../http/metrics';
+import { acquireSlot, type SlotDeps } from '../limits/concurrency';
+import type { RateCheck } from '../limits/rate-limit';
+import { authorize, type VerificationsDeps } from '../verifications/answer';
+import { readAnswer, refuseEarly, type Answer } from '../verifications/read-answer';
+import { isHeavy, type ReadPool } from '../verifications/read-pool';
+
+export interface RouteDeps extends VerificationsDeps {
+  /** Time budget of one request (ms). */
+  budgetMs: number;
+  rateLimit: RateCheck;
+  slots: SlotDeps;
+  metrics: QueryMetrics;
+  /** Worker threads for heavy queries; absent = every query on the main thread. */
+  pool?: ReadPool;
+}
 
 export const GET_VERIFICATIONS = '/v1/analytics.getVerifications';
 
@@ -34,7 +51,13 @@ export function queryPairs(url: string | undefined): URLSearchParams {
   return new URLSearchParams(q < 0 ? '' : url!.slice(q + 1));
 }
 
-export function getVerificationsRoute(app: App, deps: VerificationsDeps): void {
+/** Rows serialised by a worker of the pool. */
+interface JsonAnswer {
+  json: Buffer;
+  precision: Answer['precision'];
+}
+
+export function getVerificationsRoute(app: App, deps: RouteDeps): void {
   app.get(
     GET_VERIFICATIONS,
     {
@@ -52,20 +75,72 @@ export function getVerificationsRoute(app: App, deps: VerificationsDeps): void {
         response: {
           200: Rows,
           '4xx': errorResponse(
-            '401 unauthorized, 400 invalid_input (one errors[] entry per failure), 403 forbidden, 404 not_found',
+            '401 unauthorized, 400 invalid_input (one errors[] entry per failure), 403 forbidden, 404 not_found, ' +
+              '429 too_many_requests (rate or concurrency limit of the root key; see Retry-After)',
           ),
-          '5xx': errorResponse('500 internal_server_error'),
+          '5xx': errorResponse(
+            '500 internal_server_error, 503 query_timeout (the time budget ran out; the work was stopped)',
+          ),
         },
       },
       validatorCompiler: () => () => true,
     },
     async (request, reply) => {
-      const answer = await answerVerifications(deps, {
-        authorization: request.headers.authorization,
-        params: queryPairs(request.raw.url),
-      });
-      if (answer.precision !== 'hour') reply.header('x-precision', answer.precision);
-      return answer.rows;
+      const { metrics } = deps;
+      try {
+        const answer = await withBudget<Answer | JsonAnswer>(deps.budgetMs, async (signal) => {
+          const authorized = await authorize(deps, {
+            authorization: request.headers.authorization,
+            params: queryPairs(request.raw.url),
+          });
+          const limited = await deps.rateLimit(request, authorized.rootKeyHash);
+          if (limited) {
+            metrics.refused('rate_limited');
+            reply.header('retry-after', String(limited.retryAfter));
+            throw new ApiError(
+              'too_many_requests',
+              `The root key sent more queries than its rate limit allows; retry in ${limited.retryAfter} s.`,
+            );
+          }
+          signal.throwIfAborted();
+          const release = await acquireSlot(deps.slots, authorized.rootKeyHash, request.id);
+          if (!release) {
+            metrics.refused('concurrency');
+            reply.header('retry-after', '1');
+            throw new ApiError(
+              'too_many_requests',
+              `The root key has ${deps.slots.max} queries in progress, as many as it may; retry when one finished.`,
+            );
+          }
+          metrics.waited(reply.elapsedTime / 1000);
+          metrics.inFlight.inc();
+          try {
+            const { space, query, now } = authorized;
+            if (deps.pool && (await isHeavy(deps, space, query))) {
+              await refuseEarly(deps, space, query, now, signal);
+              const budgetMs = Math.max(1, deps.budgetMs - reply.elapsedTime);
+              const result = await deps.pool.run({ space, query, now, budgetMs }, signal);
+              if (!result.ok) {
+                const { kind, detail, errors } = result.error;
+                throw result.rowCap ? new RowCapError(errors) : new ApiError(kind, detail, errors);
+              }
+              const json = Buffer.from(result.json.buffer, result.json.byteOffset, result.json.byteLength);
+              return { json, precision: result.precision };
+            }
+            return await readAnswer(deps, space, query, now, signal);
+          } finally {
+            metrics.inFlight.dec();
+            await release();
+          }
+        });
+        if (answer.precision !== 'hour') reply.header('x-precision', answer.precision);
+        if ('json' in answer) return reply.type('application/json; charset=utf-8').send(answer.json as never);
+        return answer.rows;
+      } catch (error) {
+        if (error instanceof RowCapError) metrics.refused('row_cap');
+        else if (error instanceof ApiError && error.kind === 'query_timeout') metrics.refused('timeout');
+        throw error;
+      }
     },
   );
 }

@@ -41,7 +41,15 @@ export interface HarnessOptions {
 
 export async function queryHarness(name: string, options: HarnessOptions = {}): Promise<QueryHarness> {
   const prefix = `t-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}-${Math.random().toString(36).slice(2, 8)}`;
-  const config = loadConfig({ REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: prefix, ...options.env });
+  const config = loadConfig({
+    REDIS_URL: inject('redisUrl'),
+    REDIS_KEY_PREFIX: prefix,
+    // Tests send queries as fast as they can with one root key; the rate limit has tests of its own.
+    QUERY_RATE_LIMIT: '0',
+    // Answer on the main thread unless a test asks for workers (each would open a connection).
+    QUERY_WORKERS: '0',
+    ...options.env,
+  });
   const now = options.now ?? Date.now();
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
   await redis.ping();

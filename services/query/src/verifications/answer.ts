@@ -4,6 +4,7 @@
  * 403 (permission; a read token's API and externalId) -> 404 (API not in the workspace) -> rows.
  */
 import { parseQuery, type ParsedQuery } from '@va/core';
+import type { KeySpace } from '@va/store';
 import { bearerToken } from '../auth/bearer';
 import { authenticate, type Principal } from '../auth/principal';
 import { canReadApi, READ_ANY_API, readApiPermission } from '../auth/permissions';
@@ -21,10 +22,30 @@ export interface VerificationsRequest {
   params: Iterable<[string, string]>;
 }
 
+/** A request that passed every check: what to read, and whose limits it counts against. */
+export interface Authorized {
+  query: ParsedQuery;
+  space: KeySpace;
+  /**
+   * sha256 of the root key (its id in Redis), or of the root key that minted the read token:
+   * rate and concurrency limits are kept per root key.
+   */
+  rootKeyHash: string;
+  /** The server clock when the request arrived. */
+  now: number;
+}
+
 export async function answerVerifications(
   deps: VerificationsDeps,
   request: VerificationsRequest,
+  signal?: AbortSignal,
 ): Promise<Answer> {
+  const authorized = await authorize(deps, request);
+  return readAnswer(deps, authorized.space, authorized.query, authorized.now, signal);
+}
+
+/** The checks of CONTRACT §5 in order; throws the ApiError of the first that fails. */
+export async function authorize(deps: VerificationsDeps, request: VerificationsRequest): Promise<Authorized> {
   const bearer = bearerToken(request.authorization);
   if (bearer === null) {
     throw new ApiError(
@@ -45,7 +66,12 @@ export async function answerVerifications(
       `The API ${query.apiId} does not exist in the workspace of this root key.`,
     );
   }
-  return readAnswer(deps, { prefix: keyPrefix, generation: auth.generation }, query, now);
+  return {
+    query,
+    space: { prefix: keyPrefix, generation: auth.generation },
+    rootKeyHash: auth.principal.rootKeyHash,
+    now,
+  };
 }
 
 /**

@@ -1,27 +1,51 @@
 /**
- * The rows of an authorized, valid query: load dictionaries and meta, plan (libs/core
- * planReads), read counters (libs/store), build rows (libs/core buildRows).
+ * The rows of an authorized, valid query: load dictionaries and meta, bound the rows (libs/core
+ * boundRows), plan (planReads), read counters (libs/store), build rows (buildRows).
  *
  * Round trips: meta + dictionary tails (one flush); parts sets (only when needed); counters
- * (readHashes calls, each atomic with the compaction point; planned again if it moved).
+ * (readHashes calls in rounds, each atomic with the compaction point; planned again if it moved).
+ *
+ * Work follows the answer, not the range:
+ *   - a request whose rows certainly exceed the cap is refused before any counter is read, or
+ *     after reading only the range's groups from the coarsest buckets (one row per group);
+ *   - a limit in time order (no orderBy, or orderBy=time) needs the groups of the whole range
+ *     but the counters of only the first (or last) ceil(limit / groups) slices: when the range
+ *     has many more slices, the groups come from the coarse read and only those slices' buckets
+ *     are read (`groupBy=hour&start=0&limit=...` reads nothing from before the data).
+ * Every Redis call checks the request's AbortSignal first: an aborted request reads no more.
  */
 import type { Datapoint } from '@va/contracts';
 import {
+  boundRows,
   buildRows,
+  groupsUpperBound,
   horizonsAt,
   hourOf,
   planReads,
   rowCapError,
+  sliceCount,
+  sliceStarts,
+  type BucketRead,
   type Cell,
   type ParsedQuery,
   type Precision,
+  type ReadPlan,
+  type RowBound,
 } from '@va/core';
-import { decodeCells, readApiMeta, readCounts, type KeySpace } from '@va/store';
-import { ApiError } from '../http/api-error';
+import {
+  decodeCells,
+  readApiMeta,
+  readCounts,
+  type CubeQuery,
+  type KeySpace,
+  type ReadDictionaries,
+} from '@va/store';
+import { RowCapError } from '../http/api-error';
+import type { Config } from '@va/config';
 import type { VerificationsDeps } from './deps';
 import { cubeQueryOf, dictionariesOf } from './cube-query';
 import { groupCount } from './group-count';
-import { chooseSlices } from './slices';
+import { chooseSlices, firstHourOfIndex, indexOfHour } from './slices';
 
 export interface Answer {
   rows: Datapoint[];
@@ -33,46 +57,254 @@ export interface Answer {
 const FUTURE_MS = 5 * 60_000;
 /** Plans made again when a compaction moved between plan and read; more means a busy compactor. */
 const MAX_ATTEMPTS = 5;
+/**
+ * A time-ordered limit reads the groups from the coarse plan first when the range has this many
+ * times more slices than the limit, or the full plan reads this many times more buckets.
+ */
+const NARROW_FACTOR = 2;
 
-export async function readAnswer(
-  deps: VerificationsDeps,
+/** What reading needs (a worker of the pool has no use for the read-token keys). */
+export type ReadDeps = Omit<VerificationsDeps, 'config'> & {
+  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention'>;
+};
+
+interface Reader {
+  deps: ReadDeps;
+  space: KeySpace;
+  query: ParsedQuery;
+  dicts: ReadDictionaries;
+  startHour: number;
+  now: number;
+  compactedThrough: number | null;
+  signal: AbortSignal | undefined;
+}
+
+interface Prepared {
+  r: Reader;
+  cubeQuery: CubeQuery;
+  bound: RowBound;
+}
+
+/** Meta and dictionaries loaded, the rows bounded (libs/core boundRows). */
+async function prepare(
+  deps: ReadDeps,
   space: KeySpace,
   query: ParsedQuery,
   now: number,
-): Promise<Answer> {
+  signal: AbortSignal | undefined,
+): Promise<Prepared> {
   const { redis, config } = deps;
   const dicts = deps.dictionaries.get(space, query.apiId);
+  signal?.throwIfAborted();
   const [meta] = await Promise.all([
     readApiMeta(redis, space, query.apiId, { firstHour: query.startHour === undefined }),
     dicts.load(dictionariesOf(query)),
   ]);
-  const granularity = query.groupBy.granularity;
   const startHour = query.startHour ?? meta.firstHour ?? query.endHour + 1; // no data: an empty range
+  const r: Reader = {
+    deps,
+    space,
+    query,
+    dicts,
+    startHour,
+    now,
+    compactedThrough: meta.compactedThrough,
+    signal,
+  };
   const cubeQuery = cubeQueryOf(query, dicts);
-  const horizons = horizonsAt(now, config.retention);
+  const bound = boundRows({
+    query,
+    startHour,
+    groupsUpper: groupsUpperBound(query.groupBy, groupSources(cubeQuery, dicts, query)),
+    maxRows: config.maxRows,
+  });
+  return { r, cubeQuery, bound };
+}
 
-  let compactedThrough = meta.compactedThrough;
+/**
+ * The refusals that cost next to nothing: slices over the cap (from the range), or slices over
+ * the cap and any event in the range (the total cube of the coarsest buckets). Throws the
+ * refusal; returns whether the cap question is settled without counting groups.
+ */
+async function cheapRefusal({ r, bound }: Prepared): Promise<boolean> {
+  const { maxRows } = r.deps.config;
+  if (bound.kind === 'over') throw tooManyRows(rowCapError(bound.rowCount, maxRows));
+  if (bound.kind !== 'countGroups') return true;
+  if (bound.groupsAllowed > 0 || !everyEventHasAGroup(r.query)) return false;
+  const total = await readCells(r, totalCube, undefined);
+  if (counted(total.cells).length > 0) throw tooManyRows(atLeast(rowCapError(bound.slices, maxRows)));
+  return true;
+}
+
+/**
+ * Refuses, on the caller's thread, what is over the row cap at next to no cost (see
+ * cheapRefusal); the main thread runs it before handing a heavy query to a worker, so that
+ * refusals never queue behind heavy work.
+ */
+export async function refuseEarly(
+  deps: ReadDeps,
+  space: KeySpace,
+  query: ParsedQuery,
+  now: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  await cheapRefusal(await prepare(deps, space, query, now, signal));
+}
+
+export async function readAnswer(
+  deps: ReadDeps,
+  space: KeySpace,
+  query: ParsedQuery,
+  now: number,
+  signal?: AbortSignal,
+): Promise<Answer> {
+  const { config } = deps;
+  const prepared = await prepare(deps, space, query, now, signal);
+  const { r, cubeQuery, bound } = prepared;
+  const startHour = r.startHour;
+
+  // 1. Refuse what is certainly over the cap, before reading counters where the plan tells.
+  let wholeRange: Cell[] | undefined;
+  if (!(await cheapRefusal(prepared)) && bound.kind === 'countGroups') {
+    wholeRange = (await readCells(r, cubeQuery, undefined)).cells;
+    const groups = groupCount(query, counted(wholeRange));
+    if (groups > bound.groupsAllowed) {
+      throw tooManyRows(rowCapError(groups * bound.slices, config.maxRows));
+    }
+  }
+
+  // 2. Without a time granularity the coarse read is the answer's read.
+  const granularity = query.groupBy.granularity;
+  if (!granularity) {
+    const read = wholeRange
+      ? { cells: wholeRange, precision: undefined }
+      : await readCells(r, cubeQuery, undefined);
+    const precision = read.precision ?? fullPlan(r, undefined).precision;
+    return { rows: rowsOf(query, read.cells, startHour, config.maxRows), precision };
+  }
+
+  // 3. A limit in time order: only the first / last slices' counters, the groups of the range.
+  const plan = fullPlan(r, granularity);
+  if (timeOrdered(query) && query.startHour !== undefined && query.limit !== undefined) {
+    const coarse = fullPlan(r, undefined);
+    const coarseReads = coarse.reads.length;
+    const slices = sliceCount(startHour, query.endHour, granularity);
+    if (
+      slices > NARROW_FACTOR * query.limit ||
+      plan.reads.length > NARROW_FACTOR * Math.max(coarseReads, 1)
+    ) {
+      wholeRange ??= (await readCells(r, cubeQuery, undefined, undefined, coarse)).cells;
+      const groups = groupCount(query, counted(wholeRange));
+      if (groups === 0) return { rows: [], precision: plan.precision };
+      const needed = neededSlices(query, startHour, Math.ceil(query.limit / groups));
+      const wanted = new Set(needed);
+      const fine = await readCells(r, cubeQuery, granularity, (read) => wanted.has(read.slice!), plan);
+      const built = buildRows(query, fine.cells, {
+        slices: needed,
+        trimLeading: false,
+        maxRows: config.maxRows,
+        groupCells: wholeRange,
+      });
+      if (!built.ok) throw tooManyRows(built.error);
+      return { rows: built.rows, precision: plan.precision };
+    }
+  }
+
+  const read = await readCells(r, cubeQuery, granularity, undefined, plan);
+  return { rows: rowsOf(query, read.cells, startHour, config.maxRows), precision: read.precision! };
+}
+
+const totalCube: CubeQuery = {
+  cube: 't',
+  keys: null,
+  identities: null,
+  sets: null,
+  group: { key: false, identity: false, set: false },
+};
+
+/** groupBy key / tags without filters: every event counts in some group. */
+function everyEventHasAGroup(query: ParsedQuery): boolean {
+  const { identity, tag } = query.groupBy;
+  return (
+    !identity &&
+    !tag &&
+    query.keyIds === undefined &&
+    query.externalId === undefined &&
+    query.tags === undefined
+  );
+}
+
+/** Cells that count something (a group needs a matching event). */
+const counted = (cells: readonly Cell[]): Cell[] => cells.filter((c) => c.counts.some((n) => n !== 0));
+
+const timeOrdered = (query: ParsedQuery): boolean => query.orderBy === undefined || query.orderBy === 'time';
+
+/** What the dictionaries (after the filters) allow each grouped dimension. */
+export function groupSources(cube: CubeQuery, dicts: ReadDictionaries, query: ParsedQuery) {
+  const g = query.groupBy;
+  const sets = g.tag || g.tags ? (cube.sets ?? Array.from({ length: dicts.size('s') }, (_, n) => n)) : [];
+  const tags = new Set<string>();
+  if (g.tag) for (const code of sets) for (const tag of dicts.tagSet(code) ?? []) tags.add(tag);
+  return {
+    keys: cube.keys?.length ?? dicts.size('k'),
+    identities: cube.identities?.length ?? dicts.size('i'),
+    tagSets: sets.length,
+    tags: tags.size,
+  };
+}
+
+function fullPlan(r: Reader, granularity: ParsedQuery['groupBy']['granularity']) {
+  return planReads({
+    startHour: r.startHour,
+    endHour: r.query.endHour,
+    ...(granularity && { granularity }),
+    compactedThrough: r.compactedThrough,
+    horizons: horizonsAt(r.now, r.deps.config.retention),
+    dataThroughHour: hourOf(r.now + FUTURE_MS),
+  });
+}
+
+/** The first (ascending) or last (descending) `count` slice starts of the range. */
+function neededSlices(query: ParsedQuery, startHour: number, count: number): number[] {
+  const g = query.groupBy.granularity!;
+  const from = indexOfHour(startHour, g);
+  const to = indexOfHour(query.endHour, g);
+  if (to - from + 1 <= count) return sliceStarts(startHour, query.endHour, g);
+  if (query.order === 'desc') return sliceStarts(firstHourOfIndex(to - count + 1, g), query.endHour, g);
+  return sliceStarts(startHour, firstHourOfIndex(from + count, g) - 1, g);
+}
+
+/** Reads and decodes the cells of a plan (optionally only some of its reads), planning again when compaction moves. */
+async function readCells(
+  r: Reader,
+  cubeQuery: CubeQuery,
+  granularity: ParsedQuery['groupBy']['granularity'],
+  keep?: (read: BucketRead) => boolean,
+  planned?: ReadPlan,
+): Promise<{ cells: Cell[]; precision: Precision }> {
+  const { redis } = r.deps;
   for (let attempt = 1; ; attempt++) {
-    const plan = planReads({
-      startHour,
-      endHour: query.endHour,
-      ...(granularity && { granularity }),
-      compactedThrough,
-      horizons,
-      dataThroughHour: hourOf(now + FUTURE_MS),
+    // Planning a long range in hours takes a while: a plan made already is used while it holds.
+    const plan = attempt === 1 && planned ? planned : fullPlan(r, granularity);
+    const reads = keep ? plan.reads.filter(keep) : plan.reads;
+    const read = await readCounts(redis, r.space, r.query.apiId, cubeQuery, reads, r.compactedThrough, {
+      ...(r.signal && { signal: r.signal }),
     });
-    const read = await readCounts(redis, space, query.apiId, cubeQuery, plan.reads, compactedThrough);
     if (read.ok) {
-      const cells = await decodeCells(read.counts, dicts);
-      return { rows: rowsOf(query, cells, startHour, config.maxRows), precision: plan.precision };
+      r.signal?.throwIfAborted();
+      return { cells: await decodeCells(read.counts, r.dicts), precision: plan.precision };
     }
     if (attempt >= MAX_ATTEMPTS) throw new Error(`compaction kept moving during ${MAX_ATTEMPTS} reads`);
-    compactedThrough = read.compactedThrough;
+    r.compactedThrough = read.compactedThrough;
   }
 }
 
-const tooManyRows = (error: ReturnType<typeof rowCapError>) =>
-  new ApiError('invalid_input', 'The answer would hold too many rows.', [error]);
+const tooManyRows = (error: ReturnType<typeof rowCapError>) => new RowCapError([error]);
+
+const atLeast = (error: ReturnType<typeof rowCapError>) => ({
+  ...error,
+  message: error.message.replace('gives ', 'gives at least '),
+});
 
 function rowsOf(query: ParsedQuery, cells: readonly Cell[], startHour: number, maxRows: number): Datapoint[] {
   const granularity = query.groupBy.granularity;

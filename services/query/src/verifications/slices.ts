@@ -10,11 +10,11 @@
 import type { Granularity } from '@va/contracts';
 import { dayOfHour, dayStart, hourStart, monthOfHour, monthStart, sliceStarts } from '@va/core';
 
-const indexOfHour = (h: number, g: Granularity): number =>
+export const indexOfHour = (h: number, g: Granularity): number =>
   g === 'hour' ? h : g === 'day' ? dayOfHour(h) : monthOfHour(h);
-const startOfIndex = (i: number, g: Granularity): number =>
+export const startOfIndex = (i: number, g: Granularity): number =>
   g === 'hour' ? hourStart(i) : g === 'day' ? dayStart(i) : monthStart(i);
-const firstHourOfIndex = (i: number, g: Granularity): number =>
+export const firstHourOfIndex = (i: number, g: Granularity): number =>
   g === 'hour' ? i : g === 'day' ? i * 24 : Math.floor(monthStart(i) / 3_600_000);
 
 export interface SliceInput {

@@ -1,0 +1,86 @@
+/**
+ * The row count of an answer bounded before any counter is read (CONTRACT §3 "Rows", "Order
+ * and limit"): slices come from the range, groups from what the dictionaries can hold. Pure.
+ *
+ * The bound only ever refuses when the refusal is certain, so that the exact rule of
+ * buildRows (groups with data x slices, over the cap without a limit) is unchanged:
+ *   - a limit (at most the cap) always brings an answer under the cap;
+ *   - without group dimensions the rows are the slices of the range, known exactly when the
+ *     query has a start;
+ *   - with groups, the rows are (groups with data) x slices; when even every dictionary entry
+ *     having data would stay under the cap, nothing needs counting; otherwise the caller counts
+ *     the groups (`countGroups`), which needs only enough data to see whether more than
+ *     `groupsAllowed` groups exist.
+ */
+import type { Granularity } from '@va/contracts';
+import { dayOfHour, monthOfHour } from '../time';
+import type { ParsedQuery } from '../types';
+
+/** Slices of the hours [startHour, endHour] in a granularity (0 when the range is empty). */
+export function sliceCount(startHour: number, endHour: number, granularity: Granularity): number {
+  if (startHour > endHour) return 0;
+  switch (granularity) {
+    case 'hour':
+      return endHour - startHour + 1;
+    case 'day':
+      return dayOfHour(endHour) - dayOfHour(startHour) + 1;
+    case 'month':
+      return monthOfHour(endHour) - monthOfHour(startHour) + 1;
+  }
+}
+
+/** Entries of the dictionaries the groups are made of (after filters, where known). */
+export interface GroupSources {
+  keys: number;
+  identities: number;
+  tagSets: number;
+  /** Distinct tags over every tag set. */
+  tags: number;
+}
+
+/** At most this many groups can have data: the product of the grouped dimensions' entries. */
+export function groupsUpperBound(groupBy: ParsedQuery['groupBy'], sources: GroupSources): number {
+  let bound = 1;
+  if (groupBy.key) bound *= sources.keys;
+  if (groupBy.identity) bound *= sources.identities;
+  if (groupBy.tags) bound *= sources.tagSets;
+  if (groupBy.tag) bound *= sources.tags;
+  return bound;
+}
+
+export type RowBound =
+  /** The answer cannot exceed the cap. */
+  | { kind: 'fits' }
+  /** It certainly does: refuse with this row count. */
+  | { kind: 'over'; rowCount: number }
+  /** It does when more than `groupsAllowed` groups have data in the range (`slices` each). */
+  | { kind: 'countGroups'; groupsAllowed: number; slices: number }
+  /** Only the rows themselves tell (no start: the range begins at the first matching data). */
+  | { kind: 'unknown' };
+
+export interface RowBoundInput {
+  query: ParsedQuery;
+  /**
+   * First hour of the range: the start, or when absent the first hour holding any data of the
+   * API (the matching data may begin later: then the slices are an upper bound only).
+   */
+  startHour: number;
+  groupsUpper: number;
+  maxRows: number;
+}
+
+export function boundRows(input: RowBoundInput): RowBound {
+  const { query, maxRows } = input;
+  if (query.limit !== undefined && query.limit <= maxRows) return { kind: 'fits' };
+  const g = query.groupBy;
+  const grouped = g.key || g.identity || g.tag || g.tags;
+  const slices = g.granularity ? sliceCount(input.startHour, query.endHour, g.granularity) : 1;
+  const exact = query.startHour !== undefined;
+  if (!grouped) {
+    if (slices <= maxRows) return { kind: 'fits' };
+    return exact ? { kind: 'over', rowCount: slices } : { kind: 'unknown' };
+  }
+  if (input.groupsUpper * slices <= maxRows) return { kind: 'fits' };
+  if (!exact || slices === 0) return { kind: 'unknown' };
+  return { kind: 'countGroups', groupsAllowed: Math.floor(maxRows / slices), slices };
+}

@@ -1,0 +1,176 @@
+/**
+ * Benchmark of query isolation (issue #12) against a running query service over HTTP:
+ *
+ *   REDIS_URL=redis://127.0.0.1:36001 npx tsx services/query/bench/isolation-bench.ts seed [--events 1000000]
+ *   REDIS_URL=... REDIS_KEY_PREFIX=<printed by seed> PORT=36010 npm run query       (any way of starting it)
+ *   REDIS_URL=... npx tsx services/query/bench/isolation-bench.ts run --url http://127.0.0.1:36010
+ *
+ * `seed` writes a medium tenant straight into Redis through the ingest worker's batch processor
+ * (no Kafka; the same scripts), compacts it, and stores a root key for `run` under the prefix.
+ * `run` measures, over HTTP:
+ *   - under load: a light groupBy=day 30-day query, sampled sequentially, while `--heavy` worst-case
+ *     requests (groupBy=key&groupBy=tags&groupBy=hour&start=0&limit=100000) run in a loop;
+ *   - refusals: an over-cap request (groupBy=key&groupBy=hour&start=0, no limit);
+ *   - a 100,000-row answer.
+ * REDIS_URL must be a private server (never the shared 6379).
+ */
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { loadConfig } from '@va/config';
+import { hourOf } from '@va/core';
+import { compactApi, createRootKey, registerApi } from '@va/store';
+import { createGenerator } from '@va/testkit';
+import { seedEvents } from '@va/testkit/seed';
+
+const DAY_MS = 86_400_000;
+const API = 'api_medium';
+const WORKSPACE = 'ws_medium';
+
+const { values } = parseArgs({
+  args: process.argv.slice(3),
+  options: {
+    events: { type: 'string', default: '1000000' },
+    days: { type: 'string', default: '90' },
+    keys: { type: 'string', default: '2000' },
+    identities: { type: 'string', default: '2000' },
+    prefix: { type: 'string', default: 'iso-medium' },
+    url: { type: 'string', default: 'http://127.0.0.1:8080' },
+    heavy: { type: 'string', default: '10' },
+    samples: { type: 'string', default: '200' },
+  },
+});
+const mode = process.argv[2];
+const redisUrl = process.env.REDIS_URL;
+if (!redisUrl || /:6379\b/.test(redisUrl)) throw new Error('set REDIS_URL to a private Redis (not 6379)');
+const prefix = values.prefix;
+
+async function seed(): Promise<void> {
+  const redis = new Redis(redisUrl!);
+  const config = loadConfig({});
+  const events = Number(values.events);
+  const days = Number(values.days);
+  const now = Date.now();
+  const gen = createGenerator({
+    seed: 7,
+    apis: 1,
+    workspaces: 1,
+    keys: Number(values.keys),
+    identities: Number(values.identities),
+    startMs: now - days * DAY_MS,
+    spanMs: days * DAY_MS,
+  });
+  await registerApi(redis, prefix, API, WORKSPACE);
+  const chunk = 20_000;
+  const started = performance.now();
+  for (let done = 0; done < events; done += chunk) {
+    const batch = Array.from({ length: Math.min(chunk, events - done) }, () => {
+      const e = gen.next();
+      e.apiId = API;
+      e.workspaceId = WORKSPACE;
+      return e;
+    });
+    await seedEvents(redis, batch, { prefix, now, retention: config.retention });
+    process.stdout.write(
+      `\rseeded ${done + batch.length} (${Math.round((performance.now() - started) / 1000)} s)`,
+    );
+  }
+  const result = await compactApi(redis, { prefix, generation: 1 }, API, {
+    closedBound: hourOf(now) - 1,
+    retention: config.retention,
+    now,
+  });
+  const { key } = await createRootKey(redis, prefix, {
+    workspaceId: WORKSPACE,
+    permissions: ['api.*.read_api'],
+    now,
+  });
+  await redis.set(`${prefix}:bench:root-key`, key);
+  console.log(`\ncompacted ${result.hoursCompacted} hours; REDIS_KEY_PREFIX=${prefix}`);
+  redis.disconnect();
+}
+
+interface Timed {
+  ms: number;
+  status: number;
+  bytes: number;
+  rows?: number;
+}
+
+async function get(url: string, key: string, gzip = false): Promise<Timed> {
+  const started = performance.now();
+  const response = await fetch(url, {
+    headers: { authorization: `Bearer ${key}`, ...(gzip && { 'accept-encoding': 'gzip' }) },
+  });
+  const body = Buffer.from(await response.arrayBuffer());
+  const ms = performance.now() - started;
+  let rows: number | undefined;
+  // fetch decompresses by itself; `bytes` is the size of the JSON.
+  if (response.status === 200) rows = (JSON.parse(body.toString()) as unknown[]).length;
+  return { ms, status: response.status, bytes: body.length, ...(rows !== undefined && { rows }) };
+}
+
+const quantile = (sorted: readonly number[], q: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+
+function summary(name: string, timings: readonly Timed[]): void {
+  const ms = timings.map((t) => t.ms).sort((a, b) => a - b);
+  const statuses = [...new Set(timings.map((t) => t.status))].join(',');
+  console.log(
+    `${name}: n=${ms.length} status=${statuses} p50=${quantile(ms, 0.5).toFixed(1)} ms ` +
+      `p99=${quantile(ms, 0.99).toFixed(1)} ms max=${ms.at(-1)!.toFixed(1)} ms` +
+      (timings[0]?.rows !== undefined ? ` rows=${timings[0].rows} bytes=${timings[0].bytes}` : ''),
+  );
+}
+
+async function run(): Promise<void> {
+  const redis = new Redis(redisUrl!);
+  const key = await redis.get(`${prefix}:bench:root-key`);
+  redis.disconnect();
+  if (!key) throw new Error(`no data set under ${prefix}: run seed first`);
+  const base = `${values.url}/v1/analytics.getVerifications?apiId=${API}`;
+  const now = Date.now();
+  const light = `${base}&groupBy=day&start=${now - 30 * DAY_MS}`;
+  const worst = `${base}&groupBy=key&groupBy=tags&groupBy=hour&start=0&limit=100000`;
+  const overCap = `${base}&groupBy=key&groupBy=hour&start=0`;
+  const big = `${base}&groupBy=key&groupBy=hour&start=${now - 50 * DAY_MS}&limit=100000`;
+  const loopDelay = async (): Promise<number> => {
+    const text = await (await fetch(`${values.url}/metrics`)).text();
+    return (
+      Number(/^va_query_event_loop_delay_max_seconds(?:\{[^}]*\})? (\S+)/m.exec(text)?.[1] ?? NaN) * 1000
+    );
+  };
+  const samples = Number(values.samples);
+
+  // Warm up (dictionaries are cached per service process).
+  await get(light, key);
+  const bigs = [];
+  for (let i = 0; i < 10; i++) bigs.push(await get(big, key, true));
+  summary('100,000-row answer (key x hour, 50 days, gzip), alone', bigs);
+  const worsts = [];
+  for (let i = 0; i < 3; i++) worsts.push(await get(worst, key, true));
+  summary('worst case (key x tags x hour since 1970, limit 100000, gzip), alone', worsts);
+  const refusals = [];
+  for (let i = 0; i < samples; i++) refusals.push(await get(overCap, key));
+  summary('over-cap refusal', refusals);
+
+  let stop = false;
+  const heavy: Timed[] = [];
+  const loops = Array.from({ length: Number(values.heavy) }, async () => {
+    while (!stop) heavy.push(await get(worst, key, true));
+  });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await loopDelay(); // resets the service's maximum
+  const lights = [];
+  for (let i = 0; i < samples; i++) lights.push(await get(light, key));
+  const delay = await loopDelay();
+  stop = true;
+  await Promise.all(loops);
+  console.log(`service event-loop delay, max while loaded: ${delay.toFixed(1)} ms`);
+  summary(`light 30-day query while ${values.heavy} worst-case requests run`, lights);
+  summary('worst-case requests during that time', heavy);
+}
+
+if (mode === 'seed') await seed();
+else if (mode === 'run') await run();
+else throw new Error('usage: isolation-bench.ts seed|run [options]');

@@ -1,0 +1,292 @@
+/**
+ * Query isolation against the real service and Redis: the time budget (the error, and that
+ * the read stops: no Redis command after it), the rate and concurrency limits shared by two
+ * service instances on one Redis (429 + Retry-After in the envelope, after 401), the early
+ * refusal of answers over the row cap (no counter read), and compressed answers.
+ */
+import { gunzipSync } from 'node:zlib';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorEnvelope, VerificationEvent } from '@va/contracts';
+import { loadConfig } from '@va/config';
+import type { App } from '../http/app';
+import { acquireSlot } from '../limits/concurrency';
+import { createServer } from '../server';
+import { queryHarness, type QueryHarness } from '../testing/harness';
+import { startRedisProxy, type RedisProxy } from '../testing/redis-proxy';
+
+const PATH = '/v1/analytics.getVerifications';
+const HOUR = 3_600_000;
+let h: QueryHarness;
+let key: string;
+const opened: { app: App; redis: Redis }[] = [];
+const proxies: RedisProxy[] = [];
+
+beforeAll(async () => {
+  h = await queryHarness('query isolation');
+  key = await h.rootKey();
+  await h.registerApi('api_main');
+  // 400 events over the last 2 days: 20 keys, 5 identities, a few tag sets.
+  const events: VerificationEvent[] = Array.from({ length: 400 }, (_, n) => ({
+    requestId: `r${n}`,
+    time: h.now - (n % 48) * HOUR - 1_000,
+    workspaceId: 'ws_1',
+    apiId: 'api_main',
+    keyId: `k${n % 20}`,
+    outcome: 'VALID',
+    ...(n % 3 === 0 && { identity: { id: `id${n % 5}`, externalId: `user${n % 5}` } }),
+    ...(n % 2 === 0 && { tags: [`t${n % 7}`, `u${n % 3}`] }),
+  }));
+  await h.seed(events);
+});
+
+afterAll(async () => {
+  for (const { app, redis } of opened) {
+    await app.close();
+    redis.disconnect();
+  }
+  for (const proxy of proxies) await proxy.close();
+  await h.close();
+});
+
+/** Another query service on the harness's key prefix, with its own Redis connection (optionally through a proxy). */
+async function service(env: Record<string, string>, redisUrl = h.config.redisUrl): Promise<App> {
+  const config = loadConfig({
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: h.config.keyPrefix,
+    QUERY_RATE_LIMIT: '0',
+    QUERY_WORKERS: '0',
+    ...env,
+  });
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
+  await redis.ping(); // connected, as a running service is: no command waits in the offline queue
+  const app = await createServer({ redis, config, now: () => h.now });
+  await app.ready();
+  opened.push({ app, redis });
+  return app;
+}
+
+const get = (app: App, query: string, headers: Record<string, string> = {}) =>
+  app.inject({
+    method: 'GET',
+    url: `${PATH}?${query}`,
+    headers: { authorization: `Bearer ${key}`, ...headers },
+  });
+
+async function proxied(delayMs: number): Promise<RedisProxy> {
+  const proxy = await startRedisProxy(h.config.redisUrl, delayMs);
+  proxies.push(proxy);
+  return proxy;
+}
+
+/** Commands that touched counter hashes (readHashes is EVALSHA/EVAL with the cube keys as KEYS). */
+const counterReads = (proxy: RedisProxy) =>
+  proxy.sent.filter((c) => c.args.some((a) => /:[hdm]:\d+:[tkisf]\b/.test(a)));
+
+const heavy = `apiId=api_main&groupBy=key&groupBy=tags&start=${0}`;
+
+describe('the time budget', () => {
+  it('answers 503 query_timeout in the envelope and stops reading', { timeout: 60_000 }, async () => {
+    // Every reply takes 300 ms: the query needs at least 4 round trips (root key, meta and
+    // dictionaries, parts sets, counters), the budget of 400 ms lets at most 2 start (a wide
+    // margin: the machine running the tests may stall a timer by a few hundred ms).
+    const full = await proxied(300);
+    const unbounded = await service({ QUERY_TIMEOUT_MS: '60000', QUERY_MAX_CONCURRENT: '0' }, full.url);
+    const before = full.sent.length;
+    const complete = await get(unbounded, heavy);
+    expect(complete.statusCode, complete.body).toBe(200);
+    const fullCommands = full.sent.length - before;
+    expect(counterReads(full).length).toBeGreaterThan(0);
+
+    const cut = await proxied(300);
+    const bounded = await service({ QUERY_TIMEOUT_MS: '400', QUERY_MAX_CONCURRENT: '0' }, cut.url);
+    const start = cut.sent.length;
+    const response = await get(bounded, heavy);
+    const answeredAt = Date.now();
+    expect(response.statusCode).toBe(503);
+    const body = response.json<ErrorEnvelope>();
+    expect(body.error).toMatchObject({
+      status: 503,
+      type: `${h.config.docsUrl}/query_timeout`,
+      errors: [],
+    });
+    expect(body.error.detail).toMatch(/time budget of 400 ms/);
+    expect(body.meta.requestId).toBe(response.headers['x-request-id']);
+
+    // Give abandoned work every chance to go on: it must not.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const made = cut.sent.slice(start);
+    expect(made.filter((c) => c.at > answeredAt).map((c) => c.args.slice(0, 4))).toEqual([]);
+    expect(made.length).toBeLessThan(fullCommands);
+    expect(counterReads(cut)).toEqual([]);
+
+    const metrics = await bounded.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toMatch(/va_query_refused_total\{reason="timeout"\} 1/);
+  });
+});
+
+describe('the rate limit per root key', () => {
+  it('is shared by two services on one Redis: 429 with Retry-After in the envelope', async () => {
+    const env = { QUERY_RATE_LIMIT: '3', QUERY_RATE_WINDOW_MS: '60000' };
+    const a = await service(env);
+    const b = await service(env);
+    const query = 'apiId=api_main&groupBy=day';
+    const statuses = [];
+    for (const app of [a, b, a]) statuses.push((await get(app, query)).statusCode);
+    expect(statuses).toEqual([200, 200, 200]);
+
+    const limited = await get(b, query);
+    expect(limited.statusCode).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
+    const body = limited.json<ErrorEnvelope>();
+    expect(body.error).toMatchObject({ status: 429, type: `${h.config.docsUrl}/too_many_requests` });
+    expect(body.meta.requestId).toBe(limited.headers['x-request-id']);
+    expect((await get(a, query)).statusCode).toBe(429);
+
+    // 401 comes first: an unauthenticated request is never answered 429.
+    const anonymous = await a.inject({ method: 'GET', url: `${PATH}?${query}` });
+    expect(anonymous.statusCode).toBe(401);
+    const unknown = await get(a, query, { authorization: 'Bearer vak_unknown' });
+    expect(unknown.statusCode).toBe(401);
+    // Another root key has its own window.
+    const other = await h.rootKey();
+    expect((await get(a, query, { authorization: `Bearer ${other}` })).statusCode).toBe(200);
+
+    const metrics = await b.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toMatch(/va_query_refused_total\{reason="rate_limited"\} 1/);
+  });
+});
+
+describe('the concurrency limit per root key', () => {
+  it('is shared by two services on one Redis: 429 while the slots are taken', async () => {
+    const slow = await proxied(100);
+    const env = { QUERY_MAX_CONCURRENT: '1', QUERY_TIMEOUT_MS: '30000' };
+    const a = await service(env, slow.url);
+    const b = await service(env);
+    const running = get(a, heavy);
+    // Wait until service a holds the slot (its acquireSlot command went out).
+    while (!slow.sent.some((c) => c.args.some((arg) => arg.includes(':slots:')))) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const refused = await get(b, 'apiId=api_main');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.json<ErrorEnvelope>().error.type).toBe(`${h.config.docsUrl}/too_many_requests`);
+    expect((await running).statusCode).toBe(200);
+    // The slot was given back.
+    expect((await get(b, 'apiId=api_main')).statusCode).toBe(200);
+  });
+
+  it('lets slots of a crashed service expire', async () => {
+    const deps = { redis: h.redis, prefix: h.config.keyPrefix, max: 1, ttlMs: 2_000 };
+    expect(await acquireSlot(deps, 'crashed', 'r1')).not.toBeNull(); // never released
+    expect(await acquireSlot(deps, 'crashed', 'r2')).toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const release = await acquireSlot(deps, 'crashed', 'r3');
+    expect(release).not.toBeNull();
+    await release!();
+    expect(await acquireSlot(deps, 'crashed', 'r4')).not.toBeNull();
+  });
+});
+
+describe('the row cap, decided before reading', () => {
+  it('refuses time slices over the cap without reading a counter', async () => {
+    const proxy = await proxied(0);
+    const app = await service({ MAX_ROWS: '1000' }, proxy.url);
+    for (const query of ['apiId=api_main&groupBy=hour&start=0', 'apiId=api_main&groupBy=day&start=0']) {
+      const response = await get(app, query);
+      expect(response.statusCode).toBe(400);
+      expect(response.json<ErrorEnvelope>().error.errors[0]).toMatchObject({ location: 'query.limit' });
+    }
+    expect(counterReads(proxy)).toEqual([]);
+  });
+
+  it('refuses groups x slices over the cap reading only the total counters', async () => {
+    const proxy = await proxied(0);
+    const app = await service({ MAX_ROWS: '1000' }, proxy.url);
+    const response = await get(app, 'apiId=api_main&groupBy=key&groupBy=tags&groupBy=hour&start=0');
+    expect(response.statusCode).toBe(400);
+    expect(response.json<ErrorEnvelope>().error.errors[0]!.location).toBe('query.limit');
+    const reads = counterReads(proxy).flatMap((c) => c.args.filter((a) => /:[hdm]:\d+:/.test(a)));
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.every((k) => /:t$/.test(k))).toBe(true);
+    // Nothing to count: the same query over a range without data is [] (no groups).
+    const empty = await get(app, `apiId=api_main&groupBy=key&groupBy=hour&start=0&end=${HOUR * 2000}`);
+    expect(empty.statusCode).toBe(200);
+    expect(empty.json()).toEqual([]);
+    const metrics = await app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toMatch(/va_query_refused_total\{reason="row_cap"\} 1/);
+  });
+
+  it('reads only the slices a time-ordered limit shows, with every group of the range', async () => {
+    const app = await service({});
+    const response = await get(app, 'apiId=api_main&groupBy=key&groupBy=hour&start=0&limit=45');
+    expect(response.statusCode).toBe(200);
+    const rows = response.json<{ time: number; keyId: string; total: number }[]>();
+    // 20 keys: the first 3 hours since 1970, all zeros, keys in order.
+    expect(rows).toHaveLength(45);
+    expect(rows.map((r) => r.time)).toEqual(
+      [0, HOUR, HOUR * 2].flatMap((t) => Array(20).fill(t)).slice(0, 45),
+    );
+    expect(rows.slice(0, 20).map((r) => r.keyId)).toEqual(
+      Array.from({ length: 20 }, (_, n) => `k${n}`).sort(),
+    );
+    expect(rows.every((r) => r.total === 0)).toBe(true);
+    // Descending: the last slice (the current hour), keys descending.
+    const desc = await get(app, 'apiId=api_main&groupBy=key&groupBy=hour&start=0&limit=20&order=desc');
+    const last = desc.json<{ time: number; keyId: string }[]>();
+    expect(last.map((r) => r.time)).toEqual(Array(20).fill(Math.floor(h.now / HOUR) * HOUR));
+    expect(last.map((r) => r.keyId)).toEqual(
+      Array.from({ length: 20 }, (_, n) => `k${n}`)
+        .sort()
+        .reverse(),
+    );
+  });
+});
+
+describe('compression', () => {
+  it('compresses large answers as Accept-Encoding asks', async () => {
+    const query = 'apiId=api_main&groupBy=key&groupBy=hour&start=' + String(h.now - 47 * HOUR);
+    const plain = await h.get(`${PATH}?${query}`, key);
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    const gzip = await h.get(`${PATH}?${query}`, key, { 'accept-encoding': 'gzip' });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(JSON.parse(gunzipSync(gzip.rawPayload).toString())).toEqual(plain.json());
+    expect(gzip.rawPayload.length).toBeLessThan(plain.rawPayload.length / 5);
+    const br = await h.get(`${PATH}?${query}`, key, { 'accept-encoding': 'br;q=1, gzip;q=0.5' });
+    expect(br.headers['content-encoding']).toBe('br');
+  });
+});
+
+describe('the worker pool', () => {
+  it('answers heavy queries in a worker exactly as the main thread does', async () => {
+    const pooled = await service({ QUERY_WORKERS: '1', MAX_ROWS: '1000' });
+    const inline = await service({ MAX_ROWS: '1000' });
+    for (const query of [
+      'apiId=api_main&groupBy=key&groupBy=tags&groupBy=hour&start=0&limit=1000',
+      'apiId=api_main&groupBy=identity&groupBy=day&start=0&orderBy=total&order=desc&limit=7',
+      'apiId=api_main&groupBy=key&groupBy=hour&start=0',
+      'apiId=api_main&groupBy=tag&groupBy=month',
+    ]) {
+      const [a, b] = [await get(pooled, query, { 'accept-encoding': 'gzip' }), await get(inline, query)];
+      expect(a.statusCode, query).toBe(b.statusCode);
+      const body = a.headers['content-encoding'] === 'gzip' ? gunzipSync(a.rawPayload).toString() : a.body;
+      const [got, want] = [JSON.parse(body) as { error?: unknown }, b.json<{ error?: unknown }>()];
+      // Error envelopes differ in their request ids only.
+      expect(a.statusCode === 200 ? got : got.error, query).toEqual(a.statusCode === 200 ? want : want.error);
+      expect(a.headers['x-precision']).toBe(b.headers['x-precision']);
+    }
+  }, 60_000);
+
+  it('stops a worker whose request ran out of budget', async () => {
+    const pooled = await service({ QUERY_WORKERS: '1', QUERY_TIMEOUT_MS: '1' });
+    const response = await get(
+      pooled,
+      'apiId=api_main&groupBy=key&groupBy=tags&groupBy=hour&start=0&limit=1000',
+    );
+    expect(response.statusCode).toBe(503);
+    expect(response.json<ErrorEnvelope>().error.type).toBe(`${h.config.docsUrl}/query_timeout`);
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * Heavy queries are answered in a pool of worker threads (piscina), so that no request holds
+ * the main event loop for long: reading and summing hundreds of thousands of counters,
+ * building and serialising 100,000 rows take seconds of CPU, during which the main thread
+ * keeps answering light queries, checks and limits. Light queries (few rows, a short range)
+ * stay on the main thread: handing them to a worker would cost more than answering them.
+ * When the time budget runs out, the task's worker is terminated (piscina aborts a running
+ * task that way): its reads stop with it, and piscina starts a fresh worker.
+ */
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import { groupsUpperBound, sliceCount, type ParsedQuery } from '@va/core';
+import type { KeySpace } from '@va/store';
+import type { VerificationsDeps } from './deps';
+import { cubeQueryOf, dictionariesOf } from './cube-query';
+import { groupSources } from './read-answer';
+import type { ReadResult, ReadTask, WorkerSetup } from './read-worker';
+
+/** Queries with at most this many rows (bounded from the dictionaries) over a short range stay on the main thread. */
+const LIGHT_ROWS = 20_000;
+const LIGHT_HOURS = 24 * 400;
+
+export class ReadPool {
+  private readonly pool: Piscina<ReadTask, ReadResult>;
+
+  constructor(threads: number, setup: WorkerSetup) {
+    // Run from TypeScript sources (tsx, vitest) the worker loads them through tsx too.
+    const typescript = import.meta.url.endsWith('.ts');
+    this.pool = new Piscina({
+      filename: new URL(`./read-worker.${typescript ? 'ts' : 'js'}`, import.meta.url).href,
+      minThreads: threads,
+      maxThreads: threads,
+      workerData: setup,
+      ...(typescript && { execArgv: ['--import', 'tsx'] }),
+    });
+  }
+
+  static threadsByDefault(): number {
+    return Math.max(1, Math.min(4, availableParallelism() - 1));
+  }
+
+  run(task: ReadTask, signal: AbortSignal): Promise<ReadResult> {
+    return this.pool.run(task, { signal });
+  }
+
+  get queued(): number {
+    return this.pool.queueSize;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close({ force: true });
+  }
+}
+
+/** Whether a query is heavy enough for the pool: a long range, or many rows possible. */
+export async function isHeavy(
+  deps: VerificationsDeps,
+  space: KeySpace,
+  query: ParsedQuery,
+): Promise<boolean> {
+  if (query.startHour === undefined || query.endHour - query.startHour + 1 > LIGHT_HOURS) return true;
+  const dicts = deps.dictionaries.get(space, query.apiId);
+  await dicts.load(dictionariesOf(query));
+  const groups = groupsUpperBound(query.groupBy, groupSources(cubeQueryOf(query, dicts), dicts, query));
+  const g = query.groupBy.granularity;
+  const slices = g ? sliceCount(query.startHour, query.endHour, g) : 1;
+  return groups * slices > LIGHT_ROWS;
+}

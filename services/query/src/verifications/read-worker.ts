@@ -1,0 +1,60 @@
+/**
+ * A worker thread of the read pool (read-pool.ts): answers heavy queries off the main thread,
+ * with its own Redis connection and dictionary cache, and hands back the rows as JSON bytes
+ * (moved, not copied) so that the main thread only sends them.
+ */
+import { Redis } from 'ioredis';
+import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
+import type { Config } from '@va/config';
+import type { ParsedQuery, Precision } from '@va/core';
+import { defineCommands, type KeySpace } from '@va/store';
+import { ApiError, RowCapError } from '../http/api-error';
+import { DictionaryCache } from './dictionary-cache';
+import { readAnswer } from './read-answer';
+
+export interface WorkerSetup {
+  redisUrl: string;
+  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention'>;
+}
+
+export interface ReadTask {
+  space: KeySpace;
+  query: ParsedQuery;
+  now: number;
+  /** What is left of the request's time budget (ms). */
+  budgetMs: number;
+}
+
+export type ReadResult =
+  | { ok: true; json: Uint8Array; precision: Precision }
+  | { ok: false; error: Pick<ApiError, 'kind' | 'detail' | 'errors'>; rowCap: boolean };
+
+const setup = workerData as WorkerSetup;
+const redis = new Redis(setup.redisUrl, { maxRetriesPerRequest: 2, connectionName: 'va-query-worker' });
+defineCommands(redis);
+const deps = { redis, config: setup.config, now: Date.now, dictionaries: new DictionaryCache(redis) };
+
+export default async function read(task: ReadTask): Promise<ReadResult> {
+  try {
+    const answer = await readAnswer(
+      deps,
+      task.space,
+      task.query,
+      task.now,
+      AbortSignal.timeout(Math.ceil(task.budgetMs)),
+    );
+    const json = new TextEncoder().encode(JSON.stringify(answer.rows));
+    const result: ReadResult = { ok: true, json, precision: answer.precision };
+    // piscina's Transferable interface: the JSON's memory moves to the main thread, uncopied.
+    return move({
+      [transferableSymbol]: json.buffer,
+      [valueSymbol]: result,
+    } as never) as unknown as ReadResult;
+  } catch (error) {
+    if (error instanceof ApiError) {
+      const { kind, detail, errors } = error;
+      return { ok: false, error: { kind, detail, errors }, rowCap: error instanceof RowCapError };
+    }
+    throw error;
+  }
+}
