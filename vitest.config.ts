@@ -17,6 +17,8 @@ export default defineConfig({
           name: 'unit',
           include: [...WORKSPACES.map((dir) => `${dir}/**/*.test.ts`), 'test/**/*.test.ts'],
           exclude: ['**/node_modules/**', '**/*.int.test.ts'],
+          // Property tests and the lint-boundary test do real work; on a loaded 2-core machine 5 s is too tight.
+          testTimeout: 60_000,
           sequence: { groupOrder: 0 },
         },
       },

@@ -415,8 +415,10 @@ describe('buildRows: misuse is an error, never a wrong answer', () => {
   });
 });
 
-describe('buildRows: speed', () => {
-  it('orders the top 10 of 100k cells (20k identities x 5 hours) quickly', () => {
+describe('buildRows: top-N over many cells', () => {
+  // Speed belongs to the benchmarks (npm run bench); here the top-N path must pick exactly the rows a full sort
+  // would put first, on an input large enough to exercise its selection instead of a plain sort.
+  it('keeps the same first 10 rows as the unlimited answer (100k cells, 20k identities x 4 hours)', () => {
     const identities = Array.from({ length: 20_000 }, (_, i) => ({
       id: `id_${i}`,
       externalId: `user${i}@x`,
@@ -429,31 +431,26 @@ describe('buildRows: speed', () => {
         counts: [(i * 7919) % 13, i % 3, 0, 0, 1, 0, 0, 0, 0],
       });
     }
-    /** Best of three runs: the machine may be shared; only a pathological slowdown should fail. */
-    const bestOf3 = (q: ParsedQuery, options: BuildRowsOptions) => {
-      let best = Infinity;
-      for (let run = 0; run < 3; run++) {
-        const started = performance.now();
-        const result = buildRows(q, cells, options);
-        best = Math.min(best, performance.now() - started);
-        expect(result.ok && result.rows).toHaveLength(10);
-      }
-      return best;
-    };
-    const perIdentity = bestOf3(
-      query(['identity'], { limit: 10, orderBy: 'total', order: 'desc' }),
-      ungrouped,
-    );
-    const perHour = bestOf3(
-      query(['identity', 'hour'], { limit: 10, orderBy: 'valid', order: 'desc' }),
-      hourly,
-    );
-    console.info(
-      `buildRows, 100k cells: top 10 identities ${perIdentity.toFixed(1)} ms, x hour ${perHour.toFixed(1)} ms`,
-    );
-    // ~20 ms each on an idle laptop; the bound only catches an accidental quadratic path.
-    expect(perIdentity).toBeLessThan(1000);
-    expect(perHour).toBeLessThan(1000);
+    const cases: [ParsedQuery, ParsedQuery, BuildRowsOptions][] = [
+      [
+        query(['identity'], { limit: 10, orderBy: 'total', order: 'desc' }),
+        query(['identity'], { orderBy: 'total', order: 'desc' }),
+        ungrouped,
+      ],
+      [
+        query(['identity', 'hour'], { limit: 10, orderBy: 'valid', order: 'desc' }),
+        query(['identity', 'hour'], { orderBy: 'valid', order: 'desc' }),
+        hourly,
+      ],
+    ];
+    for (const [limited, unlimited, options] of cases) {
+      const top = buildRows(limited, cells, options);
+      const all = buildRows(unlimited, cells, options);
+      expect(top.ok && all.ok).toBe(true);
+      if (!top.ok || !all.ok) return;
+      expect(top.rows).toHaveLength(10);
+      expect(top.rows).toEqual(all.rows.slice(0, 10));
+    }
   });
 });
 
