@@ -113,8 +113,10 @@ function copyAssets(outdir) {
   for (const asset of ASSETS) {
     const from = path.join(ROOT, asset.from);
     const to = path.join(outdir, asset.to);
-    fs.mkdirSync(to, { recursive: true });
-    for (const file of fs.readdirSync(from).filter((f) => f.endsWith(asset.suffix))) {
+    // Recursive: scripts splice in files of sub-folders (commands/includes/*.lua) at load time.
+    for (const file of fs.readdirSync(from, { recursive: true, encoding: 'utf8' })) {
+      if (!file.endsWith(asset.suffix)) continue;
+      fs.mkdirSync(path.dirname(path.join(to, file)), { recursive: true });
       fs.copyFileSync(path.join(from, file), path.join(to, file));
     }
   }

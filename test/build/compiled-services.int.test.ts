@@ -111,6 +111,9 @@ describe('compiled services (dist/)', () => {
       expect(fs.readdirSync(path.join(ROOT, 'services', name, 'dist', 'commands'))).toContain(
         'readHashes.lua',
       );
+      expect(
+        fs.existsSync(path.join(ROOT, 'services', name, 'dist', 'commands', 'includes', 'time.lua')),
+      ).toBe(true);
     }
   });
 
