@@ -10,6 +10,9 @@
  *   <p>:bull:<queue>:...        BullMQ's own keys (the compactor's queue "compaction"), prefix `bull`
  *   <p>:rebuild                 hash    state of the running (or last) rebuild into a new generation
  *                                       (generation-state.ts: source, target, status, since, ...)
+ *   <p>:backfill:<sha256>       string  progress of `backfill --file` for the file with this content hash
+ *                                       (JSON, tools/cli/src/backfill/resume.ts); no expiry: it is what
+ *                                       keeps a second run of the same file from counting it twice
  *
  * Counter keys of generation g and API a, all in hash slot {a} so that one Lua script
  * may touch every key of one API atomically, also on Redis Cluster:
@@ -67,6 +70,7 @@ export const globalKeys = (prefix: string) => ({
   /** BullMQ `prefix` option: BullMQ builds `<this>:<queue>:<...>` itself. */
   bull: `${prefix}:bull`,
   rebuild: `${prefix}:rebuild`,
+  backfill: (sha256: string) => `${prefix}:backfill:${sha256}`,
 });
 
 export const code36 = (code: number): string => code.toString(36);

@@ -166,10 +166,22 @@ describe('backfill --file killed midway and run again', () => {
 
     const second = await runCli(['backfill', '--file', file, '--json', '--timeout', '240'], env);
     expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/resuming .* after line [1-9]\d*/);
     const space: KeySpace = { prefix: t.keyPrefix, generation: 1 };
     const expected = perApi(events);
     expect(await countedPerApi(redis, space, expected.keys())).toEqual(expected);
     expect(await produced()).toBe(events.length);
+
+    // A finished file is not sent again.
+    const third = await runCli(['backfill', '--file', file, '--json', '--timeout', '240'], env);
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stderr).toMatch(/backfilled completely/);
+    expect(await produced()).toBe(events.length);
+    expect(JSON.parse(third.stdout.trim().split('\n').pop()!)).toMatchObject({
+      read: events.length,
+      produced: events.length,
+      counted: events.length,
+    });
     await worker.kill();
   });
 });
