@@ -1,9 +1,17 @@
 // Flat config: typescript-eslint's recommended rules over every workspace, prettier owns formatting.
+// On top of them, two families of rules that the compiler does not give us:
+// - type-aware promise rules (a promise nobody awaits loses its error, a promise where a callback's
+//   return is ignored is the same bug), through typescript-eslint's project service;
+// - package boundaries and cycles (eslint-plugin-import-x): a package is imported by its name and
+//   its package.json exports, never by a relative path into its folder, and no module imports itself
+//   back through a chain. libs/testkit/src/lint-boundaries.test.ts proves both fail on planted code.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.cache/**', '.data/**', 'bench/results/**'] },
+  { ignores: ['**/node_modules/**', '.cache/**', '.data/**', 'bench/results/**', '**/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -22,6 +30,31 @@ export default tseslint.config(
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { project: ['./tsconfig.json'], tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
+  {
+    files: ['**/*.ts', '**/*.js', '**/*.mjs'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // no-cycle parses the modules it follows: with the TypeScript parser, .ts included.
+      'import-x/extensions': ['.ts', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: {
+      'import-x/no-relative-packages': 'error',
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
 );

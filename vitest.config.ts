@@ -1,4 +1,4 @@
-// Two projects: `unit` (pure code, fast, no servers) runs first; `integration` (*.int.test.ts and test/**,
+// Two projects: `unit` (pure code, fast, no servers) runs first; `integration` (*.int.test.ts,
 // real Kafka and Redis from libs/testkit/src/support/global-setup.ts) runs after it, at most two files at a time:
 // the machine has 2 cores and a broker to share.
 import { defineConfig } from 'vitest/config';
@@ -15,7 +15,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: WORKSPACES.map((dir) => `${dir}/**/*.test.ts`),
+          include: [...WORKSPACES.map((dir) => `${dir}/**/*.test.ts`), 'test/**/*.test.ts'],
           exclude: ['**/node_modules/**', '**/*.int.test.ts'],
           sequence: { groupOrder: 0 },
         },
@@ -23,7 +23,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['**/*.int.test.ts', 'test/**/*.test.ts'],
+          include: ['**/*.int.test.ts'],
           exclude: ['**/node_modules/**', '.cache/**', '.data/**'],
           globalSetup: ['libs/testkit/src/support/global-setup.ts'],
           setupFiles: ['libs/testkit/src/support/setup-file.ts'],

@@ -94,6 +94,32 @@ describe('getVerifications', () => {
   });
 });
 
+describe('createReadToken', () => {
+  it('posts the request as JSON and returns the token', async () => {
+    const minted = { token: 'a.b.c', tokenId: 'id', apiId: 'api_1', externalId: 'e', expiresAt: 1 };
+    const { c, fetch } = client([json(200, minted)]);
+    expect(await c.createReadToken({ apiId: 'api_1', externalId: 'e', expiresIn: 60 })).toEqual(minted);
+    const { url, init } = fetch.sent[0]!;
+    expect(url.href).toBe('http://analytics.test/base/v1/analytics.createReadToken');
+    expect(init.method).toBe('POST');
+    expect(init.body).toBe('{"apiId":"api_1","externalId":"e","expiresIn":60}');
+    expect(init.headers).toMatchObject({
+      'content-type': 'application/json',
+      authorization: 'Bearer vak_root',
+    });
+  });
+
+  it('refuses an answer without a token, and maps errors like reads', async () => {
+    const { c } = client([json(200, {}), json(403, envelope(403, 'forbidden', 'req_f'))]);
+    await expect(c.createReadToken({ apiId: 'a', externalId: 'e' })).rejects.toThrow('without a read token');
+    await expect(c.createReadToken({ apiId: 'a', externalId: 'e' })).rejects.toMatchObject({
+      status: 403,
+      kind: 'forbidden',
+      requestId: 'req_f',
+    });
+  });
+});
+
 describe('retries', () => {
   it('waits for Retry-After on 429 and 503, then answers', async () => {
     const { c, fetch, clock } = client([

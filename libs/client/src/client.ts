@@ -13,7 +13,14 @@ import {
   type FailedAttempt,
   type RetryOptions,
 } from './retry.js';
-import type { Datapoint, GetVerificationsParams, Precision, VerificationsResult } from './types.js';
+import type {
+  CreateReadTokenRequest,
+  Datapoint,
+  GetVerificationsParams,
+  Precision,
+  ReadToken,
+  VerificationsResult,
+} from './types.js';
 
 export type FetchLike = (input: URL, init: RequestInit) => Promise<Response>;
 
@@ -42,6 +49,7 @@ export interface CallOptions {
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const GET_VERIFICATIONS_PATH = '/v1/analytics.getVerifications';
+export const CREATE_READ_TOKEN_PATH = '/v1/analytics.createReadToken';
 
 interface Request {
   method: 'GET' | 'POST';
@@ -95,6 +103,21 @@ export class AnalyticsClient {
       precision,
       requestId: response.headers.get('x-request-id') ?? undefined,
     };
+  }
+
+  /**
+   * POST /v1/analytics.createReadToken (root key with api.*.create_read_token or
+   * api.<apiId>.create_read_token): a token that reads one API for one externalId until expiresAt.
+   * Retried like reads: minting changes nothing but hands out one more short-lived token.
+   */
+  async createReadToken(request: CreateReadTokenRequest, call: CallOptions = {}): Promise<ReadToken> {
+    const { response, body } = await this.send(
+      { method: 'POST', path: CREATE_READ_TOKEN_PATH, body: request, idempotent: true },
+      call,
+    );
+    const token = parseBody(body, response) as Partial<ReadToken> | null;
+    if (typeof token?.token !== 'string') throw unexpectedBody(response, 'a read token');
+    return token as ReadToken;
   }
 
   /** Sends a request with the deadline and retries; resolves with a 2xx answer, else throws. */

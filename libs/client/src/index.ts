@@ -4,7 +4,13 @@
  *   const client = createClient({ baseUrl: 'http://127.0.0.1:8080', token: rootKey });
  *   const { datapoints } = await client.getVerifications({ apiId: 'api_1', groupBy: ['day'] });
  */
-export { AnalyticsClient, createClient, DEFAULT_TIMEOUT_MS, GET_VERIFICATIONS_PATH } from './client.js';
+export {
+  AnalyticsClient,
+  createClient,
+  CREATE_READ_TOKEN_PATH,
+  DEFAULT_TIMEOUT_MS,
+  GET_VERIFICATIONS_PATH,
+} from './client.js';
 export type { CallOptions, ClientOptions, FetchLike } from './client.js';
 export { AnalyticsClientError, ApiError, NetworkError, TimeoutError } from './errors.js';
 export type { ApiErrorFields, ErrorKind } from './errors.js';
@@ -13,6 +19,8 @@ export { DEFAULT_RETRY, RETRY_STATUSES, parseRetryAfter, retryDelay } from './re
 export type { RetryOptions } from './retry.js';
 export { systemClock, type Clock } from './clock.js';
 export type {
+  CreateReadTokenRequest,
+  ReadToken,
   Datapoint,
   ErrorEnvelope,
   FieldError,

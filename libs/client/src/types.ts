@@ -3,9 +3,16 @@
  * @va/contracts that the query service validates and documents with. Type-only imports: the
  * client's JavaScript never loads typebox or the schemas, so browser bundles stay small.
  */
-import type { Datapoint, ErrorEnvelope, FieldError, VerificationsQuery } from '@va/contracts';
+import type {
+  CreateReadTokenRequest,
+  Datapoint,
+  ErrorEnvelope,
+  FieldError,
+  ReadToken,
+  VerificationsQuery,
+} from '@va/contracts';
 
-export type { Datapoint, ErrorEnvelope, FieldError, VerificationsQuery };
+export type { CreateReadTokenRequest, Datapoint, ErrorEnvelope, FieldError, ReadToken, VerificationsQuery };
 
 /** Parameters of GET /v1/analytics.getVerifications (lists are arrays; times are unix ms). */
 export type GetVerificationsParams = VerificationsQuery;

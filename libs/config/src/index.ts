@@ -35,6 +35,11 @@ export interface Config {
   queryUrl: string;
   /** Root key or read token the CLI's `query` sends when --token is not given (ANALYTICS_TOKEN). */
   analyticsToken: string | undefined;
+  /**
+   * Keys of end-user read tokens (READ_TOKEN_KEYS = `kid:secret[,kid:secret…]`): the first signs new
+   * tokens, every one verifies (rotation). Empty: read tokens are off.
+   */
+  readTokenKeys: { kid: string; secret: string }[];
   /** Test hook: a fixed server clock (unix ms). Unset in production. */
   fixedNowMs: number | undefined;
 }
@@ -48,6 +53,28 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   if (!Number.isSafeInteger(value) || value < 0)
     throw new Error(`${name} must be a non-negative integer, got ${raw}`);
   return value;
+}
+
+const KID = /^[A-Za-z0-9_.-]{1,64}$/;
+const MIN_SECRET_BYTES = 32; // HS256 wants a key at least as long as its 256-bit output
+
+/** READ_TOKEN_KEYS: `kid:secret` pairs, comma-separated; a secret may hold `:` but no `,`. */
+export function parseReadTokenKeys(raw: string | undefined): { kid: string; secret: string }[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  const keys = raw.split(',').map((pair) => {
+    const colon = pair.indexOf(':');
+    const kid = pair.slice(0, colon).trim();
+    const secret = pair.slice(colon + 1).trim();
+    if (colon < 0 || !KID.test(kid)) {
+      throw new Error('READ_TOKEN_KEYS must be kid:secret[,kid:secret], kid of 1-64 A-Z a-z 0-9 _ . -');
+    }
+    if (new TextEncoder().encode(secret).length < MIN_SECRET_BYTES) {
+      throw new Error(`READ_TOKEN_KEYS: the secret of ${kid} must have at least ${MIN_SECRET_BYTES} bytes`);
+    }
+    return { kid, secret };
+  });
+  if (new Set(keys.map((k) => k.kid)).size !== keys.length) throw new Error('READ_TOKEN_KEYS: a kid repeats');
+  return keys;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -81,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fixedNowMs: fixedNow ? Number(fixedNow) : undefined,
     queryUrl: env.QUERY_URL || `http://127.0.0.1:${int(env, 'PORT', 8080)}`,
     analyticsToken: env.ANALYTICS_TOKEN || undefined,
+    readTokenKeys: parseReadTokenKeys(env.READ_TOKEN_KEYS),
   };
 }
 

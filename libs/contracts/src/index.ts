@@ -4,3 +4,4 @@ export * from './event';
 export * from './datapoint';
 export * from './error';
 export * from './query';
+export * from './read-token';

@@ -6,5 +6,5 @@ export { parseQuery, type ParseQueryOptions, type ParseQueryResult } from './que
 export { buildRows, type BuildRowsOptions, type BuildRowsResult } from './rows/buildRows';
 export { rowCapError } from './rows/cap';
 export { oracle, type OracleOptions, type OracleResult } from './oracle/oracle';
-export type { Retention } from './oracle/retention';
+export { retentionModel, type Retention, type RetentionModel } from './oracle/retention';
 export * from './planner';

@@ -4,6 +4,7 @@ import type { Granularity } from '@va/contracts';
 import {
   horizonsAt,
   hoursOfBucket,
+  inHourBucket,
   inRollups,
   planReads,
   type BucketRead,
@@ -226,23 +227,39 @@ describe('planReads: past the hour horizon', () => {
     expect(plan.precision).toBe('day');
   });
 
-  it('whole days before the horizon are exact even without compaction', () => {
+  it('whole compacted days before the horizon are exact from their day buckets', () => {
     const plan = planReads({
       startHour: H('2027-01-15T00'),
       endHour: H('2027-01-16T23'),
-      compactedThrough: null,
+      compactedThrough: H('2027-01-18T00'),
       horizons,
     });
     expect(brief(plan.reads)).toEqual([`d${D('2027-01-15')}`, `d${D('2027-01-16')}`]);
     expect(plan.precision).toBe('hour');
   });
 
+  it('days past the horizon not compacted yet: their hour buckets (kept until compacted) beside the rollup', () => {
+    const plan = planReads({
+      startHour: H('2027-01-15T00'),
+      endHour: H('2027-01-16T23'),
+      compactedThrough: H('2027-01-15T11'),
+      horizons,
+    });
+    expect(brief(plan.reads)).toEqual([
+      `d${D('2027-01-15')}`,
+      ...hoursRange(H('2027-01-15T12'), H('2027-01-15T23')),
+      `d${D('2027-01-16')}`,
+      ...hoursRange(H('2027-01-16T00'), H('2027-01-16T23')),
+    ]);
+    expect(plan.precision).toBe('hour');
+  });
+
   it('the day straddling the horizon: day bucket plus the hours it lacks', () => {
-    // cmp null: the rollup of Jan 20 holds 00..09 (written past the horizon), hours 10..23 live in hour buckets.
+    // The rollup of Jan 20 holds 00..09 (compacted), hours 10..23 live in hour buckets.
     const plan = planReads({
       startHour: H('2027-01-20T08'),
       endHour: H('2027-01-20T12'),
-      compactedThrough: null,
+      compactedThrough: H('2027-01-20T09'),
       horizons,
     });
     expect(brief(plan.reads)).toEqual([
@@ -332,11 +349,11 @@ describe('planReads: past the hour horizon', () => {
 // ---- Property: the plan counts every hour where the oracle's retention model shows it, once. ----
 
 /** Hours whose counts a bucket read contributes. */
-function stored(read: BucketRead, cmp: number | null, hz: Horizons): number[] {
+function stored(read: BucketRead, cmp: number | null): number[] {
   if (read.res === 'h') return [read.index];
   const [first, last] = hoursOfBucket(read.res, read.index);
   const out: number[] = [];
-  for (let h = first; h <= last; h++) if (inRollups(h, cmp, hz)) out.push(h);
+  for (let h = first; h <= last; h++) if (inRollups(h, cmp)) out.push(h);
   return out;
 }
 
@@ -361,11 +378,13 @@ function violation({ input, now, retention }: Case): string | undefined {
     const id = `${read.slice}|${read.res}${read.index}|${read.subtract ?? false}`;
     if (seen.has(id)) return `read twice: ${id}`;
     seen.add(id);
-    if (read.index < minIndex[read.res]) return `${read.res}${read.index} is past retention`;
+    // An hour bucket past the hour horizon exists only while the hour is not compacted.
+    const kept = read.res === 'h' ? inHourBucket(read.index, cmp, hz) : read.index >= minIndex[read.res];
+    if (!kept) return `${read.res}${read.index} is past retention`;
     if (g && read.slice !== sliceOf(hourOf(read.slice!))) return `slice ${read.slice} is not a slice start`;
     const bySlice = counts.get(read.slice) ?? new Map<number, number>();
     counts.set(read.slice, bySlice);
-    for (const h of stored(read, cmp, hz)) bySlice.set(h, (bySlice.get(h) ?? 0) + (read.subtract ? -1 : 1));
+    for (const h of stored(read, cmp)) bySlice.set(h, (bySlice.get(h) ?? 0) + (read.subtract ? -1 : 1));
   }
   const [windowStart] = hoursOfMonth(monthOfHour(a));
   const [, windowEnd] = hoursOfMonth(monthOfHour(b));

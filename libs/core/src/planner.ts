@@ -3,9 +3,9 @@
  *
  * What a rollup holds. A day or month bucket holds exactly the hours that are "in the
  * rollups": hours already compacted (h <= compactedThrough; later events of those hours are
- * added to the rollups by the ingest script in the same atomic step) and hours before the
- * hour horizon (ingest writes those to the rollups only). Every other hour lives only in its
- * hour bucket.
+ * added to the rollups by the ingest script in the same atomic step). Every other hour lives
+ * only in its hour bucket, which is kept until it is compacted, even past the hour horizon:
+ * a past-horizon hour not compacted yet is read from its hour bucket beside its rollup.
  *
  * Where an hour's counts belong (the same rule as the oracle, libs/core/src/oracle/retention.ts):
  *   - an hour of the range still kept at hour resolution: its own slice, exactly;
@@ -95,9 +95,22 @@ export function horizonsAt(now: number, retention: RetentionMs): Horizons {
   };
 }
 
-/** Whether the day and month rollups hold hour h (see the header). */
-export function inRollups(h: number, compactedThrough: number | null, horizons: Horizons): boolean {
-  return h < horizons.hour || (compactedThrough !== null && h <= compactedThrough);
+/**
+ * Whether the day and month rollups hold hour h: exactly the hours compacted so far. An hour
+ * after `cmp` lives in its hour bucket only, and that bucket is kept until the compactor has
+ * merged it, even past the hour horizon (docs/rollups.md "Retention"), so that an hour whose
+ * retention ends before it is compacted is not lost.
+ */
+export function inRollups(h: number, compactedThrough: number | null): boolean {
+  return compactedThrough !== null && h <= compactedThrough;
+}
+
+/**
+ * Whether hour h's own bucket holds it: every hour still inside hour retention, and every hour
+ * not compacted yet (its bucket expires only once the compactor has merged it).
+ */
+export function inHourBucket(h: number, compactedThrough: number | null, horizons: Horizons): boolean {
+  return h >= horizons.hour || !inRollups(h, compactedThrough);
 }
 
 /** First and last hour of a bucket. */
@@ -177,7 +190,7 @@ class Plan {
   }
 
   inRollups(h: number): boolean {
-    return inRollups(h, this.cmp, this.hz);
+    return inRollups(h, this.cmp);
   }
 
   /**

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DAY_MS, HOUR_MS, dayOfHour, hourOf, monthOfHour, monthStart } from '@va/core';
-import { bucketsOfHour, expand, TupleCounter, type Horizons } from './aggregate';
+import { bucketsOfHour, expand, NO_EXPIRY, TupleCounter, type Horizons } from './aggregate';
 
 const retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
 const now = Date.UTC(2025, 5, 15, 12, 30);
@@ -9,10 +9,8 @@ const nowHour = hourOf(now);
 const horizons = (cmp = -1): Horizons => ({ now, retention, cmp });
 
 describe('bucketsOfHour', () => {
-  it('writes a fresh, uncompacted hour to its hour bucket only', () => {
-    expect(bucketsOfHour(nowHour, horizons())).toEqual([
-      { r: 'h', t: nowHour, expireAt: (nowHour + 1) * HOUR_MS + retention.hourMs },
-    ]);
+  it('writes a fresh, uncompacted hour to its hour bucket only, without expiry (set by compaction)', () => {
+    expect(bucketsOfHour(nowHour, horizons())).toEqual([{ r: 'h', t: nowHour, expireAt: NO_EXPIRY }]);
   });
 
   it('writes a compacted hour to the hour and its day and month rollups', () => {
@@ -31,23 +29,30 @@ describe('bucketsOfHour', () => {
     expect(bucketsOfHour(nowHour - 4, horizons(nowHour - 5)).map((b) => b.r)).toEqual(['h']);
   });
 
-  it('sends an hour past hour retention to day and month rollups only', () => {
+  it('keeps an uncompacted hour past hour retention in its hour bucket until compaction', () => {
     const h = hourOf(now - 40 * DAY_MS);
-    expect(bucketsOfHour(h, horizons()).map((b) => b.r)).toEqual(['d', 'm']);
+    expect(bucketsOfHour(h, horizons())).toEqual([{ r: 'h', t: h, expireAt: NO_EXPIRY }]);
+    expect(bucketsOfHour(hourOf(now - 500 * DAY_MS), horizons()).map((b) => b.r)).toEqual(['h']);
   });
 
-  it('sends an hour past day retention to the month rollup only', () => {
+  it('sends a compacted hour past hour retention to day and month rollups only', () => {
+    const h = hourOf(now - 40 * DAY_MS);
+    expect(bucketsOfHour(h, horizons(nowHour - 2)).map((b) => b.r)).toEqual(['d', 'm']);
+  });
+
+  it('sends a compacted hour past day retention to the month rollup only', () => {
     const h = hourOf(now - 500 * DAY_MS);
-    expect(bucketsOfHour(h, horizons()).map((b) => b.r)).toEqual(['m']);
+    expect(bucketsOfHour(h, horizons(nowHour - 2)).map((b) => b.r)).toEqual(['m']);
   });
 
-  it('writes nothing past month retention', () => {
+  it('writes nothing past month retention, compacted or not', () => {
     expect(bucketsOfHour(hourOf(now - 6 * 366 * DAY_MS), horizons())).toEqual([]);
+    expect(bucketsOfHour(hourOf(now - 6 * 366 * DAY_MS), horizons(nowHour - 2))).toEqual([]);
   });
 
-  it('keeps an hour exactly at its horizon out (expiry must lie in the future)', () => {
+  it('keeps a compacted hour exactly at its horizon out (expiry must lie in the future)', () => {
     const h = hourOf(now - retention.hourMs) - 1; // ends before now - retention
-    expect(bucketsOfHour(h, horizons()).map((b) => b.r)).not.toContain('h');
+    expect(bucketsOfHour(h, horizons(nowHour - 2)).map((b) => b.r)).not.toContain('h');
   });
 });
 

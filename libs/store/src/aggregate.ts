@@ -7,11 +7,15 @@
  *   2. expand: every distinct tuple adds its count to the five cubes (keys.ts: t, k, i, s, f)
  *      of every bucket its hour is written to (bucketsOfHour).
  *
- * Which buckets an hour is written to (docs/design.md, CONTRACT §4):
- *   - hour still inside hour retention: its hour bucket; and when the hour is already compacted
- *     (h <= cmp) also its day and month rollups, since the compactor will not visit it again;
- *   - hour past hour retention: its day rollup (if still inside day retention) and its month rollup.
- * A bucket outside its own retention is never written (its keys would expire at once).
+ * Which buckets an hour is written to (docs/rollups.md, CONTRACT §4):
+ *   - hour not compacted yet (h > cmp): its hour bucket only, WITHOUT an expiry. The compactor
+ *     merges it into its rollups and only then sets the hour's expiry (end + hour retention),
+ *     so an hour whose retention ends before it is compacted (a rebuild, a new API's old
+ *     history, a stopped compactor) still reaches its rollups: no timer races the compactor;
+ *   - hour already compacted (h <= cmp): its hour bucket while inside hour retention, and its
+ *     day and month rollups, since the compactor will not visit it again.
+ * A bucket outside its own retention is never written (its keys would expire at once), and an
+ * hour outside every retention is not written at all.
  */
 import { DAY_MS, HOUR_MS, dayOfHour, monthOfHour, monthStart } from '@va/core';
 import {
@@ -42,7 +46,10 @@ export interface Bucket {
   r: Resolution;
   /** Bucket index: hour, day or month index (libs/core/time.ts). */
   t: number;
-  /** Unix ms at which the bucket's keys expire: bucket end + retention of r. */
+  /**
+   * Unix ms at which the bucket's keys expire: bucket end + retention of r; NO_EXPIRY for an
+   * hour not compacted yet (the compactor sets its expiry when it merges it).
+   */
   expireAt: number;
 }
 
@@ -59,20 +66,24 @@ export interface ApiIncrements {
   required: Record<DictName, number>;
 }
 
+/** expireAt of a bucket that must not expire yet: applyApiBatch sets no expiry. */
+export const NO_EXPIRY = 0;
+
 /** The buckets an event of hour h is counted in (see the header). */
 export function bucketsOfHour(h: number, { now, retention, cmp }: Horizons): Bucket[] {
-  const out: Bucket[] = [];
   const hourExpire = (h + 1) * HOUR_MS + retention.hourMs;
   const d = dayOfHour(h);
   const dayExpire = (d + 1) * DAY_MS + retention.dayMs;
   const m = monthOfHour(h);
   const monthExpire = monthStart(m + 1) + retention.monthMs;
-  const hourAlive = hourExpire > now;
-  if (hourAlive) out.push({ r: 'h', t: h, expireAt: hourExpire });
-  if (!hourAlive || h <= cmp) {
-    if (dayExpire > now) out.push({ r: 'd', t: d, expireAt: dayExpire });
-    if (monthExpire > now) out.push({ r: 'm', t: m, expireAt: monthExpire });
+  if (h > cmp) {
+    const keptSomewhere = hourExpire > now || dayExpire > now || monthExpire > now;
+    return keptSomewhere ? [{ r: 'h', t: h, expireAt: NO_EXPIRY }] : [];
   }
+  const out: Bucket[] = [];
+  if (hourExpire > now) out.push({ r: 'h', t: h, expireAt: hourExpire });
+  if (dayExpire > now) out.push({ r: 'd', t: d, expireAt: dayExpire });
+  if (monthExpire > now) out.push({ r: 'm', t: m, expireAt: monthExpire });
   return out;
 }
 

@@ -362,11 +362,14 @@ describe('compactNextHour script contract', () => {
       keys.bucketRoot,
     ];
     const forever = 300 * 366 * DAY_MS;
-    expect(await next(...args, 200, 0, forever, forever)).toEqual(['hour', '100', 1]);
-    expect(await next(...args, 200, 0, forever, forever)).toEqual(['done', '200']);
-    expect(await next(...args, 150, 0, forever, forever)).toEqual(['done', '200']);
+    expect(await next(...args, 200, 0, forever, forever, forever)).toEqual(['hour', '100', 1]);
+    expect(await next(...args, 200, 0, forever, forever, forever)).toEqual(['done', '200']);
+    expect(await next(...args, 150, 0, forever, forever, forever)).toEqual(['done', '200']);
     expect(await redis.hget(keys.cube('d', 4, 't'), '3')).toBe('7');
     expect(await redis.hget(keys.cube('m', 0, 't'), '3')).toBe('7');
     expect(await redis.pexpiretime(keys.cube('d', 4, 't'))).toBe(5 * DAY_MS + forever);
+    // The merged hour gets its expiry only now (ingest wrote it without one).
+    expect(await redis.pexpiretime(keys.cube('h', 100, 't'))).toBe(101 * 3_600_000 + forever);
+    expect(await redis.pexpiretime(keys.parts('h', 100))).toBe(101 * 3_600_000 + forever);
   });
 });

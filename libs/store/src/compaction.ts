@@ -1,7 +1,7 @@
 /**
  * Compaction of one API's closed hours into its day and month rollups (docs/rollups.md),
  * and what the status command shows about it. The exactness lives in the Lua scripts
- * (commands/compactNextHour-4.lua, commands/trimIndexes-3.lua); this is the loop around them.
+ * (commands/compactNextHour-4.lua, commands/trimIndexes-4.lua); this is the loop around them.
  */
 import type { Redis } from 'ioredis';
 import { horizonsAt, type RetentionMs } from '@va/core';
@@ -35,7 +35,10 @@ export interface CompactResult {
 
 type CompactReply = ['hour', string, number] | ['done', string];
 
-/** Drops index entries of buckets past retention (the buckets expire by themselves). */
+/**
+ * Drops index entries of buckets past retention (the buckets expire by themselves); an hour not
+ * compacted yet keeps its entry (its bucket waits for the compactor).
+ */
 export async function trimIndexes(
   redis: Redis,
   space: KeySpace,
@@ -46,7 +49,15 @@ export async function trimIndexes(
   const keys = apiKeys(space, apiId);
   const hz = horizonsAt(now, retention);
   const trim = command<[number, number, number]>(redis, 'trimIndexes');
-  return trim(keys.bucketIndex('h'), keys.bucketIndex('d'), keys.bucketIndex('m'), hz.hour, hz.day, hz.month);
+  return trim(
+    keys.bucketIndex('h'),
+    keys.bucketIndex('d'),
+    keys.bucketIndex('m'),
+    keys.compactedThrough,
+    hz.hour,
+    hz.day,
+    hz.month,
+  );
 }
 
 /**
@@ -84,6 +95,7 @@ export async function compactApi(
       now,
       retention.dayMs,
       retention.monthMs,
+      retention.hourMs,
     );
     if (reply[0] === 'done') {
       return { hoursCompacted, compactedThrough: Number(reply[1]), done: true, trimmed };

@@ -18,3 +18,4 @@ export * from './generation-copy';
 export * from './generation-switch';
 export * from './generation-delete';
 export * from './generation-scan';
+export * from './read-token-access';

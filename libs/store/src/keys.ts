@@ -7,6 +7,7 @@
  *   <p>:api:<apiId>             string  workspaceId that owns the API (first event or operator registration)
  *   <p>:apis                    set     every known apiId (the compactor's scheduler walks it)
  *   <p>:rootkey:<sha256>        hash    workspaceId, permissions (JSON array), createdAt, revokedAt
+ *   <p>:rtdeny:<jti>            string  a revoked read token (deny-list); expires with the token (PEXPIREAT)
  *   <p>:bull:<queue>:...        BullMQ's own keys (the compactor's queue "compaction"), prefix `bull`
  *   <p>:rebuild                 hash    state of the running (or last) rebuild into a new generation
  *                                       (generation-state.ts: source, target, status, since, ...)
@@ -67,6 +68,8 @@ export const globalKeys = (prefix: string) => ({
   api: (apiId: string) => `${prefix}:api:${apiId}`,
   apis: `${prefix}:apis`,
   rootKey: (hash: string) => `${prefix}:rootkey:${hash}`,
+  /** jti is base64url (checked by @va/read-tokens before it gets here). */
+  readTokenDenied: (jti: string) => `${prefix}:rtdeny:${jti}`,
   /** BullMQ `prefix` option: BullMQ builds `<this>:<queue>:<...>` itself. */
   bull: `${prefix}:bull`,
   rebuild: `${prefix}:rebuild`,

@@ -1,10 +1,14 @@
 /**
  * The read side of one API's dictionaries, for query answering: a DictionaryReader (which
  * loads entries incrementally) plus what a query needs on top of it, all kept in step
- * with the loaded entries and only ever extended (dictionaries are append-only):
+ * with the loaded entries (dictionaries are append-only, so normally they are only extended):
  *   - decoded values shared per code (one Identity object, one tag array per code), so
  *     that every cell of a code carries the same objects;
  *   - inverted indexes for filters: externalId -> identity codes, tag -> tag-set codes.
+ * A Redis that restarted without the tail of its AOF has forgotten the last codes and may have
+ * given them to other values since: the DictionaryReader notices and loads again from the start
+ * (`resets`), and then everything derived here is dropped and rebuilt from the reloaded entries,
+ * so that a filter never maps to the code of another value.
  */
 import type { Redis } from 'ioredis';
 import type { Identity } from '@va/core';
@@ -20,6 +24,8 @@ export class ReadDictionaries {
   private readonly tagSets: (readonly string[])[] = [];
   private readonly byExternalId = new Map<string, number[]>();
   private readonly byTag = new Map<string, number[]>();
+  /** reader.resets when the derived values were last (re)built. */
+  private builtAtReset = 0;
   /** Loads run one at a time: two concurrent loads would append the same entries twice. */
   private queue: Promise<void> = Promise.resolve();
 
@@ -94,6 +100,13 @@ export class ReadDictionaries {
   }
 
   private index(): void {
+    if (this.reader.resets !== this.builtAtReset) {
+      this.builtAtReset = this.reader.resets;
+      this.identities.length = 0;
+      this.tagSets.length = 0;
+      this.byExternalId.clear();
+      this.byTag.clear();
+    }
     const identityValues = this.reader.all('i');
     for (let code = this.identities.length; code < identityValues.length; code++) {
       const identity = parseIdentity(identityValues[code]!);

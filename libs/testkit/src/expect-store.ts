@@ -1,8 +1,8 @@
 /**
  * Integration-test helper: compares every cube of every API in a generation with the counts
- * computed straight from the events (verify.ts), at the two resolutions that
- * together hold every event: hour buckets hold the events inside the hour retention; month
- * rollups hold the events past it plus the compacted hours (<= cmp of the API).
+ * computed straight from the events (verify.ts), at the two resolutions that together hold every
+ * event: hour buckets hold the events inside the hour retention and those of hours not compacted
+ * yet; month rollups hold the compacted hours (<= cmp of the API).
  */
 import type { Redis } from 'ioredis';
 import type { VerificationEvent } from '@va/contracts';
@@ -27,10 +27,10 @@ export async function storeDiff(
   for (const apiId of apis) {
     const cmp = (await readCompactedThrough(redis, space, apiId)) ?? -1;
     const mine = events.filter((e) => e.apiId === apiId);
-    const hours = expectedCounts(mine, (e) => hourOf(e.time) >= horizon).get(apiId) ?? emptyDecodedCounts();
-    const months =
-      expectedCounts(mine, (e) => hourOf(e.time) < horizon || hourOf(e.time) <= cmp).get(apiId) ??
+    const hours =
+      expectedCounts(mine, (e) => hourOf(e.time) >= horizon || hourOf(e.time) > cmp).get(apiId) ??
       emptyDecodedCounts();
+    const months = expectedCounts(mine, (e) => hourOf(e.time) <= cmp).get(apiId) ?? emptyDecodedCounts();
     problems.push(
       ...diffCounts(`${apiId} hours`, hours, (await dumpApiCounts(redis, space, apiId, 'h')).sum, 5),
     );

@@ -41,13 +41,15 @@ import {
   type Retention,
 } from '@va/store';
 import type { DeadLetter } from './dead-letter';
-import { decodeContext, decodeEvent, type ValidEvent } from './decode';
+import { decodeContext, decodeEvent, expiredDetail, isExpired, type ValidEvent } from './decode';
 
 export interface BatchMessage {
   offset: string;
   key: Buffer | null;
   value: Buffer | null;
   headers?: IHeaders;
+  /** Kafka's timestamp of the record (unix ms as a string, as kafkajs gives it). */
+  timestamp?: string;
 }
 
 export interface PartitionBatch {
@@ -238,7 +240,10 @@ export class BatchProcessor {
     for (const m of batch.messages) {
       const offset = Number(m.offset);
       if (offset <= wm) continue;
-      const e = decodeEvent(m.value, ctx);
+      // One verdict per record, however often it is processed (a crash, a rebuild): "future" is
+      // judged against the record's Kafka timestamp, "expired" only after the per-API offset
+      // check (a record counted before is skipped, whatever the clock says now).
+      const e = decodeEvent(m.value, ctx, { receivedAt: Number(m.timestamp), checkExpiry: false });
       if (!e.ok) {
         toDead(m, e.reason, e.detail);
         continue;
@@ -254,6 +259,10 @@ export class BatchProcessor {
       }
       if (offset <= a.off) {
         skipped++;
+        continue;
+      }
+      if (isExpired(e, ctx)) {
+        toDead(m, 'expired', expiredDetail(e.time));
         continue;
       }
       if (e.workspaceId !== a.owner) {
@@ -309,6 +318,10 @@ export class BatchProcessor {
         const a = apis.get(e.apiId)!;
         if (d.offset <= a.off!) {
           skipped++;
+          continue;
+        }
+        if (isExpired(e, ctx)) {
+          toDead(d.message, 'expired', expiredDetail(e.time));
           continue;
         }
         if (e.workspaceId !== a.owner) {

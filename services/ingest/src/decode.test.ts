@@ -1,13 +1,41 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR_MS } from '@va/core';
 import { badEvents, goodEvent } from './bad-events';
-import { decodeContext, decodeEvent, MAX_FUTURE_MS } from './decode';
+import { decodeContext, decodeEvent, isExpired, MAX_FUTURE_MS } from './decode';
 
 const DAY = 86_400_000;
 const retention = { hourMs: 35 * DAY, dayMs: 400 * DAY, monthMs: 5 * 366 * DAY };
 const now = Date.UTC(2025, 5, 15, 12, 30);
 const ctx = decodeContext(now, retention);
 const decode = (v: unknown) => decodeEvent(Buffer.from(JSON.stringify(v)), ctx);
+
+describe('decodeEvent: one verdict per record (#17.4)', () => {
+  const value = (time: number) => Buffer.from(JSON.stringify(goodEvent(time)));
+  const later = decodeContext(now + 60 * 60_000, retention);
+
+  it('judges "future" against the record\'s Kafka timestamp, whatever the clock says when it runs', () => {
+    const future = value(now + MAX_FUTURE_MS + 30_000);
+    expect(decodeEvent(future, ctx, { receivedAt: now })).toMatchObject({ ok: false, reason: 'future_time' });
+    expect(decodeEvent(future, later, { receivedAt: now })).toMatchObject({
+      ok: false,
+      reason: 'future_time',
+    });
+    const fine = value(now + MAX_FUTURE_MS - 1);
+    expect(decodeEvent(fine, ctx, { receivedAt: now }).ok).toBe(true);
+    expect(decodeEvent(fine, later, { receivedAt: now }).ok).toBe(true);
+  });
+
+  it('falls back to the clock without a valid timestamp, and leaves expiry to the caller when asked', () => {
+    const future = value(now + MAX_FUTURE_MS + 1);
+    expect(decodeEvent(future, ctx, { receivedAt: Number(undefined) })).toMatchObject({
+      reason: 'future_time',
+    });
+    const old = value(ctx.expiredBefore - 1);
+    expect(decodeEvent(old, ctx)).toMatchObject({ ok: false, reason: 'expired' });
+    const decoded = decodeEvent(old, ctx, { checkExpiry: false });
+    expect(decoded.ok && isExpired(decoded, ctx)).toBe(true);
+  });
+});
 
 describe('decodeEvent', () => {
   it('decodes a valid event into dictionary values', () => {
@@ -18,6 +46,7 @@ describe('decodeEvent', () => {
       apiId: 'api_bad',
       keyId: 'key_1',
       o: 4,
+      time: now - 5000,
       hour: Math.floor((now - 5000) / HOUR_MS),
       identity: 'id_1\next 1',
       tagSet: 'a,b',

@@ -24,6 +24,8 @@ export interface ValidEvent {
   keyId: string;
   /** outcome code 0..8 */
   o: number;
+  /** event time (unix ms) */
+  time: number;
   /** hour index of time */
   hour: number;
   /** identity value "id\nexternalId", or undefined without identity */
@@ -74,9 +76,31 @@ function schemaFailure(value: unknown): Decoded {
   return fail('schema', `${path}: ${error?.message ?? 'invalid'}`);
 }
 
+export interface DecodeOptions {
+  /**
+   * When the record reached Kafka (its timestamp): "more than 5 minutes in the future" is judged
+   * against it, so that a record processed again later (after a crash, in a rebuild) gets the
+   * same verdict. Absent or invalid: the context's clock.
+   */
+  receivedAt?: number;
+  /**
+   * Default true. The ingest worker passes false and applies `isExpired` itself after its
+   * per-API offset check: an event counted before must be skipped on replay, not dead-lettered
+   * because its retention ended meanwhile.
+   */
+  checkExpiry?: boolean;
+}
+
+/** Past every retention at the context's clock: its counts would expire at once. */
+export const isExpired = (e: { time: number }, { expiredBefore }: DecodeContext): boolean =>
+  e.time < expiredBefore;
+
+export const expiredDetail = (time: number): string => `time ${time} is past every retention`;
+
 export function decodeEvent(
   value: Buffer | null | undefined,
-  { now, expiredBefore }: DecodeContext,
+  ctx: DecodeContext,
+  options: DecodeOptions = {},
 ): Decoded {
   if (!value || value.length === 0) return fail('not_json', 'empty message');
   if (value.length > MAX_EVENT_BYTES)
@@ -89,11 +113,14 @@ export function decodeEvent(
   }
   if (!checker.Check(parsed)) return schemaFailure(parsed);
   const event = parsed;
-  if (event.time > now + MAX_FUTURE_MS) {
-    return fail('future_time', `time ${event.time} is more than ${MAX_FUTURE_MS} ms after ${now}`);
+  const { receivedAt } = options;
+  const reference =
+    receivedAt !== undefined && Number.isFinite(receivedAt) && receivedAt > 0 ? receivedAt : ctx.now;
+  if (event.time > reference + MAX_FUTURE_MS) {
+    return fail('future_time', `time ${event.time} is more than ${MAX_FUTURE_MS} ms after ${reference}`);
   }
-  if (event.time < expiredBefore) {
-    return fail('expired', `time ${event.time} is past every retention`);
+  if (options.checkExpiry !== false && isExpired(event, ctx)) {
+    return fail('expired', expiredDetail(event.time));
   }
   return {
     ok: true,
@@ -101,6 +128,7 @@ export function decodeEvent(
     apiId: event.apiId,
     keyId: event.keyId,
     o: outcomeCode(event.outcome as Outcome),
+    time: event.time,
     hour: Math.floor(event.time / HOUR_MS),
     identity: event.identity ? identityValue(event.identity.id, event.identity.externalId) : undefined,
     tagSet: tagSetValue(event.tags),

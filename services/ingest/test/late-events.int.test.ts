@@ -52,7 +52,7 @@ async function totals(apiId: string, r: Resolution): Promise<Record<number, numb
 }
 
 describe('late events', () => {
-  it('counts every late event in its own hour, or in its rollups past the hour retention', async () => {
+  it('counts every late event in its own hour, or in its rollups once compacted (past the hour retention: rollups only)', async () => {
     // Times in the middle of their hours, so that `time + n` stays in the same hour.
     const mid = (ms: number) => hourOf(ms) * HOUR_MS + HOUR_MS / 2;
     const now = Math.min(mid(Date.now()), Date.now());
@@ -63,8 +63,9 @@ describe('late events', () => {
     const fiveHundredDaysAgo = mid(now - 500 * DAY_MS); // past the 400-day day retention
     const tenHoursAgo = mid(now - 10 * HOUR_MS);
 
-    // api_cmp: the compactor already compacted through two hours ago.
+    // api_cmp and api_old: the compactor already compacted through two hours ago.
     await redis.set(apiKeys(space, 'api_cmp').compactedThrough, String(h(now - 2 * HOUR_MS)));
+    await redis.set(apiKeys(space, 'api_old').compactedThrough, String(h(now - 2 * HOUR_MS)));
 
     const events = [
       // out of order on purpose: newest first, then older and older
@@ -75,6 +76,8 @@ describe('late events', () => {
       ...many('api_late', fiveHundredDaysAgo, 50),
       ...many('api_cmp', tenHoursAgo, 60),
       ...many('api_cmp', now, 70),
+      ...many('api_old', fortyDaysAgo, 40),
+      ...many('api_old', fiveHundredDaysAgo, 50),
     ];
     const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
     await producer.connect();
@@ -83,12 +86,21 @@ describe('late events', () => {
     const ends = await topicEnds(kafka, [t.topic]);
     await waitFor(() => caughtUp(redis, space, ends), { timeoutMs: 60_000, message: 'caught up' });
 
+    // Nothing compacted yet: every hour waits in its hour bucket for the compactor, even past
+    // the hour retention (it merges them, then they expire: docs/rollups.md "Retention").
     expect(await totals('api_late', 'h')).toEqual({
       [h(now)]: 10,
       [h(fiveHoursAgo)]: 20,
       [h(threeDaysAgo)]: 30,
+      [h(fortyDaysAgo)]: 40,
+      [h(fiveHundredDaysAgo)]: 50,
     });
-    expect(await totals('api_late', 'd')).toEqual({ [dayOf(fortyDaysAgo)]: 40 });
+    expect(await totals('api_late', 'd')).toEqual({});
+    expect(await totals('api_late', 'm')).toEqual({});
+
+    // Compacted hours past the hour retention: rollups only.
+    expect(await totals('api_old', 'h')).toEqual({});
+    expect(await totals('api_old', 'd')).toEqual({ [dayOf(fortyDaysAgo)]: 40 });
     const months: Record<number, number> = {};
     for (const [ms, n] of [
       [fortyDaysAgo, 40],
@@ -96,7 +108,7 @@ describe('late events', () => {
     ] as const) {
       months[monthOf(ms)] = (months[monthOf(ms)] ?? 0) + n;
     }
-    expect(await totals('api_late', 'm')).toEqual(months);
+    expect(await totals('api_old', 'm')).toEqual(months);
 
     // Compacted hour: hour and its rollups in one step; the current hour (after cmp): hour only.
     expect(await totals('api_cmp', 'h')).toEqual({ [h(tenHoursAgo)]: 60, [h(now)]: 70 });
@@ -104,7 +116,7 @@ describe('late events', () => {
     expect(await totals('api_cmp', 'm')).toEqual({ [monthOf(tenHoursAgo)]: 60 });
 
     // Dimensions survive the trip into the rollups.
-    const day = (await dumpApiCounts(redis, space, 'api_late', 'd')).sum;
+    const day = (await dumpApiCounts(redis, space, 'api_old', 'd')).sum;
     expect(day.byTagSet.get('late')?.reduce((a, b) => a + b, 0)).toBe(20);
     expect(day.byTagSet.get('')?.reduce((a, b) => a + b, 0)).toBe(20);
     expect(day.total[4]).toBe(10); // RATE_LIMITED: n % 4 === 0 of 40

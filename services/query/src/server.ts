@@ -1,6 +1,6 @@
 /**
  * The query service's HTTP server, without listening: tests inject requests into it,
- * main.ts listens. Routes: GET /v1/analytics.getVerifications, /health, /metrics,
+ * main.ts listens. Routes: GET /v1/analytics.getVerifications, POST /v1/analytics.createReadToken, /health, /metrics,
  * /openapi.json, /docs.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -16,12 +16,13 @@ import { registerMetrics } from './http/metrics';
 import { registerOpenApi } from './http/openapi';
 import { newRequestId } from './http/request-id';
 import { healthRoute } from './routes/health';
+import { createReadTokenRoute } from './routes/v1_analytics_createReadToken';
 import { GET_VERIFICATIONS, getVerificationsRoute } from './routes/v1_analytics_getVerifications';
 import { DictionaryCache } from './verifications/dictionary-cache';
 
 export interface ServerDeps {
   redis: Redis;
-  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'docsUrl'>;
+  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'docsUrl' | 'readTokenKeys'>;
   /** Server clock (unix ms); defaults to Date.now. */
   now?: () => number;
   logger?: Logger;
@@ -37,9 +38,12 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     genReqId: newRequestId,
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
-    bodyLimit: 1024, // no route takes a body
+    bodyLimit: 4096, // the only body: createReadToken's (a 255-character externalId, escaped, fits)
     clientErrorHandler: clientErrorHandler(config.docsUrl),
-    frameworkErrors: errorHandler(config.docsUrl),
+    // The handler returns the reply (a thenable) for setErrorHandler; here fastify expects nothing back.
+    frameworkErrors: (error, request, reply) => {
+      void errorHandler(config.docsUrl)(error, request, reply);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   defineCommands(redis);
@@ -53,5 +57,6 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     now: deps.now ?? Date.now,
     dictionaries: new DictionaryCache(redis),
   });
+  createReadTokenRoute(app, { redis, config, now: deps.now ?? Date.now });
   return app;
 }

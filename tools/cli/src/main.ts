@@ -13,6 +13,7 @@ const commands: Record<string, () => Promise<Command>> = {
   backfill: () => import('./commands/backfill'),
   rebuild: () => import('./commands/rebuild'),
   query: () => import('./commands/query'),
+  token: () => import('./commands/token'),
 };
 
 async function main(argv: string[]): Promise<number> {

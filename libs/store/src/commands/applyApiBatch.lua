@@ -15,7 +15,8 @@
   ARGV[4]  expected cmp (-1 = none)              CAS: the hour/rollup split still holds
   ARGV[5..7]  required lengths of dict k, i, s   codes used < length: no dangling code
   ARGV[8]  number of buckets B
-  then per bucket: r ('h'|'d'|'m'), t, expireAt (unix ms), number of cubes C,
+  then per bucket: r ('h'|'d'|'m'), t, expireAt (unix ms; 0 = none: an hour not compacted
+    yet keeps its keys until the compactor merges it and sets their expiry), number of cubes C,
     then per cube: suffix, number of fields F, then F pairs field, increment
 
   Returns  {'ok'}                      applied, off[field] = ARGV[3]
@@ -63,7 +64,9 @@ for _ = 1, buckets do
       redis.call('HINCRBY', key, ARGV[a], ARGV[a + 1])
       a = a + 2
     end
-    redis.call('PEXPIREAT', key, expireAt)
+    if expireAt ~= '0' then
+      redis.call('PEXPIREAT', key, expireAt)
+    end
     suffixes[#suffixes + 1] = suffix
     -- SADD in slices: unpack() of a huge table would overflow Lua's C stack.
     if #suffixes == 256 or c == cubes then
@@ -71,7 +74,9 @@ for _ = 1, buckets do
       suffixes = {}
     end
   end
-  redis.call('PEXPIREAT', parts, expireAt)
+  if expireAt ~= '0' then
+    redis.call('PEXPIREAT', parts, expireAt)
+  end
 end
 redis.call('HSET', KEYS[1], offField, ARGV[3])
 return { 'ok' }

@@ -14,12 +14,18 @@
   ARGV[3]  now (unix ms): a rollup whose expiry (end + retention) is not after now is not written
   ARGV[4]  day retention (ms)
   ARGV[5]  month retention (ms)
+  ARGV[6]  hour retention (ms)
 
   Finds the first hour in idx:h after cmp (absent: the first hour in idx:h) and <= the bound,
   adds every field of every cube listed in its parts set to the same cube of its day and of its
   month bucket (HINCRBY), records the cubes in their parts sets, the buckets in idx:d / idx:m,
   sets PEXPIREAT on every rollup key it wrote and sets cmp to that hour. Without such an hour
   it sets cmp to the bound (only if greater: cmp never moves back).
+
+  Only now does the hour bucket get its expiry (hour end + hour retention; in the past: Redis
+  deletes it at once): ingest writes an hour not compacted yet without one, so that an hour
+  whose retention ends before the compactor reaches it is merged all the same, not lost.
+  An hour already past its retention is thus deleted, and so is its idx:h entry.
 
   Why it is exact: ingest writes an hour <= cmp into its hour bucket AND the rollups, an hour
   > cmp into the hour bucket only, in one script guarded by a CAS on cmp. This script merges the
@@ -36,6 +42,8 @@ local bound = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
 local dayRetention = tonumber(ARGV[4])
 local monthRetention = tonumber(ARGV[5])
+local hourRetention = tonumber(ARGV[6])
+local HOUR_MS = 3600000
 
 -- Integers as Redis expects them: tostring() of a Lua number may give "2.5e+14".
 local function int(x)
@@ -129,6 +137,16 @@ if #merged > 0 then
     redis.call('PEXPIREAT', parts, target.expire)
     redis.call('ZADD', target.index, target.t, target.t)
   end
+end
+
+-- Merged: the hour bucket may expire now (see the header).
+local hourExpire = int((h + 1) * HOUR_MS + hourRetention)
+for _, suffix in ipairs(suffixes) do
+  redis.call('PEXPIREAT', hourPrefix .. ':' .. suffix, hourExpire)
+end
+redis.call('PEXPIREAT', hourPrefix .. ':parts', hourExpire)
+if (h + 1) * HOUR_MS + hourRetention <= now then
+  redis.call('ZREM', KEYS[2], found[1])
 end
 
 redis.call('SET', KEYS[1], int(h))

@@ -4,12 +4,14 @@
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { Datapoint, ErrorEnvelope } from '@va/contracts';
+import { CreateReadTokenRequest, Datapoint, ErrorEnvelope, ReadToken } from '@va/contracts';
 import type { App } from './app';
 
 export async function registerOpenApi(app: App, docsUrl: string): Promise<void> {
   app.addSchema(Datapoint);
   app.addSchema(ErrorEnvelope);
+  app.addSchema(CreateReadTokenRequest);
+  app.addSchema(ReadToken);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -23,6 +25,12 @@ export async function registerOpenApi(app: App, docsUrl: string): Promise<void> 
       components: {
         securitySchemes: {
           rootKey: { type: 'http', scheme: 'bearer', description: 'A root key of the workspace.' },
+          readToken: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description: 'A read token from createReadToken: one API and one externalId, until it expires.',
+          },
         },
       },
       security: [{ rootKey: [] }],

@@ -45,7 +45,9 @@ export function getVerificationsRoute(app: App, deps: VerificationsDeps): void {
           'Counts of verification outcomes for one API, filtered by externalId, keys and tags, grouped by key, ' +
           'identity, tag or tag set and by hour, day or month. Lists may repeat the parameter or use commas. ' +
           'The header X-Precision (day or month) marks answers where part of the range was older than the ' +
-          'hour retention and came from day or month rollups.',
+          'hour retention and came from day or month rollups. With a read token, only its API and its ' +
+          'externalId can be read (the externalId filter is then implied; another one is 403).',
+        security: [{ rootKey: [] }, { readToken: [] }],
         querystring: verificationsQuerySchema(deps.config.maxRows),
         response: {
           200: Rows,

@@ -1,11 +1,11 @@
 /**
  * GET /v1/analytics.getVerifications, from raw request to rows (CONTRACT §3-§5), in the
- * contract's order: 401 (no / bad / unknown / revoked root key) -> 400 (query) ->
- * 403 (permission) -> 404 (API not in the key's workspace) -> read the rows.
+ * contract's order: 401 (no / bad / unknown / revoked root key or read token) -> 400 (query) ->
+ * 403 (permission; a read token's API and externalId) -> 404 (API not in the workspace) -> rows.
  */
-import { parseQuery } from '@va/core';
-import { readAccess } from '@va/store';
+import { parseQuery, type ParsedQuery } from '@va/core';
 import { bearerToken } from '../auth/bearer';
+import { authenticate, type Principal } from '../auth/principal';
 import { canReadApi, READ_ANY_API, readApiPermission } from '../auth/permissions';
 import { ApiError } from '../http/api-error';
 import type { VerificationsDeps } from './deps';
@@ -25,32 +25,52 @@ export async function answerVerifications(
   deps: VerificationsDeps,
   request: VerificationsRequest,
 ): Promise<Answer> {
-  const token = bearerToken(request.authorization);
-  if (token === null) {
-    throw new ApiError('unauthorized', 'Send the root key in the header Authorization: Bearer <root key>.');
+  const bearer = bearerToken(request.authorization);
+  if (bearer === null) {
+    throw new ApiError(
+      'unauthorized',
+      'Send a root key or a read token in the header Authorization: Bearer <token>.',
+    );
   }
   const now = deps.now();
   const { maxRows, keyPrefix } = deps.config;
   // Pure and cheap: parsed first so that the API owner is read in the same round trip as the key.
   const parsed = parseQuery(request.params, { now, maxRows });
-  const access = await readAccess(deps.redis, keyPrefix, token, parsed.ok ? parsed.query.apiId : undefined);
-  const rootKey = access.rootKey;
-  if (rootKey === null || rootKey.revokedAt !== undefined) {
-    throw new ApiError('unauthorized', 'The root key is unknown or has been revoked.');
-  }
+  const auth = await authenticate(deps, bearer, parsed.ok ? parsed.query.apiId : undefined, now);
   if (!parsed.ok) throw new ApiError('invalid_input', 'The query is not valid; see errors.', parsed.errors);
-  const query = parsed.query;
-  if (!canReadApi(rootKey.permissions, query.apiId)) {
-    throw new ApiError(
-      'forbidden',
-      `The root key lacks the permission to read this API: it needs ${READ_ANY_API} or ${readApiPermission(query.apiId)}.`,
-    );
-  }
-  if (access.apiWorkspace !== rootKey.workspaceId) {
+  const query = scopedQuery(auth.principal, parsed.query);
+  if (auth.apiWorkspace !== auth.principal.workspaceId) {
     throw new ApiError(
       'not_found',
       `The API ${query.apiId} does not exist in the workspace of this root key.`,
     );
   }
-  return readAnswer(deps, { prefix: keyPrefix, generation: access.generation }, query, now);
+  return readAnswer(deps, { prefix: keyPrefix, generation: auth.generation }, query, now);
+}
+
+/**
+ * The query the principal may ask (403 otherwise): a root key needs the read permission; a read
+ * token reads its own API only, and only its own externalId, which it fixes when the query has none.
+ */
+export function scopedQuery(principal: Principal, query: ParsedQuery): ParsedQuery {
+  if (principal.kind === 'rootKey') {
+    if (!canReadApi(principal.permissions, query.apiId)) {
+      throw new ApiError(
+        'forbidden',
+        `The root key lacks the permission to read this API: it needs ${READ_ANY_API} or ${readApiPermission(query.apiId)}.`,
+      );
+    }
+    return query;
+  }
+  const { apiId, externalId } = principal.claims;
+  if (query.apiId !== apiId) {
+    throw new ApiError('forbidden', `This read token reads the API ${apiId} only.`);
+  }
+  if (query.externalId !== undefined && query.externalId !== externalId) {
+    throw new ApiError(
+      'forbidden',
+      "This read token reads one end user's data only: leave externalId out, or send the token's own.",
+    );
+  }
+  return { ...query, externalId };
 }

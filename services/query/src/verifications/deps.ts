@@ -5,7 +5,7 @@ import type { DictionaryCache } from './dictionary-cache';
 
 export interface VerificationsDeps {
   redis: Redis;
-  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention'>;
+  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'readTokenKeys'>;
   now: () => number;
   dictionaries: DictionaryCache;
 }

@@ -79,6 +79,13 @@ export async function runRebuild(deps: RebuildDeps, state: RebuildState): Promis
       if (!(await transitionRebuild(redis, prefix, ['copying'], 'replaying')).ok) throw new Stopped();
       status = 'replaying';
     }
+    if (status === 'replaying') {
+      // Compact g' before its consumer starts (again, on resume): an empty API's cmp moves to
+      // the closed bound, so the replay writes every hour up to it into the rollups directly,
+      // like live ingest of a late event, instead of keeping all history in hour buckets until
+      // the end (they wait for the compactor: docs/rollups.md "Retention").
+      await compact(deps, target, check, 'before the replay');
+    }
     if (status === 'replaying' || status === 'compacting') {
       consumer = await startConsumer(deps, state, target);
       if (status === 'replaying') {
@@ -88,7 +95,7 @@ export async function runRebuild(deps: RebuildDeps, state: RebuildState): Promis
         status = 'compacting';
       }
       view.stop();
-      await compact(deps, target, check);
+      await compact(deps, target, check, 'caught up');
       await switchOver(deps, state, admin, consumer, view, check, () => aborted);
       status = 'switched';
       await consumer.close();
@@ -206,7 +213,7 @@ async function replay(
   }
 }
 
-async function compact(deps: RebuildDeps, target: KeySpace, check: () => void): Promise<void> {
+async function compact(deps: RebuildDeps, target: KeySpace, check: () => void, when: string): Promise<void> {
   const { config, redis } = deps;
   const now = deps.now();
   const closedBound = closedBoundAt(now, config.compactionGraceMs);
@@ -218,7 +225,7 @@ async function compact(deps: RebuildDeps, target: KeySpace, check: () => void): 
       .hoursCompacted;
   }
   deps.out(
-    `caught up; compacted ${hours} closed hours of ${apis.length} APIs in generation ${target.generation}`,
+    `${when}: compacted ${hours} closed hours of ${apis.length} APIs in generation ${target.generation}`,
   );
 }
 

@@ -1,0 +1,68 @@
+/**
+ * Proof that the repository's ESLint config (eslint.config.js) stops the two architecture faults
+ * the compiler lets through: a relative import into another package's folder, and an import cycle.
+ * Planted files are written into libs/core/src (so the resolver sees them on disk, like real code)
+ * and removed afterwards. Only the type-aware rules are switched off here: they need the whole
+ * TypeScript program (tens of seconds) and are not what this test is about.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ESLint } from 'eslint';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '@va/infra/paths';
+
+const dir = path.join(ROOT, 'libs/core/src', `__lint-plant-${process.pid}`);
+const files: Record<string, string> = {
+  // Reaches into @va/config's folder instead of importing '@va/config'.
+  'relative.ts': "import { loadConfig } from '../../../config/src/index';\nexport const load = loadConfig;\n",
+  // a -> b -> a.
+  'cycle-a.ts': "import { b } from './cycle-b';\nexport const a = (): number => b() + 1;\n",
+  'cycle-b.ts':
+    "import { a } from './cycle-a';\nexport const b = (): number => (Math.random() > 2 ? a() : 0);\n",
+  // The same cycle's shape without the cycle, and the package by its name: both clean.
+  'clean-a.ts':
+    "import { c } from './clean-c';\nimport { loadConfig } from '@va/config';\nexport const a = (): number => c() + (loadConfig ? 1 : 0);\n",
+  'clean-c.ts': 'export const c = (): number => 1;\n',
+};
+
+let eslint: ESLint;
+beforeAll(() => {
+  fs.mkdirSync(dir, { recursive: true });
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  eslint = new ESLint({
+    cwd: ROOT,
+    overrideConfig: [
+      {
+        files: ['**/*.ts'],
+        languageOptions: { parserOptions: { project: false, projectService: false } },
+        rules: {
+          '@typescript-eslint/no-floating-promises': 'off',
+          '@typescript-eslint/no-misused-promises': 'off',
+          '@typescript-eslint/await-thenable': 'off',
+        },
+      },
+    ],
+  });
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+async function ruleIds(name: string): Promise<(string | null)[]> {
+  const [result] = await eslint.lintFiles([path.join(dir, name)]);
+  return result!.messages.map((m) => m.ruleId);
+}
+
+describe('eslint.config.js', () => {
+  it('refuses a relative import into another package', async () => {
+    expect(await ruleIds('relative.ts')).toContain('import-x/no-relative-packages');
+  });
+
+  it('refuses an import cycle, from either side', async () => {
+    expect(await ruleIds('cycle-a.ts')).toContain('import-x/no-cycle');
+    expect(await ruleIds('cycle-b.ts')).toContain('import-x/no-cycle');
+  });
+
+  it('accepts the same code through the package name and without the cycle', async () => {
+    expect(await ruleIds('clean-a.ts')).toEqual([]);
+    expect(await ruleIds('clean-c.ts')).toEqual([]);
+  });
+});
