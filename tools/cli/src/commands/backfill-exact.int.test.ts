@@ -87,7 +87,14 @@ describe('backfill --file through a proxy that loses one produce response', () =
   beforeAll(async () => {
     kafka = await startPrivateKafka({ name: 'backfill-proxy', proxy: true });
     t = await testEnv('backfill lost response');
-    await createTopics(kafka.brokers, [t.topic, t.backfillTopic, t.dlqTopic], 4);
+    // A broker that just started may not host the new partitions yet on a loaded machine: retry.
+    await waitFor(
+      async () => {
+        await createTopics(kafka.brokers, [t.topic, t.backfillTopic, t.dlqTopic], 4);
+        return true;
+      },
+      { timeoutMs: 120_000, message: 'topics with leaders' },
+    );
     redis = new Redis(t.redisUrl);
   });
   afterAll(async () => {
