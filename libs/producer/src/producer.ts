@@ -35,7 +35,8 @@ export interface RawMessage<R = unknown> {
   /** Default: the producer's topic. */
   topic?: string;
   key: string | Buffer | null;
-  value: string | Buffer;
+  /** null: a tombstone (a record without value, e.g. a replayed one). */
+  value: string | Buffer | null;
   headers?: IHeaders;
   /** Anything the caller wants back in `onDelivered` (e.g. a line number). */
   ref?: R;

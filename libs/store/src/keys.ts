@@ -15,6 +15,9 @@
  *                                       library appends the key to the namespace `<p>:rl:`)
  *   <p>:slots:<sha256>          zset    query requests of a root key in progress: member = request id,
  *                                       score = unix ms when the slot expires (acquireSlot-1.lua)
+ *   <p>:backfill:<sha256>       string  progress of `backfill --file` for the file with this content hash
+ *                                       (JSON, tools/cli/src/backfill/resume.ts); no expiry: it is what
+ *                                       keeps a second run of the same file from counting it twice
  *
  * Counter keys of generation g and API a, all in hash slot {a} so that one Lua script
  * may touch every key of one API atomically, also on Redis Cluster:
@@ -77,6 +80,7 @@ export const globalKeys = (prefix: string) => ({
   /** Namespace of @fastify/rate-limit's Redis store; it appends its own key (the root key hash). */
   rateLimitNamespace: `${prefix}:rl:`,
   querySlots: (hash: string) => `${prefix}:slots:${hash}`,
+  backfill: (sha256: string) => `${prefix}:backfill:${sha256}`,
 });
 
 export const code36 = (code: number): string => code.toString(36);

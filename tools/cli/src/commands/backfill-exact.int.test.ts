@@ -87,7 +87,14 @@ describe('backfill --file through a proxy that loses one produce response', () =
   beforeAll(async () => {
     kafka = await startPrivateKafka({ name: 'backfill-proxy', proxy: true });
     t = await testEnv('backfill lost response');
-    await createTopics(kafka.brokers, [t.topic, t.backfillTopic, t.dlqTopic], 4);
+    // A broker that just started may not host the new partitions yet on a loaded machine: retry.
+    await waitFor(
+      async () => {
+        await createTopics(kafka.brokers, [t.topic, t.backfillTopic, t.dlqTopic], 4);
+        return true;
+      },
+      { timeoutMs: 120_000, message: 'topics with leaders' },
+    );
     redis = new Redis(t.redisUrl);
   });
   afterAll(async () => {
@@ -166,10 +173,22 @@ describe('backfill --file killed midway and run again', () => {
 
     const second = await runCli(['backfill', '--file', file, '--json', '--timeout', '240'], env);
     expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/resuming .* after line [1-9]\d*/);
     const space: KeySpace = { prefix: t.keyPrefix, generation: 1 };
     const expected = perApi(events);
     expect(await countedPerApi(redis, space, expected.keys())).toEqual(expected);
     expect(await produced()).toBe(events.length);
+
+    // A finished file is not sent again.
+    const third = await runCli(['backfill', '--file', file, '--json', '--timeout', '240'], env);
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stderr).toMatch(/backfilled completely/);
+    expect(await produced()).toBe(events.length);
+    expect(JSON.parse(third.stdout.trim().split('\n').pop()!)).toMatchObject({
+      read: events.length,
+      produced: events.length,
+      counted: events.length,
+    });
     await worker.kill();
   });
 });

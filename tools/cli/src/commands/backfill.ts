@@ -5,17 +5,25 @@
  * topic (key = apiId), which the ingest worker consumes beside the live topic with the same
  * exactly-once protocol (and pauses while live traffic lags); invalid ones go to the DLQ in the
  * worker's format. Then the command waits until the worker has applied every produced offset (the
- * watermark of each backfill partition in the current generation) and prints what happened. Options: ../program/backfill.ts.
+ * watermark of each backfill partition in the current generation) and prints what happened.
+ * Options: ../program/backfill.ts.
+ *
+ * Exactly once from the file to the topics: sends go through @va/producer (idempotent: a retry
+ * after a lost response does not write a record twice), and a file backfill keeps a progress
+ * record in Redis keyed by the file's SHA-256 (backfill/resume.ts), so a run that died resumes
+ * where the acknowledged lines end, and a finished file is not sent again (docs/rebuild.md).
  */
-import { Partitioners } from 'kafkajs';
+import { logLevel } from 'kafkajs';
+import { Registry } from 'prom-client';
+import { createProducer } from '@va/producer';
 import { SingleBar, Presets } from 'cli-progress';
 import { clockOf, loadConfig } from '@va/config';
 import { decodeContext } from '@va/ingest';
 import { classify } from '../backfill/classify';
-import { ChunkSender } from '../backfill/sender';
+import { lineHeaders, newRecord, ResumeState, VALID, type LineKind } from '../backfill/resume';
+import { fileSha256, loadRecord, recordKey, saveRecord, scanWritten } from '../backfill/resume-io';
 import { fileSource, topicSource, type Source } from '../backfill/source';
 import {
-  bump,
   formatSummary,
   summaryJson,
   tallyWorkerDeadLetters,
@@ -63,53 +71,98 @@ export async function backfillCommand(options: BackfillOptions): Promise<number>
     : await topicSource(kafka, options.fromTopic!);
   const clock = clockOf(config);
   const started = Date.now();
-  const tally: BackfillTally = {
-    source: source.name,
-    topic: config.backfillTopic,
-    read: 0,
-    produced: 0,
-    rejected: new Map(),
-    workerRejected: null,
-    seconds: 0,
-  };
-
-  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
-  await producer.connect();
-  try {
-    const before = await topicOffsets(kafka, [config.backfillTopic, config.dlqTopic]);
-    const valid = new ChunkSender(producer, config.backfillTopic);
-    const dead = new ChunkSender(producer, config.dlqTopic, 500);
-
-    const bar = progressBar(
-      'read     [{bar}] {percentage}% | {read} read, {valid} valid, {dead} dead-lettered',
-    );
-    bar?.start(Math.max(source.total, 1), 0, { read: 0, valid: 0, dead: 0 });
-    let ctx = decodeContext(clock(), config.retention);
-    let valids = 0;
-    const ticker = setInterval(
-      () => bar?.update(source.position(), { read: tally.read, valid: valids, dead: tally.read - valids }),
-      250,
-    );
-    try {
-      await source.read(async (record) => {
-        // The decoder's notion of "now" (future and expired events) follows the clock.
-        if (++tally.read % 10_000 === 0) ctx = decodeContext(clock(), config.retention);
-        const c = classify(record, ctx);
-        if (c.ok) {
-          valids++;
-          await valid.push(c.message);
-        } else {
-          bump(tally.rejected, c.reason);
-          await dead.push(c.message);
-        }
-      });
-      await Promise.all([valid.flush(), dead.flush()]);
-    } finally {
-      clearInterval(ticker);
-      bar?.update(source.total, { read: tally.read, valid: valids, dead: tally.read - valids });
-      bar?.stop();
+  return withRedis(async (redis) => {
+    const current = await topicOffsets(kafka, [config.backfillTopic, config.dlqTopic]);
+    // A file backfill resumes from its progress record (backfill/resume.ts); a topic replay starts over.
+    const sha256 = options.file ? await fileSha256(options.file) : undefined;
+    const key = sha256 && recordKey(config.keyPrefix, sha256);
+    let record = key ? await loadRecord(redis, key) : undefined;
+    let already = new Map<number, string>();
+    if (record && !record.done) {
+      already = await scanWritten(kafka, record, { backfill: config.backfillTopic, dlq: config.dlqTopic });
+      process.stderr.write(
+        `backfill: resuming ${source.name} after line ${record.lines}` +
+          (already.size > 0 ? ` (${already.size} later lines found in Kafka already)` : '') +
+          ` (progress record ${key})\n`,
+      );
+    } else if (record?.done) {
+      process.stderr.write(
+        `backfill: ${source.name} was backfilled completely (${record.updatedAt}, progress record ${key}): ` +
+          'nothing to send; waiting for it to be counted\n',
+      );
     }
-    tally.produced = valid.sent;
+    record ??= newRecord(sha256 ?? '', source.name, current, new Date());
+    if (key && record.lines === 0) await saveRecord(redis, key, record);
+    const state = new ResumeState(record, already);
+    const before = record.before;
+
+    // @va/producer: idempotent batches (a retry after a lost response does not write twice), one at
+    // a time, in order; the record moves after each acknowledged batch.
+    const producer = createProducer<{ line: number; kind: LineKind }>({
+      topic: config.backfillTopic,
+      brokers: config.kafkaBrokers,
+      clientId: 'va-cli-backfill',
+      logLevel: logLevel.NOTHING,
+      registry: new Registry(),
+      onDelivered: async ({ refs, records }) => {
+        state.delivered(refs, records, new Date());
+        if (key) await saveRecord(redis, key, state.record);
+      },
+    });
+    try {
+      const bar = progressBar(
+        'read     [{bar}] {percentage}% | {read} read, {valid} valid, {dead} dead-lettered',
+      );
+      bar?.start(Math.max(source.total, 1), 0, { read: 0, valid: 0, dead: 0 });
+      let ctx = decodeContext(clock(), config.retention);
+      let read = 0;
+      let valids = 0;
+      let lastLine = 0;
+      const ticker = setInterval(
+        () => bar?.update(source.position(), { read, valid: valids, dead: read - valids }),
+        250,
+      );
+      try {
+        if (!record.done) {
+          await producer.connect();
+          await source.read(async (rec) => {
+            // A file record's offset is its line number; a topic's records are numbered as read.
+            const line = sha256 ? Number(rec.offset) : read + 1;
+            lastLine = line;
+            if (!state.needs(line)) return;
+            // The decoder's notion of "now" (future and expired events) follows the clock.
+            if (++read % 10_000 === 0) ctx = decodeContext(clock(), config.retention);
+            const c = classify(rec, ctx);
+            if (c.ok) valids++;
+            await producer.sendRaw({
+              topic: c.ok ? config.backfillTopic : config.dlqTopic,
+              key: c.message.key ?? null,
+              value: c.message.value,
+              headers: sha256 ? { ...c.message.headers, ...lineHeaders(sha256, line) } : c.message.headers,
+              ref: { line, kind: c.ok ? VALID : c.reason },
+            });
+          });
+          await producer.flush();
+          state.finish(lastLine, new Date());
+          if (key) await saveRecord(redis, key, state.record);
+        }
+      } finally {
+        clearInterval(ticker);
+        bar?.update(source.total, { read, valid: valids, dead: read - valids });
+        bar?.stop();
+      }
+    } finally {
+      await producer.close();
+    }
+    const tally: BackfillTally = {
+      source: source.name,
+      topic: config.backfillTopic,
+      read: record.read,
+      produced: record.produced,
+      rejected: new Map(Object.entries(record.rejected)),
+      workerRejected: null,
+      seconds: 0,
+    };
 
     const after = await topicOffsets(kafka, [config.backfillTopic]);
     const produced: ProducedRanges = new Map();
@@ -125,17 +178,15 @@ export async function backfillCommand(options: BackfillOptions): Promise<number>
     if (options.wait && targets.length > 0) {
       const waitBar = progressBar('counted  [{bar}] {percentage}% | {value}/{total} offsets applied');
       waitBar?.start(tally.produced, 0);
-      const result = await withRedis((redis) =>
-        waitApplied(redis, kafka, targets, {
-          prefix: config.keyPrefix,
-          group: config.consumerGroup,
-          timeoutMs: options.timeoutMs,
-          onProgress: (applied, total) => {
-            waitBar?.setTotal(total);
-            waitBar?.update(applied);
-          },
-        }),
-      );
+      const result = await waitApplied(redis, kafka, targets, {
+        prefix: config.keyPrefix,
+        group: config.consumerGroup,
+        timeoutMs: options.timeoutMs,
+        onProgress: (applied, total) => {
+          waitBar?.setTotal(total);
+          waitBar?.update(applied);
+        },
+      });
       waitBar?.stop();
       if (result.status === 'applied') {
         tally.workerRejected = await workerDeadLetters(
@@ -166,9 +217,7 @@ export async function backfillCommand(options: BackfillOptions): Promise<number>
     tally.seconds = (Date.now() - started) / 1000;
     process.stdout.write(options.json ? `${JSON.stringify(summaryJson(tally))}\n` : formatSummary(tally));
     return code;
-  } finally {
-    await producer.disconnect();
-  }
+  });
 }
 
 /** What the ingest worker dead-lettered of the produced offsets (DLQ from before the backfill to now). */

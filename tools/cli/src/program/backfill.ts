@@ -19,7 +19,9 @@ export function registerBackfill(program: Command): void {
     .addHelpText(
       'after',
       '\nExactly one of --file and --from-topic. Exit 3 when the ingest worker did not count everything in time\n' +
-        '(no worker running, or the timeout): the events stay in the backfill topic and are counted later.\n\n' +
+        '(no worker running, or the timeout): the events stay in the backfill topic and are counted later.\n' +
+        'A --file backfill is resumable: run it again after a crash and it continues where it stopped (progress\n' +
+        'in Redis under <prefix>:backfill:<sha256 of the file>; a finished file is not sent again).\n\n' +
         'Example:\n  npm run cli -- backfill --file events.ndjson',
     )
     .action(async (options, command) => {
