@@ -115,3 +115,16 @@ describe.each([
     for (let n = 0; n < EVENTS; n++) if (!requestIds.has(`r${n}`)) expect.fail(`r${n} missing`);
   });
 });
+
+describe('a topic that does not exist', () => {
+  it('fails connect() and send() at once instead of retrying forever', async () => {
+    const producer = createProducer({
+      topic: `missing-${Date.now()}`,
+      brokers: kafka.brokers,
+      logLevel: logLevel.NOTHING,
+      registry: new Registry(),
+    });
+    await expect(producer.connect()).rejects.toThrow(/does not exist/);
+    await expect(producer.close()).resolves.toBeUndefined();
+  });
+});

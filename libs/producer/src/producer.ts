@@ -141,6 +141,7 @@ export class VerificationProducer<R = unknown> {
   private readonly lingerMs: number;
   private readonly keyStrategy: KeyStrategy;
   private connecting: Promise<void> | undefined;
+  private kafka: Kafka | undefined;
   private loopDone: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private lastSeq = 0;
@@ -185,15 +186,37 @@ export class VerificationProducer<R = unknown> {
         retry: options.retry ?? { ...CLIENT_RETRY, retries: Number.MAX_SAFE_INTEGER },
       });
       this.kafkaProducer = producer;
+      this.kafka = kafka;
       this.sender = (topicMessages) => producer.sendBatch({ topicMessages, acks: -1 });
     }
   }
 
   /** Connects to Kafka (also done on the first batch); resolves once connected. */
   async connect(): Promise<void> {
-    this.connecting ??= this.kafkaProducer ? this.kafkaProducer.connect() : Promise.resolve();
+    this.connecting ??= this.kafkaProducer
+      ? this.requireTopic().then(() => this.kafkaProducer?.connect())
+      : Promise.resolve();
     await this.connecting;
     this.loopDone ??= this.loop();
+  }
+
+  /**
+   * Fails fast when the topic does not exist: the idempotent producer retries a send without limit, so a
+   * missing topic (a typo, or a broker without auto-creation) would otherwise hang every send forever.
+   */
+  private async requireTopic(): Promise<void> {
+    if (!this.kafka) return;
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const topics = await admin.listTopics();
+      if (!topics.includes(this.options.topic))
+        throw new Error(
+          `topic ${this.options.topic} does not exist: create it first (npm start creates the stack's topics)`,
+        );
+    } finally {
+      await admin.disconnect();
+    }
   }
 
   /** Events accepted by send() and not yet acknowledged, and waiting for room. */
