@@ -4,6 +4,8 @@ export interface BuildTarget {
   name: string;
   /** Paths relative to the repository root. */
   entry: string;
+  /** Worker-thread entries (`src/.../<name>-worker.ts`), bundled to `<outdir>/<name>.js` beside main.js. */
+  workers: { name: string; entry: string }[];
   outdir: string;
   main: string;
 }

@@ -40,10 +40,26 @@ export function buildTargets() {
       const entry = path.join(dir, name, 'src', 'main.ts');
       if (!fs.existsSync(path.join(ROOT, entry))) continue;
       const outdir = path.join(dir, name, 'dist');
-      targets.push({ name, entry, outdir, main: path.join(outdir, 'main.js') });
+      const workers = workerEntries(path.join(dir, name, 'src'));
+      targets.push({ name, entry, workers, outdir, main: path.join(outdir, 'main.js') });
     }
   }
   return targets;
+}
+
+/**
+ * Worker-thread entries of a package: any `src/.../<name>-worker.ts`. A pool loads them by URL next to the module
+ * that starts it (services/query read-pool.ts: `new URL('./read-worker.js', import.meta.url)`), which bundled is
+ * dist/main.js: so each is bundled to `dist/<name>-worker.js`.
+ */
+function workerEntries(srcDir) {
+  const found = [];
+  const abs = path.join(ROOT, srcDir);
+  for (const file of fs.readdirSync(abs, { recursive: true, encoding: 'utf8' }).sort()) {
+    if (!file.endsWith('-worker.ts') || file.includes('node_modules')) continue;
+    found.push({ name: path.basename(file, '.ts'), entry: path.join(srcDir, file) });
+  }
+  return found;
 }
 
 /** True when a file or folder under p is newer than `since` (ms); stops at the first one. */
@@ -128,7 +144,10 @@ async function bundle(esbuild, target) {
   const partial = `${outdir}.partial-${process.pid}`;
   fs.rmSync(partial, { recursive: true, force: true });
   const result = await esbuild.build({
-    entryPoints: [path.join(ROOT, target.entry)],
+    entryPoints: {
+      main: path.join(ROOT, target.entry),
+      ...Object.fromEntries(target.workers.map((w) => [w.name, path.join(ROOT, w.entry)])),
+    },
     outdir: partial,
     bundle: true,
     // The CLI loads its commands lazily (dynamic import): one chunk per command keeps that lazy.

@@ -114,6 +114,11 @@ describe('compiled services (dist/)', () => {
       expect(
         fs.existsSync(path.join(ROOT, 'services', name, 'dist', 'commands', 'includes', 'time.lua')),
       ).toBe(true);
+      // Worker threads are loaded by URL beside main.js (the query service's read pool).
+      const workers = buildTargets().find((target) => target.name === name)?.workers ?? [];
+      if (name === 'query') expect(workers.map((worker) => worker.name)).toContain('read-worker');
+      for (const worker of workers)
+        expect(fs.existsSync(path.join(ROOT, 'services', name, 'dist', `${worker.name}.js`))).toBe(true);
     }
   });
 
