@@ -48,6 +48,7 @@ import {
 import {
   createTopics,
   deleteTopics,
+  loseAofTail,
   startRedisServer,
   startService,
   testEnv,
@@ -116,21 +117,6 @@ function cli(args: string[], cliEnv: Record<string, string>) {
   return { child, exited, output: () => out };
 }
 
-/** Cuts the AOF's tail at a transaction boundary, as services/ingest/test/exactly-once does. */
-function loseAofTail(bytes: number): void {
-  const aofDir = path.join(dir, 'appendonlydir');
-  const incr = fs
-    .readdirSync(aofDir)
-    .filter((f) => f.endsWith('.incr.aof'))
-    .sort()
-    .pop();
-  if (!incr) return;
-  const file = path.join(aofDir, incr);
-  const content = fs.readFileSync(file);
-  const cut = content.lastIndexOf('*1\r\n$5\r\nMULTI\r\n', Math.max(0, content.length - bytes));
-  if (cut > 0) fs.truncateSync(file, cut);
-}
-
 function start(name: 'ingest' | 'compactor'): ServiceProcess {
   const s = startService(name, env);
   services.push(s);
@@ -181,7 +167,7 @@ it('counts every event exactly through a worker kill, a Redis AOF loss, a backfi
   const applied = async () => (await readWatermarks(redis, g1, partitions)).reduce((s, wm) => s + wm + 1, 0);
   const beforeCrash = await applied();
   await server.kill('SIGKILL');
-  loseAofTail(10_000 + Math.floor(random() * 100_000));
+  loseAofTail(dir, 10_000 + Math.floor(random() * 100_000));
   await sleep(200 + random() * 500);
   await server.restart();
   const lostOffsets = Math.max(0, beforeCrash - (await applied()));

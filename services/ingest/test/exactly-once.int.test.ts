@@ -22,6 +22,7 @@ import {
   waitFor,
   type ServiceProcess,
   startRedisServer,
+  loseAofTail,
 } from '@va/testkit/support';
 import { eventMessages, produceMessages, createGenerator, seededRandom } from '@va/testkit';
 import { caughtUp, expectedCounts, topicEnds, verifyStored } from '@va/testkit';
@@ -180,27 +181,7 @@ describe('exactly once under failure', () => {
     expect(kills).toBeGreaterThanOrEqual(10);
   });
 
-  /**
-   * A SIGKILLed Redis keeps what it already wrote to the kernel: only a machine crash loses the last
-   * second of an `appendfsync everysec` AOF. Cutting the AOF's tail before the restart plays that
-   * crash. The cut is made at a transaction boundary (just before a MULTI): Redis 7.0 loads a file
-   * cut inside a MULTI block correctly once but leaves the dangling MULTI in the file, which merges
-   * the half transaction into the next one at the following restart (a Redis durability issue that
-   * no client protocol can undo; see the ingest report).
-   */
-  function loseAofTail(dir: string, bytes: number): void {
-    const aofDir = path.join(dir, 'appendonlydir');
-    const incr = fs
-      .readdirSync(aofDir)
-      .filter((f) => f.endsWith('.incr.aof'))
-      .sort()
-      .pop();
-    if (!incr) return;
-    const file = path.join(aofDir, incr);
-    const content = fs.readFileSync(file);
-    const cut = content.lastIndexOf('*1\r\n$5\r\nMULTI\r\n', Math.max(0, content.length - bytes));
-    if (cut > 0) fs.truncateSync(file, cut);
-  }
+  // A Redis restart that lost the AOF's last second: loseAofTail (@va/testkit/support) explains the cut.
 
   it('counts exactly across Redis SIGKILLs that lose the AOF tail (the last second)', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ingest-redis-kill-'));

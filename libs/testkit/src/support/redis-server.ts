@@ -76,3 +76,24 @@ export async function startRedisServer(options: RedisServerOptions): Promise<Red
     stop: () => kill('SIGTERM'),
   };
 }
+
+/**
+ * Plays a machine crash under an `appendfsync everysec` AOF: cuts about `bytes` off the tail of the AOF in `dir`
+ * (a stopped redis-server's data folder). A SIGKILLed Redis keeps what it already wrote to the kernel, so only
+ * this loses the last second. The cut is made at a transaction boundary (just before a MULTI): Redis 7.0 loads a
+ * file cut inside a MULTI block correctly once but leaves the dangling MULTI in the file, which merges the half
+ * transaction into the next one at the following restart (a Redis durability issue no client protocol can undo).
+ */
+export function loseAofTail(dir: string, bytes: number): void {
+  const aofDir = path.join(dir, 'appendonlydir');
+  const incr = fs
+    .readdirSync(aofDir)
+    .filter((f) => f.endsWith('.incr.aof'))
+    .sort()
+    .pop();
+  if (!incr) return;
+  const file = path.join(aofDir, incr);
+  const content = fs.readFileSync(file);
+  const cut = content.lastIndexOf('*1\r\n$5\r\nMULTI\r\n', Math.max(0, content.length - bytes));
+  if (cut > 0) fs.truncateSync(file, cut);
+}
