@@ -20,3 +20,5 @@ export * from './generation-delete';
 export * from './generation-scan';
 export * from './read-token-access';
 export * from './section/codec';
+export * from './section-cache';
+export * from './read-sections';

@@ -6,7 +6,7 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import { defineCommands } from './commands';
 
-type Args = (string | number)[];
+type Args = (string | number | Buffer)[];
 
 /**
  * Queues the Lua command `name` on a pipeline of `redis`. The arguments go as ONE array

@@ -79,7 +79,7 @@ async function proxied(delayMs: number): Promise<RedisProxy> {
   return proxy;
 }
 
-/** Commands that touched counter hashes (readHashes is EVALSHA/EVAL with the cube keys as KEYS). */
+/** Commands that touched counter hashes (readBuckets is EVALSHA/EVAL with the cube keys as KEYS). */
 const counterReads = (proxy: RedisProxy) =>
   proxy.sent.filter((c) => c.args.some((a) => /:[hdm]:\d+:[tkisf]\b/.test(a)));
 

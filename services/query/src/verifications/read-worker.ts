@@ -1,13 +1,15 @@
 /**
  * A worker thread of the read pool (read-pool.ts): answers heavy queries off the main thread,
- * with its own Redis connection and dictionary cache, and hands back the rows as JSON bytes
- * (moved, not copied) so that the main thread only sends them.
+ * with its own Redis connection, dictionary cache and section cache, and hands back the rows as
+ * JSON bytes (moved, not copied) so that the main thread only sends them, with its section
+ * cache's figures (the main thread's metrics add them up).
  */
+import { threadId } from 'node:worker_threads';
 import { Redis } from 'ioredis';
 import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
 import type { Config } from '@va/config';
 import type { ParsedQuery, Precision } from '@va/core';
-import { defineCommands, type KeySpace } from '@va/store';
+import { defineCommands, SectionCache, type KeySpace, type SectionCacheStats } from '@va/store';
 import { ApiError, RowCapError } from '../http/api-error';
 import { DictionaryCache } from './dictionary-cache';
 import { readAnswer } from './read-answer';
@@ -15,6 +17,8 @@ import { readAnswer } from './read-answer';
 export interface WorkerSetup {
   redisUrl: string;
   config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention'>;
+  /** Bytes of this worker's section cache. */
+  sectionCacheBytes: number;
 }
 
 export interface ReadTask {
@@ -25,14 +29,29 @@ export interface ReadTask {
   budgetMs: number;
 }
 
-export type ReadResult =
+/** The worker's section cache as the task left it (cumulative), by thread. */
+export interface WorkerSections {
+  thread: number;
+  stats: SectionCacheStats;
+}
+
+export type ReadResult = (
   | { ok: true; json: Uint8Array; precision: Precision }
-  | { ok: false; error: Pick<ApiError, 'kind' | 'detail' | 'errors'>; rowCap: boolean };
+  | { ok: false; error: Pick<ApiError, 'kind' | 'detail' | 'errors'>; rowCap: boolean }
+) & { sections: WorkerSections };
 
 const setup = workerData as WorkerSetup;
 const redis = new Redis(setup.redisUrl, { maxRetriesPerRequest: 2, connectionName: 'va-query-worker' });
 defineCommands(redis);
-const deps = { redis, config: setup.config, now: Date.now, dictionaries: new DictionaryCache(redis) };
+const sections = new SectionCache(setup.sectionCacheBytes);
+const deps = {
+  redis,
+  config: setup.config,
+  now: Date.now,
+  dictionaries: new DictionaryCache(redis),
+  sections,
+};
+const sectionsNow = (): WorkerSections => ({ thread: threadId, stats: sections.stats() });
 
 export default async function read(task: ReadTask): Promise<ReadResult> {
   try {
@@ -44,7 +63,7 @@ export default async function read(task: ReadTask): Promise<ReadResult> {
       AbortSignal.timeout(Math.ceil(task.budgetMs)),
     );
     const json = new TextEncoder().encode(JSON.stringify(answer.rows));
-    const result: ReadResult = { ok: true, json, precision: answer.precision };
+    const result: ReadResult = { ok: true, json, precision: answer.precision, sections: sectionsNow() };
     // piscina's Transferable interface: the JSON's memory moves to the main thread, uncopied.
     return move({
       [transferableSymbol]: json.buffer,
@@ -53,7 +72,12 @@ export default async function read(task: ReadTask): Promise<ReadResult> {
   } catch (error) {
     if (error instanceof ApiError) {
       const { kind, detail, errors } = error;
-      return { ok: false, error: { kind, detail, errors }, rowCap: error instanceof RowCapError };
+      return {
+        ok: false,
+        error: { kind, detail, errors },
+        rowCap: error instanceof RowCapError,
+        sections: sectionsNow(),
+      };
     }
     throw error;
   }

@@ -1,0 +1,107 @@
+--[[
+  Reads the counters of some buckets of one API for a query (libs/store/src/read.ts, docs/store-v2.md
+  "Reading") in one call, together with the compaction point: atomic, so sections, sealing hashes,
+  delta hashes and cmp are one snapshot (a count is in exactly one of them at any instant). Variable
+  number of keys; every key is in the hash slot {api}. The caller bounds the work per call (the call
+  blocks Redis while it runs): no field is summed here, each value is returned as one string.
+
+  KEYS[1]      <p>:g<g>:{api}:cmp    string last compacted hour
+  KEYS[2..]    the keys of the items below, in item order
+
+  ARGV     a sequence of items, each a letter and its arguments:
+    S v           KEYS: one section string (<b>:S:<c>). v = the 8 version bytes the caller holds
+                  ("" = none). Reply: nil = no section; 1 = the section's version bytes are v
+                  (GETRANGE key 4 11: unchanged, the caller uses its copy); else the whole string.
+    H n f1..fn    KEYS: one hash (<b>:<suffix> or <b>:z:<suffix>). n = 0: every field (HGETALL), else
+                  HMGET of the n fields. Reply: "field value field value ..." ("" = none), with HMGET
+                  only the fields present. Fields and values hold no spaces.
+    P root c n a1..an
+                  KEYS: <b>:parts, <b>:zparts. Every hash of cube c listed in either set (members
+                  "c" or "c:<part>"), of the parts a1..an only when n > 0, read with HGETALL from
+                  root .. member (delta) and root .. "z:" .. member (being sealed); root is "<b>:".
+                  Reply: { member, text, member, text, ... } for the hashes that hold fields.
+
+  Returns  { cmp (nil = none), reply of item 1, reply of item 2, ... }.
+  One bulk string per hash costs Redis and the client far less than two per field; a section is
+  one memcpy. The P item names keys from the sets (as compactNextHour does): all share {api}.
+]]
+local out = { redis.call('GET', KEYS[1]) }
+local k = 2
+local a = 1
+
+local function text(key)
+  return table.concat(redis.call('HGETALL', key), ' ')
+end
+
+while a <= #ARGV do
+  local kind = ARGV[a]
+  if kind == 'S' then
+    local held = ARGV[a + 1]
+    local key = KEYS[k]
+    local version = redis.call('GETRANGE', key, 4, 11)
+    if version == '' then
+      out[#out + 1] = false
+    elseif held ~= '' and version == held then
+      out[#out + 1] = 1
+    else
+      out[#out + 1] = redis.call('GET', key)
+    end
+    k = k + 1
+    a = a + 2
+  elseif kind == 'H' then
+    local count = tonumber(ARGV[a + 1])
+    local key = KEYS[k]
+    a = a + 2
+    if count == 0 then
+      out[#out + 1] = text(key)
+    else
+      local values = redis.call('HMGET', key, unpack(ARGV, a, a + count - 1))
+      local flat = {}
+      for j = 1, count do
+        if values[j] then
+          flat[#flat + 1] = ARGV[a + j - 1]
+          flat[#flat + 1] = values[j]
+        end
+      end
+      out[#out + 1] = table.concat(flat, ' ')
+      a = a + count
+    end
+    k = k + 1
+  elseif kind == 'P' then
+    local root = ARGV[a + 1]
+    local cube = ARGV[a + 2]
+    local count = tonumber(ARGV[a + 3])
+    local allowed = nil
+    if count > 0 then
+      allowed = {}
+      for j = 1, count do allowed[cube .. ':' .. ARGV[a + 3 + j]] = true end
+    end
+    a = a + 4 + count
+    local prefix = cube .. ':'
+    local reply = {}
+    for s = 0, 1 do
+      local sealing = s == 1 and 'z:' or ''
+      local members = redis.call('SMEMBERS', KEYS[k + s])
+      for _, member in ipairs(members) do
+        local ok
+        if allowed then
+          ok = allowed[member]
+        else
+          ok = member == cube or string.sub(member, 1, #prefix) == prefix
+        end
+        if ok then
+          local t = text(root .. sealing .. member)
+          if t ~= '' then
+            reply[#reply + 1] = member
+            reply[#reply + 1] = t
+          end
+        end
+      end
+    end
+    out[#out + 1] = reply
+    k = k + 2
+  else
+    return redis.error_reply('readBuckets: unknown item ' .. tostring(kind))
+  end
+end
+return out
