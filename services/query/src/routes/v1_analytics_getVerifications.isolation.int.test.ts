@@ -79,9 +79,9 @@ async function proxied(delayMs: number): Promise<RedisProxy> {
   return proxy;
 }
 
-/** Commands that touched counter hashes (readBuckets is EVALSHA/EVAL with the cube keys as KEYS). */
+/** Commands that read counters (readBuckets is EVALSHA/EVAL with the bucket keys as KEYS). */
 const counterReads = (proxy: RedisProxy) =>
-  proxy.sent.filter((c) => c.args.some((a) => /:[hdm]:\d+:[tkisf]\b/.test(a)));
+  proxy.sent.filter((c) => c.args.some((a) => /:[hdm]:\d+:/.test(a)));
 
 const heavy = `apiId=api_main&groupBy=key&groupBy=tags&start=${0}`;
 
