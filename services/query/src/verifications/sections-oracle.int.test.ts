@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOMES, type VerificationEvent } from '@va/contracts';
 import { HOUR_MS, hoursOfDay, hoursOfMonth, hourOf, oracle, parseQuery } from '@va/core';
 import { apiKeys, compactApi, type Resolution } from '@va/store';
-import { seededRandom } from '@va/testkit';
+import { seededRandom } from '@va/workload';
 import { beginSealByHand, commitSealByHand, sealByHand, type BucketAt } from '@va/testkit/seal';
 import { queryHarness, type QueryHarness } from '../testing/harness';
 
