@@ -126,6 +126,12 @@ describe('readCounts over sections, sealing hashes and deltas', () => {
       expect(expected.length).toBeGreaterThan(0);
       expect(await cells(sealed, query)).toEqual(expected);
       expect(await cells(sealed, query, { maxKeys: 1 })).toEqual(expected);
+      if (query.cube === 'k' || query.cube === 'i' || query.cube === 's') {
+        // Parts named from the dictionary's length (hours after the compaction point).
+        const dicts = new ReadDictionaries(redis, sealed, API);
+        await dicts.load([query.cube]);
+        expect(await cells(sealed, { ...query, codeCount: dicts.size(query.cube) })).toEqual(expected);
+      }
       const cache = new SectionCache(1 << 20);
       expect(await cells(sealed, query, { sections: cache })).toEqual(expected);
       expect(cache.stats()).toMatchObject({ hits: 0, misses: 3 }); // hours 0-2 have a section

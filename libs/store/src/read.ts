@@ -28,7 +28,7 @@ import {
   type BucketRead,
   type Cell,
 } from '@va/core';
-import { apiKeys, code36, cubeSuffix, shardOf, type Cube, type KeySpace } from './keys';
+import { apiKeys, code36, cubeSuffix, SHARD_BITS, shardOf, type Cube, type KeySpace } from './keys';
 import { execPipeline, newPipeline, queueCommand } from './pipeline';
 import type { ReadDictionaries } from './read-dictionaries';
 import { CodeCounts, FieldSums, groupCodes, type CodeSelection, type Sign } from './read-fields';
@@ -81,8 +81,11 @@ export interface CubeQuery {
   /** Dimensions the query groups by (`set` for groupBy tag or tags). */
   group: { key: boolean; identity: boolean; set: boolean };
   /**
-   * Length of the dictionary of the cube's dimension. No longer needed (the parts of a bucket are
-   * found in its parts sets inside the read script); accepted for callers that still pass it.
+   * Length of the dictionary of a k, i or s cube's dimension, loaded for this query. When given,
+   * an hour bucket not compacted yet names its parts 0 .. (codeCount - 1) >> SHARD_BITS (codes
+   * are dense, and no counter uses a code its dictionary did not hold when it was written)
+   * instead of listing its parts set, which also holds every f part of the hour. Codes assigned
+   * after the dictionary was loaded may be missed, as events written after the read are.
    */
   codeCount?: number;
 }
@@ -107,6 +110,21 @@ interface Unit {
   /** Estimated work in Redis (see READ_MAX_KEYS). */
   weight: number;
 }
+
+/**
+ * Whether a bucket may have been sealed: days and months always, hours once compacted. (The
+ * section and sealing hashes of every bucket are read all the same, in case the compaction
+ * point moved since the plan.)
+ */
+const sealable = (read: BucketRead, compactedThrough: number | null): boolean =>
+  read.res !== 'h' || (compactedThrough !== null && read.index <= compactedThrough);
+
+/**
+ * With `codeCount`, the k, i or s parts of an hour not compacted yet are named when there are at
+ * most this many (each costs an HGETALL of the delta and of the sealing name); beyond, or in a
+ * sealable bucket, the read script looks them up in the bucket's parts sets.
+ */
+export const DENSE_PARTS_MAX = 64;
 
 /** Work of a P item: it reads the hashes its sets list (few once a bucket is sealed). */
 const PARTS_WEIGHT = 8;
@@ -163,6 +181,7 @@ function unitOf(
   read: BucketRead,
   keys: ReturnType<typeof apiKeys>,
   sections: SectionStore | undefined,
+  compactedThrough: number | null,
 ): Unit {
   const { res, index } = read;
   const sectionKey = keys.section(res, index, sectionCubeOf(q));
@@ -191,6 +210,13 @@ function unitOf(
     const codes = filterCodes(q);
     if (codes !== null && codes.length <= HMGET_MAX_CODES) {
       for (const [shard, fields] of fieldsByShard(codes)) both(cubeSuffix(q.cube, shard), shard, fields);
+    } else if (codes === null && q.codeCount !== undefined && !sealable(read, compactedThrough)) {
+      // An hour after the compaction point holds every part of the hour (never sealed yet), and
+      // its parts set lists every f part too: naming the k, i or s parts costs less.
+      const parts = (q.codeCount + (1 << SHARD_BITS) - 1) >> SHARD_BITS;
+      if (parts <= DENSE_PARTS_MAX) {
+        for (let part = 0; part < parts; part++) both(cubeSuffix(q.cube, code36(part)), code36(part));
+      } else fromParts(null);
     } else fromParts(codes ? [...new Set(codes.map(shardOf))] : null);
   }
   let weight = 0;
@@ -265,7 +291,7 @@ export async function readCounts(
   if (reads.length === 0) return { ok: true, counts };
   const keys = apiKeys(space, apiId);
   const cache = options.sections;
-  const units = reads.map((read) => unitOf(q, read, keys, cache));
+  const units = reads.map((read) => unitOf(q, read, keys, cache, compactedThrough));
 
   const snapshot = readsOverlap(reads);
   const chunks = chunksOf(units, reads, options.maxKeys ?? READ_MAX_KEYS);
