@@ -81,11 +81,12 @@ export interface CubeQuery {
   /** Dimensions the query groups by (`set` for groupBy tag or tags). */
   group: { key: boolean; identity: boolean; set: boolean };
   /**
-   * Length of the dictionary of a k, i or s cube's dimension, loaded for this query. When given,
-   * an hour bucket not compacted yet names its parts 0 .. (codeCount - 1) >> SHARD_BITS (codes
-   * are dense, and no counter uses a code its dictionary did not hold when it was written)
-   * instead of listing its parts set, which also holds every f part of the hour. Codes assigned
-   * after the dictionary was loaded may be missed, as events written after the read are.
+   * Length of the dictionary of a k, i or s cube's dimension, loaded for this query. When given
+   * (and there are at most DENSE_PARTS_MAX parts), the parts 0 .. (codeCount - 1) >> SHARD_BITS
+   * are named (codes are dense, and no counter uses a code its dictionary did not hold when it was
+   * written), so that a bucket whose parts set also lists thousands of f parts is not walked.
+   * Codes assigned after the dictionary was loaded may be missed, as events written after the
+   * read are.
    */
   codeCount?: number;
 }
@@ -112,17 +113,9 @@ interface Unit {
 }
 
 /**
- * Whether a bucket may have been sealed: days and months always, hours once compacted. (The
- * section and sealing hashes of every bucket are read all the same, in case the compaction
- * point moved since the plan.)
- */
-const sealable = (read: BucketRead, compactedThrough: number | null): boolean =>
-  read.res !== 'h' || (compactedThrough !== null && read.index <= compactedThrough);
-
-/**
- * With `codeCount`, the k, i or s parts of an hour not compacted yet are named when there are at
- * most this many (each costs an HGETALL of the delta and of the sealing name); beyond, or in a
- * sealable bucket, the read script looks them up in the bucket's parts sets.
+ * With `codeCount`, a read of a k, i or s cube names its parts (0 .. (codeCount - 1) >> SHARD_BITS)
+ * when there are at most this many; the script reads them by name where the bucket's parts set is
+ * larger, and walks the set where it is smaller (none at all once the bucket is sealed).
  */
 export const DENSE_PARTS_MAX = 64;
 
@@ -181,7 +174,6 @@ function unitOf(
   read: BucketRead,
   keys: ReturnType<typeof apiKeys>,
   sections: SectionStore | undefined,
-  compactedThrough: number | null,
 ): Unit {
   const { res, index } = read;
   const sectionKey = keys.section(res, index, sectionCubeOf(q));
@@ -210,13 +202,11 @@ function unitOf(
     const codes = filterCodes(q);
     if (codes !== null && codes.length <= HMGET_MAX_CODES) {
       for (const [shard, fields] of fieldsByShard(codes)) both(cubeSuffix(q.cube, shard), shard, fields);
-    } else if (codes === null && q.codeCount !== undefined && !sealable(read, compactedThrough)) {
-      // An hour after the compaction point holds every part of the hour (never sealed yet), and
-      // its parts set lists every f part too: naming the k, i or s parts costs less.
+    } else if (codes === null && q.codeCount !== undefined) {
+      // Every part the dictionary's length allows: the script reads them by name where the
+      // parts set is larger (an hour not sealed yet lists every f part too).
       const parts = (q.codeCount + (1 << SHARD_BITS) - 1) >> SHARD_BITS;
-      if (parts <= DENSE_PARTS_MAX) {
-        for (let part = 0; part < parts; part++) both(cubeSuffix(q.cube, code36(part)), code36(part));
-      } else fromParts(null);
+      fromParts(parts <= DENSE_PARTS_MAX ? Array.from({ length: parts }, (_, part) => code36(part)) : null);
     } else fromParts(codes ? [...new Set(codes.map(shardOf))] : null);
   }
   let weight = 0;
@@ -291,7 +281,7 @@ export async function readCounts(
   if (reads.length === 0) return { ok: true, counts };
   const keys = apiKeys(space, apiId);
   const cache = options.sections;
-  const units = reads.map((read) => unitOf(q, read, keys, cache, compactedThrough));
+  const units = reads.map((read) => unitOf(q, read, keys, cache));
 
   const snapshot = readsOverlap(reads);
   const chunks = chunksOf(units, reads, options.maxKeys ?? READ_MAX_KEYS);

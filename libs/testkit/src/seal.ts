@@ -85,9 +85,14 @@ export async function commitSealByHand(redis: Redis, at: BucketAt): Promise<void
     const bytes = await redis.getBuffer(keys.section(at.res, at.index, cube));
     if (bytes) rows.get(cube)!.addSection(decodeSection(bytes));
   }
-  for (const suffix of suffixes) {
-    addHash(rows, suffix, await redis.hgetall(keys.sealing(at.res, at.index, suffix)));
-  }
+  const pipeline = redis.pipeline();
+  for (const suffix of suffixes) pipeline.hgetall(keys.sealing(at.res, at.index, suffix));
+  const hashes = (await pipeline.exec()) ?? [];
+  suffixes.forEach((suffix, n) => {
+    const [err, hash] = hashes[n]!;
+    if (err) throw err;
+    addHash(rows, suffix, hash as Record<string, string>);
+  });
   const version = await redis.incr(keys.sealSequence);
   const multi = redis.multi();
   for (const cube of SECTION_CUBES) {

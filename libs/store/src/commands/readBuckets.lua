@@ -19,6 +19,8 @@
                   KEYS: <b>:parts, <b>:zparts. Every hash of cube c listed in either set (members
                   "c" or "c:<part>"), of the parts a1..an only when n > 0, read with HGETALL from
                   root .. member (delta) and root .. "z:" .. member (being sealed); root is "<b>:".
+                  When a set has more members than n, the n parts are read by name instead (an
+                  absent hash reads as none), so a set listing thousands of f parts is not walked.
                   Reply: { member, text, member, text, ... } for the hashes that hold fields.
 
   Returns  { cmp (nil = none), reply of item 1, reply of item 2, ... }.
@@ -71,29 +73,39 @@ while a <= #ARGV do
     local root = ARGV[a + 1]
     local cube = ARGV[a + 2]
     local count = tonumber(ARGV[a + 3])
+    local named = {}
     local allowed = nil
     if count > 0 then
       allowed = {}
-      for j = 1, count do allowed[cube .. ':' .. ARGV[a + 3 + j]] = true end
+      for j = 1, count do
+        named[j] = cube .. ':' .. ARGV[a + 3 + j]
+        allowed[named[j]] = true
+      end
     end
     a = a + 4 + count
     local prefix = cube .. ':'
     local reply = {}
+    local function add(sealing, member)
+      local t = text(root .. sealing .. member)
+      if t ~= '' then
+        reply[#reply + 1] = member
+        reply[#reply + 1] = t
+      end
+    end
     for s = 0, 1 do
       local sealing = s == 1 and 'z:' or ''
-      local members = redis.call('SMEMBERS', KEYS[k + s])
-      for _, member in ipairs(members) do
-        local ok
-        if allowed then
-          ok = allowed[member]
-        else
-          ok = member == cube or string.sub(member, 1, #prefix) == prefix
-        end
-        if ok then
-          local t = text(root .. sealing .. member)
-          if t ~= '' then
-            reply[#reply + 1] = member
-            reply[#reply + 1] = t
+      local size = redis.call('SCARD', KEYS[k + s])
+      if size == 0 then
+        -- no hash of this name (a sealed bucket without late events)
+      elseif allowed and count < size then
+        -- fewer names than members (e.g. an hour not sealed yet, whose set lists every f part)
+        for _, member in ipairs(named) do add(sealing, member) end
+      else
+        for _, member in ipairs(redis.call('SMEMBERS', KEYS[k + s])) do
+          if allowed then
+            if allowed[member] then add(sealing, member) end
+          elseif member == cube or string.sub(member, 1, #prefix) == prefix then
+            add(sealing, member)
           end
         end
       end
