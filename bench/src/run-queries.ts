@@ -56,7 +56,12 @@ export async function queries(ctx: RunContext, names: BenchNames): Promise<void>
   const { redis, options, results } = ctx;
   const scenarios = selectScenarios(options.scenarios);
   const rootKey = await rootKeyFor(redis, names.prefix);
-  const prepared = await prepareService(ctx, 'query', names);
+  // The load runs measure latency with one root key at up to 10 connections: the per-key rate
+  // and concurrency limits (which would answer 429) are off, as for a trusted dashboard backend.
+  const prepared = await prepareService(ctx, 'query', names, {
+    QUERY_RATE_LIMIT: process.env.QUERY_RATE_LIMIT ?? '0',
+    QUERY_MAX_CONCURRENT: process.env.QUERY_MAX_CONCURRENT ?? '0',
+  });
   const service = prepared.start();
   try {
     await service.waitHealthy(`${prepared.baseUrl}/health`);
