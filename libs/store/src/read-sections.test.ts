@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OUTCOME_COUNT } from '@va/contracts';
 import { CodeCounts } from './read-fields';
-import { SectionSums, type SectionSelection } from './read-sections';
+import { compactCounts, SectionSums, type SectionSelection } from './read-sections';
 import { NO_IDENTITY, SectionRows, type Section, type SectionCube } from './section/codec';
 
 const ROLES: Record<SectionCube, ('k' | 'i' | 's')[]> = {
@@ -100,7 +100,10 @@ describe('SectionSums', () => {
             return [slice, builder.toSection(n + 1), sign];
           });
           const sums = new SectionSums(sel);
-          for (const [slice, section, sign] of sections) sums.add(slice, section, sign);
+          // As decoded, and as cached (counts in 32 bits).
+          sections.forEach(([slice, section, sign], n) =>
+            sums.add(slice, n % 2 === 0 ? section : compactCounts(section), sign),
+          );
           const got = new CodeCounts();
           sums.addTo(got);
           expect(sorted(got)).toEqual(sorted(naive(sections, sel)));
@@ -108,6 +111,14 @@ describe('SectionSums', () => {
       ),
       { numRuns: 400 },
     );
+  });
+
+  it('keeps counts in 32 bits only when every count fits', () => {
+    const t = new SectionRows('t');
+    t.add([], 0, 2 ** 32 - 1);
+    expect(compactCounts(t.toSection(1)).counts).toBeInstanceOf(Uint32Array);
+    t.add([], 1, 2 ** 32);
+    expect(compactCounts(t.toSection(1)).counts).toBeInstanceOf(Float64Array);
   });
 
   it('refuses a selection the section cannot answer', () => {

@@ -32,9 +32,9 @@ import { apiKeys, code36, cubeSuffix, SHARD_BITS, shardOf, type Cube, type KeySp
 import { execPipeline, newPipeline, queueCommand } from './pipeline';
 import type { ReadDictionaries } from './read-dictionaries';
 import { CodeCounts, FieldSums, groupCodes, type CodeSelection, type Sign } from './read-fields';
-import { SectionSums } from './read-sections';
+import { compactCounts, SectionSums, type SectionView } from './read-sections';
 import type { CachedSection, SectionStore } from './section-cache';
-import { decodeSection, SECTION_VERSION_OFFSET, type Section, type SectionCube } from './section/codec';
+import { decodeSection, SECTION_VERSION_OFFSET, type SectionCube } from './section/codec';
 
 export interface ApiMeta {
   /** Last hour compacted into the rollups; null = none yet. */
@@ -353,7 +353,7 @@ function sectionOf(
   item: Extract<Item, { kind: 'S' }>,
   value: ItemReply | undefined,
   cache: SectionStore | undefined,
-): Section | undefined {
+): SectionView | undefined {
   if (value === null || value === undefined) return undefined;
   if (typeof value === 'number') {
     if (!item.held) throw new Error(`readBuckets: ${item.key} unchanged, but no version was sent`);
@@ -361,7 +361,7 @@ function sectionOf(
     return item.held.section;
   }
   if (!Buffer.isBuffer(value)) throw new Error(`readBuckets: unexpected reply for ${item.key}`);
-  const section = decodeSection(value);
+  const section = compactCounts(decodeSection(value));
   if (cache) {
     cache.miss();
     const version = Buffer.from(value.subarray(SECTION_VERSION_OFFSET, SECTION_VERSION_OFFSET + 8));

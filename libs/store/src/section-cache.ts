@@ -10,12 +10,12 @@
  * larger than the whole bound is used for its query and not kept.
  */
 import { LRUCache } from 'lru-cache';
-import type { Section } from './section/codec';
+import type { SectionView } from './read-sections';
 
 export interface CachedSection {
   /** The 8 header bytes holding the version (codec.ts SECTION_VERSION_OFFSET). */
   version: Buffer;
-  section: Section;
+  section: SectionView;
 }
 
 /** What readCounts needs of a cache: a fake in tests, SectionCache in the service. */
@@ -29,7 +29,7 @@ export interface SectionStore {
 }
 
 /** Bytes an entry holds: its typed arrays, plus a small fixed cost per entry. */
-export function sectionBytes(section: Section): number {
+export function sectionBytes(section: SectionView): number {
   let bytes = 200 + section.counts.byteLength;
   for (const column of section.dims) bytes += column.byteLength;
   return bytes;
