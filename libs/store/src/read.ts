@@ -427,19 +427,42 @@ function chunksOf(units: readonly Unit[], reads: readonly BucketRead[], maxKeys:
   return chunks;
 }
 
-/** numkeys, KEYS and ARGV of one readBuckets call (commands/readBuckets.lua). */
+/**
+ * numkeys, KEYS and ARGV of one readBuckets call (commands/readBuckets.lua). Per bucket: its S
+ * item; before its H items a G guard (no parts and no zparts set: no hash to read), and the
+ * field lists of its HMGETs, each sent once per call (F).
+ */
 function readBucketsArgs(keys: ReturnType<typeof apiKeys>, chunk: readonly Unit[]): (string | Buffer)[] {
   const names: string[] = [keys.compactedThrough];
   const argv: (string | Buffer)[] = [];
+  const lists = new Map<string, number>();
+  const listOf = (fields: readonly string[]): number => {
+    const id = fields.join(' ');
+    let n = lists.get(id);
+    if (n === undefined) {
+      n = lists.size + 1;
+      lists.set(id, n);
+      argv.push('F', String(fields.length), ...fields);
+    }
+    return n;
+  };
   for (const unit of chunk) {
+    const hashes = unit.items.filter((item) => item.kind === 'H');
+    const listIds = hashes.map((item) => (item.fields ? listOf(item.fields) : 0));
     for (const item of unit.items) {
       if (item.kind === 'S') {
         names.push(item.key);
         argv.push('S', item.held?.version ?? '');
+        if (hashes.length > 0) {
+          names.push(
+            keys.parts(unit.read.res, unit.read.index),
+            keys.sealingParts(unit.read.res, unit.read.index),
+          );
+          argv.push('G', String(hashes.length));
+        }
       } else if (item.kind === 'H') {
         names.push(item.key);
-        argv.push('H', String(item.fields?.length ?? 0));
-        if (item.fields) for (const field of item.fields) argv.push(field);
+        argv.push('H', String(listIds[hashes.indexOf(item)]));
       } else {
         names.push(item.parts, item.zparts);
         argv.push('P', item.root, item.cube, String(item.allowed?.length ?? 0));

@@ -12,9 +12,13 @@
     S v           KEYS: one section string (<b>:S:<c>). v = the 8 version bytes the caller holds
                   ("" = none). Reply: nil = no section; 1 = the section's version bytes are v
                   (GETRANGE key 4 11: unchanged, the caller uses its copy); else the whole string.
-    H n f1..fn    KEYS: one hash (<b>:<suffix> or <b>:z:<suffix>). n = 0: every field (HGETALL), else
-                  HMGET of the n fields. Reply: "field value field value ..." ("" = none), with HMGET
-                  only the fields present. Fields and values hold no spaces.
+    F n f1..fn    Defines field list number j (the j-th F of the call) for H items. No reply.
+    G n           KEYS: <b>:parts, <b>:zparts. When neither exists the bucket has no delta and no
+                  sealing hash (a sealed bucket without late events): the n H items that follow are
+                  answered "" without reading them. No reply of its own.
+    H j           KEYS: one hash (<b>:<suffix> or <b>:z:<suffix>). j = 0: every field (HGETALL),
+                  else HMGET of the fields of list j. Reply: "field value field value ..." ("" =
+                  none), with HMGET only the fields present. Fields and values hold no spaces.
     P root c n a1..an
                   KEYS: <b>:parts, <b>:zparts. Every hash of cube c listed in either set (members
                   "c" or "c:<part>"), of the parts a1..an only when n > 0, read with HGETALL from
@@ -30,6 +34,7 @@
 local out = { redis.call('GET', KEYS[1]) }
 local k = 2
 local a = 1
+local lists = {}
 
 local function text(key)
   return table.concat(redis.call('HGETALL', key), ' ')
@@ -50,23 +55,37 @@ while a <= #ARGV do
     end
     k = k + 1
     a = a + 2
-  elseif kind == 'H' then
+  elseif kind == 'F' then
     local count = tonumber(ARGV[a + 1])
+    lists[#lists + 1] = { unpack(ARGV, a + 2, a + 1 + count) }
+    a = a + 2 + count
+  elseif kind == 'G' then
+    local count = tonumber(ARGV[a + 1])
+    a = a + 2
+    if redis.call('EXISTS', KEYS[k], KEYS[k + 1]) == 0 then
+      for _ = 1, count do out[#out + 1] = '' end
+      k = k + 2 + count
+      a = a + 2 * count
+    else
+      k = k + 2
+    end
+  elseif kind == 'H' then
+    local list = tonumber(ARGV[a + 1])
     local key = KEYS[k]
     a = a + 2
-    if count == 0 then
+    if list == 0 then
       out[#out + 1] = text(key)
     else
-      local values = redis.call('HMGET', key, unpack(ARGV, a, a + count - 1))
+      local fields = lists[list]
+      local values = redis.call('HMGET', key, unpack(fields))
       local flat = {}
-      for j = 1, count do
+      for j = 1, #fields do
         if values[j] then
-          flat[#flat + 1] = ARGV[a + j - 1]
+          flat[#flat + 1] = fields[j]
           flat[#flat + 1] = values[j]
         end
       end
       out[#out + 1] = table.concat(flat, ' ')
-      a = a + count
     end
     k = k + 1
   elseif kind == 'P' then
