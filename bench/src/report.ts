@@ -137,7 +137,10 @@ export function markdownReport(r: BenchResults): string {
         r.queries
           .map((q) => {
             const run = q.runs[q.runs.length - 1]!;
-            return `${q.name} service CPU ${ms(run.serviceCpuMsPerRequest)} ms, Redis ${int(run.redisUsecPerRequest)} µs`;
+            const cache = run.sectionCache
+              ? `, sections ${int(run.sectionCache.hits)} cached / ${int(run.sectionCache.misses)} sent`
+              : '';
+            return `${q.name} service CPU ${ms(run.serviceCpuMsPerRequest)} ms, Redis ${int(run.redisUsecPerRequest)} µs${cache}`;
           })
           .join('; ') +
         '.',
