@@ -166,11 +166,51 @@ function fieldsByShard(codes: readonly number[]): Map<string, string[]> {
 }
 
 /**
+ * What every bucket of a query reads besides its section, worked out once per query: the hashes
+ * it names (suffix, part, HMGET fields), or the parts it looks up in its parts sets (null = every
+ * part of the cube).
+ */
+type DeltaPlan =
+  | { kind: 'named'; hashes: { suffix: string; part: string; fields?: string[] }[] }
+  | { kind: 'parts'; allowed: string[] | null };
+
+function deltaPlanOf(q: CubeQuery): DeltaPlan {
+  if (q.cube === 't') return { kind: 'named', hashes: [{ suffix: 't', part: '' }] };
+  if (q.cube === 'f') {
+    if (q.identities !== null && q.identities.length <= HMGET_MAX_CODES) {
+      const parts = [...new Set(q.identities.map(code36))];
+      return { kind: 'named', hashes: parts.map((part) => ({ suffix: cubeSuffix('f', part), part })) };
+    }
+    return { kind: 'parts', allowed: q.identities?.map(code36) ?? null };
+  }
+  const codes = filterCodes(q);
+  if (codes !== null && codes.length <= HMGET_MAX_CODES) {
+    const hashes = [...fieldsByShard(codes)].map(([shard, fields]) => ({
+      suffix: cubeSuffix(q.cube, shard),
+      part: shard,
+      fields,
+    }));
+    return { kind: 'named', hashes };
+  }
+  if (codes === null && q.codeCount !== undefined) {
+    // Every part the dictionary's length allows: the script reads them by name where the
+    // parts set is larger (an hour not sealed yet lists every f part too).
+    const parts = (q.codeCount + (1 << SHARD_BITS) - 1) >> SHARD_BITS;
+    return {
+      kind: 'parts',
+      allowed: parts <= DENSE_PARTS_MAX ? Array.from({ length: parts }, (_, part) => code36(part)) : null,
+    };
+  }
+  return { kind: 'parts', allowed: codes ? [...new Set(codes.map(shardOf))] : null };
+}
+
+/**
  * The items of one bucket read: its section, and its delta and sealing hashes (`<b>:<suffix>`
  * and `<b>:z:<suffix>`): named when the filters name them, else from the parts sets in Redis.
  */
 function unitOf(
   q: CubeQuery,
+  delta: DeltaPlan,
   read: BucketRead,
   keys: ReturnType<typeof apiKeys>,
   sections: SectionStore | undefined,
@@ -178,36 +218,21 @@ function unitOf(
   const { res, index } = read;
   const sectionKey = keys.section(res, index, sectionCubeOf(q));
   const items: Item[] = [{ kind: 'S', key: sectionKey, held: sections?.get(sectionKey) }];
-  const both = (suffix: string, part: string, fields?: string[]): void => {
-    for (const key of [keys.cube(res, index, suffix), keys.sealing(res, index, suffix)]) {
-      items.push(fields ? { kind: 'H', key, part, fields } : { kind: 'H', key, part });
+  if (delta.kind === 'named') {
+    for (const { suffix, part, fields } of delta.hashes) {
+      for (const key of [keys.cube(res, index, suffix), keys.sealing(res, index, suffix)]) {
+        items.push(fields ? { kind: 'H', key, part, fields } : { kind: 'H', key, part });
+      }
     }
-  };
-  const fromParts = (allowed: string[] | null): void => {
+  } else {
     items.push({
       kind: 'P',
       cube: q.cube,
       parts: keys.parts(res, index),
       zparts: keys.sealingParts(res, index),
       root: `${keys.bucketPrefix(res, index)}:`,
-      allowed,
+      allowed: delta.allowed,
     });
-  };
-  if (q.cube === 't') both('t', '');
-  else if (q.cube === 'f') {
-    if (q.identities !== null && q.identities.length <= HMGET_MAX_CODES) {
-      for (const code of q.identities) both(cubeSuffix('f', code36(code)), code36(code));
-    } else fromParts(q.identities?.map(code36) ?? null);
-  } else {
-    const codes = filterCodes(q);
-    if (codes !== null && codes.length <= HMGET_MAX_CODES) {
-      for (const [shard, fields] of fieldsByShard(codes)) both(cubeSuffix(q.cube, shard), shard, fields);
-    } else if (codes === null && q.codeCount !== undefined) {
-      // Every part the dictionary's length allows: the script reads them by name where the
-      // parts set is larger (an hour not sealed yet lists every f part too).
-      const parts = (q.codeCount + (1 << SHARD_BITS) - 1) >> SHARD_BITS;
-      fromParts(parts <= DENSE_PARTS_MAX ? Array.from({ length: parts }, (_, part) => code36(part)) : null);
-    } else fromParts(codes ? [...new Set(codes.map(shardOf))] : null);
   }
   let weight = 0;
   for (const item of items) weight += item.kind === 'P' ? PARTS_WEIGHT : 1;
@@ -281,7 +306,8 @@ export async function readCounts(
   if (reads.length === 0) return { ok: true, counts };
   const keys = apiKeys(space, apiId);
   const cache = options.sections;
-  const units = reads.map((read) => unitOf(q, read, keys, cache));
+  const delta = deltaPlanOf(q);
+  const units = reads.map((read) => unitOf(q, delta, read, keys, cache));
 
   const snapshot = readsOverlap(reads);
   const chunks = chunksOf(units, reads, options.maxKeys ?? READ_MAX_KEYS);
@@ -464,9 +490,9 @@ function readBucketsArgs(keys: ReturnType<typeof apiKeys>, chunk: readonly Unit[
         names.push(item.key);
         argv.push('H', String(listIds[hashes.indexOf(item)]));
       } else {
+        const list = item.allowed ? listOf(item.allowed) : 0;
         names.push(item.parts, item.zparts);
-        argv.push('P', item.root, item.cube, String(item.allowed?.length ?? 0));
-        if (item.allowed) for (const part of item.allowed) argv.push(part);
+        argv.push('P', item.root, item.cube, String(list));
       }
     }
   }

@@ -19,12 +19,12 @@
     H j           KEYS: one hash (<b>:<suffix> or <b>:z:<suffix>). j = 0: every field (HGETALL),
                   else HMGET of the fields of list j. Reply: "field value field value ..." ("" =
                   none), with HMGET only the fields present. Fields and values hold no spaces.
-    P root c n a1..an
-                  KEYS: <b>:parts, <b>:zparts. Every hash of cube c listed in either set (members
-                  "c" or "c:<part>"), of the parts a1..an only when n > 0, read with HGETALL from
-                  root .. member (delta) and root .. "z:" .. member (being sealed); root is "<b>:".
-                  When a set has more members than n, the n parts are read by name instead (an
-                  absent hash reads as none), so a set listing thousands of f parts is not walked.
+    P root c j    KEYS: <b>:parts, <b>:zparts. Every hash of cube c listed in either set (members
+                  "c" or "c:<part>"), of the parts in list j only when j > 0 (an F list), read with
+                  HGETALL from root .. member (delta) and root .. "z:" .. member (being sealed); root
+                  is "<b>:". When a set has more members than the list, the listed parts are read by
+                  name instead (an absent hash reads as none), so a set listing thousands of f parts
+                  is not walked.
                   Reply: { member, text, member, text, ... } for the hashes that hold fields.
 
   Returns  { cmp (nil = none), reply of item 1, reply of item 2, ... }.
@@ -35,6 +35,7 @@ local out = { redis.call('GET', KEYS[1]) }
 local k = 2
 local a = 1
 local lists = {}
+local members = {}
 
 local function text(key)
   return table.concat(redis.call('HGETALL', key), ' ')
@@ -91,17 +92,25 @@ while a <= #ARGV do
   elseif kind == 'P' then
     local root = ARGV[a + 1]
     local cube = ARGV[a + 2]
-    local count = tonumber(ARGV[a + 3])
-    local named = {}
+    local list = tonumber(ARGV[a + 3])
+    a = a + 4
+    local named = nil
     local allowed = nil
-    if count > 0 then
-      allowed = {}
-      for j = 1, count do
-        named[j] = cube .. ':' .. ARGV[a + 3 + j]
-        allowed[named[j]] = true
+    local count = 0
+    if list > 0 then
+      local cached = members[cube .. '/' .. list]
+      if not cached then
+        cached = { named = {}, allowed = {} }
+        for j, part in ipairs(lists[list]) do
+          cached.named[j] = cube .. ':' .. part
+          cached.allowed[cached.named[j]] = true
+        end
+        members[cube .. '/' .. list] = cached
       end
+      named = cached.named
+      allowed = cached.allowed
+      count = #named
     end
-    a = a + 4 + count
     local prefix = cube .. ':'
     local reply = {}
     local function add(sealing, member)
