@@ -163,6 +163,17 @@ describe('readCounts over sections, sealing hashes and deltas', () => {
     expect(after.hits - before.hits).toBe(1); // hour 0 unchanged
   });
 
+  it('reads the f section where a bucket has no x section', async () => {
+    const queries = QUERIES.filter(([name]) => name.includes('(x'));
+    expect(queries.length).toBeGreaterThan(1);
+    await redis.del(apiKeys(sealed, API).section('h', h0, 'x'));
+    for (const [, query] of queries) {
+      const expected = await cells(plain, query);
+      expect(await cells(sealed, query)).toEqual(expected);
+      expect(await cells(sealed, query, { sections: new SectionCache(1 << 20) })).toEqual(expected);
+    }
+  });
+
   it('keeps nothing larger than its bound, and still answers', async () => {
     const query = q({ cube: 'f', group: { key: true, identity: true, set: true } });
     const cache = new SectionCache(100);

@@ -98,8 +98,11 @@ const HMGET_MAX_CODES = 64;
 
 /** What one bucket read asks readBuckets.lua for (its items, see the script's header). */
 type Item =
-  /** The bucket's section of the cube; `held` = the cached copy whose version is sent. */
-  | { kind: 'S'; key: string; held: CachedSection | undefined }
+  /**
+   * The bucket's section of the cube; `held` = the cached copy whose version is sent. `fallback`:
+   * the f section, read where the x section (`key`) is absent.
+   */
+  | { kind: 'S'; key: string; held: CachedSection | undefined; fallback?: string }
   /** One delta or sealing hash (HGETALL, or HMGET of `fields`); `part` as in FieldSums. */
   | { kind: 'H'; key: string; part: string; fields?: string[] }
   /** Every hash of the cube in the bucket's parts and zparts sets (of `allowed` parts only when given). */
@@ -216,8 +219,14 @@ function unitOf(
   sections: SectionStore | undefined,
 ): Unit {
   const { res, index } = read;
-  const sectionKey = keys.section(res, index, sectionCubeOf(q));
-  const items: Item[] = [{ kind: 'S', key: sectionKey, held: sections?.get(sectionKey) }];
+  const cube = sectionCubeOf(q);
+  const sectionKey = keys.section(res, index, cube);
+  const held = sections?.get(sectionKey);
+  const items: Item[] = [
+    cube === 'x'
+      ? { kind: 'S', key: sectionKey, held, fallback: keys.section(res, index, 'f') }
+      : { kind: 'S', key: sectionKey, held },
+  ];
   if (delta.kind === 'named') {
     for (const { suffix, part, fields } of delta.hashes) {
       for (const key of [keys.cube(res, index, suffix), keys.sealing(res, index, suffix)]) {
@@ -478,7 +487,8 @@ function readBucketsArgs(keys: ReturnType<typeof apiKeys>, chunk: readonly Unit[
     for (const item of unit.items) {
       if (item.kind === 'S') {
         names.push(item.key);
-        argv.push('S', item.held?.version ?? '');
+        if (item.fallback) names.push(item.fallback);
+        argv.push(item.fallback ? 'X' : 'S', item.held?.version ?? '');
         if (hashes.length > 0) {
           names.push(
             keys.parts(unit.read.res, unit.read.index),

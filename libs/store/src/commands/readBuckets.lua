@@ -12,6 +12,9 @@
     S v           KEYS: one section string (<b>:S:<c>). v = the 8 version bytes the caller holds
                   ("" = none). Reply: nil = no section; 1 = the section's version bytes are v
                   (GETRANGE key 4 11: unchanged, the caller uses its copy); else the whole string.
+    X v           As S, with KEYS: the x section, then the f section of the bucket: the f section is
+                  read where the x section is absent (a reader of x sums any section with identity
+                  and key columns).
     F n f1..fn    Defines field list number j (the j-th F of the call) for H items. No reply.
     G n           KEYS: <b>:parts, <b>:zparts. When neither exists the bucket has no delta and no
                   sealing hash (a sealed bucket without late events): the n H items that follow are
@@ -43,10 +46,17 @@ end
 
 while a <= #ARGV do
   local kind = ARGV[a]
-  if kind == 'S' then
+  if kind == 'S' or kind == 'X' then
     local held = ARGV[a + 1]
     local key = KEYS[k]
     local version = redis.call('GETRANGE', key, 4, 11)
+    if kind == 'X' then
+      k = k + 1
+      if version == '' then
+        key = KEYS[k]
+        version = redis.call('GETRANGE', key, 4, 11)
+      end
+    end
     if version == '' then
       out[#out + 1] = false
     elseif held ~= '' and version == held then
