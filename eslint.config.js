@@ -11,7 +11,18 @@ import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.cache/**', '.data/**', 'bench/results/**', '**/dist/**'] },
+  // __lint-plant-*: the faulty files test/lint/boundaries.test.ts plants for a moment (npm test runs
+  // eslint while the tests run); that test lints them with ignores switched off.
+  {
+    ignores: [
+      '**/node_modules/**',
+      '.cache/**',
+      '.data/**',
+      'bench/results/**',
+      '**/dist/**',
+      '**/__lint-plant-*/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
