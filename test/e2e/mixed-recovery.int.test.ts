@@ -9,9 +9,9 @@
 //     the way back (a TCP proxy swallows it after the broker appended the records; the CLI retries);
 //   - a rebuild into a new generation, SIGKILLed part-way through its replay and resumed.
 //
-// The run has a Kafka broker of its own that advertises a proxy's port (startPrivateKafka), so
-// every client (test producer, services, CLI) reaches it through the proxy; and a redis-server of
-// its own to crash. With TEST_PORT_RANGE=<from>-<to> both take their ports from that range.
+// Every Kafka client of the run (test producer, services, CLI) reaches the test broker through a
+// proxy (startKafkaProxy, which names itself in the broker's metadata); Redis is a redis-server of
+// this test's own, to crash. With TEST_PORT_RANGE=<from>-<to> both take their ports from that range.
 //
 // Live, late (past the hour horizon) and backfilled events; the compactor runs throughout. At the
 // end every hour, day and month cube of every API in the current generation equals the counts
@@ -52,15 +52,17 @@ import {
 import {
   API_KEYS,
   createTopics,
+  deleteTopics,
   loseAofTail,
   privatePort,
-  startPrivateKafka,
+  singleBroker,
+  startKafkaProxy,
   startRedisServer,
   startService,
   testEnv,
   track,
   waitFor,
-  type PrivateKafka,
+  type KafkaProxy,
   type RedisServer,
   type ServiceProcess,
   type TestEnv,
@@ -71,7 +73,7 @@ const DAY = 86_400_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let t: TestEnv;
-let broker: PrivateKafka;
+let proxy: KafkaProxy;
 let env: Record<string, string>;
 let dir: string;
 let server: RedisServer;
@@ -82,20 +84,13 @@ const services: ServiceProcess[] = [];
 
 beforeAll(async () => {
   t = await testEnv('mixed recovery');
-  broker = await startPrivateKafka({ name: 'mixed-recovery', proxy: true });
-  // A broker that just started may not host the new partitions yet on a loaded machine: retry.
-  await waitFor(
-    async () => {
-      await createTopics(broker.brokers, [t.topic, t.backfillTopic, t.dlqTopic], 4);
-      return true;
-    },
-    { timeoutMs: 120_000, message: 'topics with leaders' },
-  );
+  proxy = await startKafkaProxy({ target: singleBroker(t.kafkaBrokers), port: await privatePort() });
+  await createTopics([proxy.address], [t.topic, t.backfillTopic, t.dlqTopic], 4);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mixed-recovery-redis-'));
   server = await startRedisServer({ dir, port: await privatePort() });
   env = {
     ...t.env,
-    KAFKA_BROKERS: broker.brokers.join(','),
+    KAFKA_BROKERS: proxy.address,
     REDIS_URL: server.url,
     INGEST_SESSION_TIMEOUT_MS: '6000',
     INGEST_HEARTBEAT_MS: '500',
@@ -105,7 +100,7 @@ beforeAll(async () => {
   };
   redis = new Redis(server.url, { maxRetriesPerRequest: null });
   redis.on('error', () => undefined); // reconnects across the Redis crash
-  kafka = new Kafka({ clientId: 'mixed-recovery', brokers: broker.brokers, logLevel: logLevel.NOTHING });
+  kafka = new Kafka({ clientId: 'mixed-recovery', brokers: [proxy.address], logLevel: logLevel.NOTHING });
   producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
 });
@@ -115,7 +110,8 @@ afterAll(async () => {
   await producer?.disconnect();
   redis?.disconnect();
   await server?.stop();
-  await broker?.destroy();
+  if (t) await deleteTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic]);
+  await proxy?.close();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -207,7 +203,6 @@ it('counts every event exactly through a worker kill, a Redis AOF loss, a backfi
   events.push(...backfill);
   const file = path.join(dir, 'backfill.jsonl');
   fs.writeFileSync(file, backfill.map((e) => JSON.stringify(e)).join('\n') + '\n');
-  const proxy = broker.proxy!;
   const dropped = proxy.dropResponse(
     (r) => r.apiKey === API_KEYS.produce && r.topics.includes(t.backfillTopic),
   );
