@@ -90,17 +90,17 @@ describe('sealing', () => {
       apis: 2,
       keys: 60,
       identities: 12,
-      startMs: now - 12 * DAY_MS,
-      spanMs: 12 * DAY_MS - 3 * 3_600_000,
+      startMs: now - 8 * DAY_MS,
+      spanMs: 8 * DAY_MS - 3 * 3_600_000,
     });
     const all: VerificationEvent[] = [];
     const apis = generator.apiIds;
     for (let round = 0; round < 3; round++) {
-      const events = Array.from({ length: 1_500 }, () => generator.next());
+      const events = Array.from({ length: 800 }, () => generator.next());
       all.push(...events);
       await seed(events);
       expect(await differences(all)).toEqual([]);
-      const closedBound = hourOf(now) - 2 - (2 - round) * 24 * 4; // compaction catches up in steps
+      const closedBound = hourOf(now) - 2 - (2 - round) * 24 * 3; // compaction catches up in steps
       for (const apiId of apis) {
         await compactApi(redis, space, apiId, { closedBound, retention, now });
         const cmp = await readCompactedThrough(redis, space, apiId);
