@@ -56,7 +56,7 @@ describe('compactor service', () => {
       config,
       logger: createLogger('compactor-test', 'warn'),
       metrics,
-      settings: { ...DEFAULT_COMPACTOR_SETTINGS, maxHoursPerJob: 7 },
+      settings: { ...DEFAULT_COMPACTOR_SETTINGS, maxHoursPerJob: 7, sealing: true },
       now: () => now,
     });
     await compactor.start();
