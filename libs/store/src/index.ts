@@ -22,3 +22,4 @@ export * from './read-token-access';
 export * from './section/codec';
 export * from './section-cache';
 export * from './read-sections';
+export * from './seal';
