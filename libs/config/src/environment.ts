@@ -222,7 +222,7 @@ export const ENVIRONMENT = {
     "Job lock: a killed worker's job is picked up again after about this long.",
   ),
   COMPACTOR_SEALING: variable(
-    'off',
+    'on',
     onOff,
     'Seal compacted buckets into packed sections after compaction (docs/store-v2.md): on or off.',
   ),

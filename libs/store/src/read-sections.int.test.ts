@@ -12,7 +12,7 @@ import { hourOf, type BucketRead } from '@va/core';
 import { loadConfig } from '@va/config';
 import { deletePrefix } from '@va/testkit/support';
 import { seedEvents } from '@va/testkit/seed';
-import { beginSealByHand, commitSealByHand, sealByHand } from '@va/testkit/seal';
+import { beginSealOnly, sealNow } from '@va/testkit/seal';
 import { apiKeys, type KeySpace } from './keys';
 import { ReadDictionaries } from './read-dictionaries';
 import { decodeCells, readCounts, sectionCubeOf, type CubeQuery, type ReadOptions } from './read';
@@ -47,6 +47,8 @@ const reads: BucketRead[] = [0, 1, 2, 3].map((i) => ({
 }));
 const at = (i: number) => ({ space: sealed, apiId: API, res: 'h' as const, index: h0 + i });
 
+const seal = (bucket: ReturnType<typeof at>) => sealNow(redis, bucket, { now, retention });
+
 async function seedBoth(events: readonly VerificationEvent[]): Promise<void> {
   for (const space of [plain, sealed])
     await seedEvents(redis, events, { prefix: space.prefix, now, retention });
@@ -57,11 +59,11 @@ beforeAll(async () => {
   await seedBoth(first);
   // Hour 0 sealed; hour 1 sealed, then a new delta; hour 2 sealed, being sealed again with a new
   // delta beside it; hour 3 delta only.
-  await sealByHand(redis, at(0));
-  await sealByHand(redis, at(1));
-  await sealByHand(redis, at(2));
+  await seal(at(0));
+  await seal(at(1));
+  await seal(at(2));
   await seedBoth(late.filter((e) => hourOf(e.time) !== h0));
-  await beginSealByHand(redis, at(2));
+  await beginSealOnly(redis, at(2));
   await seedBoth(
     late.filter((e) => hourOf(e.time) === h0 + 2).map((e) => ({ ...e, requestId: `${e.requestId}b` })),
   );
@@ -152,8 +154,8 @@ describe('readCounts over sections, sealing hashes and deltas', () => {
     const cache = new SectionCache(1 << 20);
     expect(await cells(sealed, query, { sections: cache })).toEqual(await cells(plain, query));
     // Hour 1's delta and hour 2's sealing hashes go into new sections (new versions).
-    await commitSealByHand(redis, at(2));
-    await sealByHand(redis, at(1));
+    await seal(at(2));
+    await seal(at(1));
     const more = late.slice(0, 40).map((e) => ({ ...e, requestId: `${e.requestId}c` }));
     await seedBoth(more);
     const before = cache.stats();

@@ -8,14 +8,14 @@
 // section cache for the whole run, so later rounds answer from cached sections whose buckets were
 // sealed again, or not, meanwhile.
 //
-// The seal steps are the test helper's (@va/testkit/seal: the same key moves as the compactor's
-// scripts, done with MULTI), until the compactor's beginSeal/commitSeal are in main.
+// The seal steps are the compactor's scripts (beginSeal alone leaves a seal in progress; sealBucket
+// begins or resumes one and commits it), through @va/testkit/seal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOMES, type VerificationEvent } from '@va/contracts';
 import { HOUR_MS, hoursOfDay, hoursOfMonth, hourOf, oracle, parseQuery } from '@va/core';
 import { apiKeys, compactApi, type Resolution } from '@va/store';
 import { seededRandom } from '@va/workload';
-import { beginSealByHand, commitSealByHand, sealByHand, type BucketAt } from '@va/testkit/seal';
+import { beginSealOnly, sealNow, type BucketAt } from '@va/testkit/seal';
 import { queryHarness, type QueryHarness } from '../testing/harness';
 
 const PATH = '/v1/analytics.getVerifications';
@@ -130,6 +130,7 @@ describe('late events while buckets are sealed and their sections cached', () =>
       await h.seed(batch);
       events.push(...batch);
     };
+    const options = { now: NOW, retention: h.config.retention };
     let sealing: BucketAt[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       await write(Array.from({ length: 250 }, () => eventAt(NOW_HOUR - Math.floor(random() * DAYS * 24))));
@@ -139,12 +140,12 @@ describe('late events while buckets are sealed and their sections cached', () =>
         now: NOW,
       });
       // Seal steps: commit some seals left in progress, seal or begin sealing others.
-      for (const b of sealing) if (random() < 0.5) await commitSealByHand(h.redis, b);
+      for (const b of sealing) if (random() < 0.5) await sealNow(h.redis, b, options);
       sealing = [];
       for (const b of await buckets()) {
         const u = random();
-        if (u < 0.4) await sealByHand(h.redis, b);
-        else if (u < 0.6 && (await beginSealByHand(h.redis, b))) sealing.push(b);
+        if (u < 0.4) await sealNow(h.redis, b, options);
+        else if (u < 0.6 && (await beginSealOnly(h.redis, b))) sealing.push(b);
       }
       // Late events into buckets being sealed (their delta grows beside the z: hashes) ...
       await write(sealing.flatMap((b) => Array.from({ length: 3 }, () => eventAt(hourIn(b)))));
