@@ -10,9 +10,21 @@ export { retentionModel, type RetentionModel } from './oracle/retention';
 export * from './planner';
 export {
   boundRows,
+  everyEventHasAGroup,
   groupsUpperBound,
   sliceCount,
   type GroupSources,
   type RowBound,
   type RowBoundInput,
 } from './rows/bound';
+export {
+  chooseSlices,
+  edgeSlices,
+  firstHourOfIndex,
+  indexOfHour,
+  startOfIndex,
+  timeOrdered,
+  type SliceChoice,
+  type SliceInput,
+} from './rows/slices';
+export { countedCells, groupCount } from './rows/groupCount';

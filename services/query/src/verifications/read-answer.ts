@@ -18,13 +18,18 @@ import type { Datapoint } from '@va/contracts';
 import {
   boundRows,
   buildRows,
+  chooseSlices,
+  countedCells,
+  edgeSlices,
+  everyEventHasAGroup,
+  groupCount,
   groupsUpperBound,
   horizonsAt,
   hourOf,
   planReads,
   rowCapError,
   sliceCount,
-  sliceStarts,
+  timeOrdered,
   type BucketRead,
   type Cell,
   type ParsedQuery,
@@ -44,8 +49,6 @@ import { RowCapError } from '../http/api-error';
 import type { Config } from '@va/config';
 import type { VerificationsDeps } from './deps';
 import { cubeQueryOf, dictionariesOf } from './cube-query';
-import { groupCount } from './group-count';
-import { chooseSlices, firstHourOfIndex, indexOfHour } from './slices';
 
 export interface Answer {
   rows: Datapoint[];
@@ -132,7 +135,7 @@ async function cheapRefusal({ r, bound }: Prepared): Promise<boolean> {
   if (bound.kind !== 'countGroups') return true;
   if (bound.groupsAllowed > 0 || !everyEventHasAGroup(r.query)) return false;
   const total = await readCells(r, totalCube, undefined);
-  if (counted(total.cells).length > 0) throw tooManyRows(atLeast(rowCapError(bound.slices, maxRows)));
+  if (countedCells(total.cells).length > 0) throw tooManyRows(atLeast(rowCapError(bound.slices, maxRows)));
   return true;
 }
 
@@ -167,7 +170,7 @@ export async function readAnswer(
   let wholeRange: Cell[] | undefined;
   if (!(await cheapRefusal(prepared)) && bound.kind === 'countGroups') {
     wholeRange = (await readCells(r, cubeQuery, undefined)).cells;
-    const groups = groupCount(query, counted(wholeRange));
+    const groups = groupCount(query, wholeRange);
     if (groups > bound.groupsAllowed) {
       throw tooManyRows(rowCapError(groups * bound.slices, config.maxRows));
     }
@@ -194,9 +197,15 @@ export async function readAnswer(
       plan.reads.length > NARROW_FACTOR * Math.max(coarseReads, 1)
     ) {
       wholeRange ??= (await readCells(r, cubeQuery, undefined, undefined, coarse)).cells;
-      const groups = groupCount(query, counted(wholeRange));
+      const groups = groupCount(query, wholeRange);
       if (groups === 0) return { rows: [], precision: plan.precision };
-      const needed = neededSlices(query, startHour, Math.ceil(query.limit / groups));
+      const needed = edgeSlices(
+        startHour,
+        query.endHour,
+        granularity,
+        query.order,
+        Math.ceil(query.limit / groups),
+      );
       const wanted = new Set(needed);
       const fine = await readCells(r, cubeQuery, granularity, (read) => wanted.has(read.slice!), plan);
       const built = buildRows(query, fine.cells, {
@@ -222,23 +231,6 @@ const totalCube: CubeQuery = {
   group: { key: false, identity: false, set: false },
 };
 
-/** groupBy key / tags without filters: every event counts in some group. */
-function everyEventHasAGroup(query: ParsedQuery): boolean {
-  const { identity, tag } = query.groupBy;
-  return (
-    !identity &&
-    !tag &&
-    query.keyIds === undefined &&
-    query.externalId === undefined &&
-    query.tags === undefined
-  );
-}
-
-/** Cells that count something (a group needs a matching event). */
-const counted = (cells: readonly Cell[]): Cell[] => cells.filter((c) => c.counts.some((n) => n !== 0));
-
-const timeOrdered = (query: ParsedQuery): boolean => query.orderBy === undefined || query.orderBy === 'time';
-
 /** What the dictionaries (after the filters) allow each grouped dimension. */
 export function groupSources(cube: CubeQuery, dicts: ReadDictionaries, query: ParsedQuery) {
   const g = query.groupBy;
@@ -262,16 +254,6 @@ function fullPlan(r: Reader, granularity: ParsedQuery['groupBy']['granularity'])
     horizons: horizonsAt(r.now, r.deps.config.retention),
     dataThroughHour: hourOf(r.now + FUTURE_MS),
   });
-}
-
-/** The first (ascending) or last (descending) `count` slice starts of the range. */
-function neededSlices(query: ParsedQuery, startHour: number, count: number): number[] {
-  const g = query.groupBy.granularity!;
-  const from = indexOfHour(startHour, g);
-  const to = indexOfHour(query.endHour, g);
-  if (to - from + 1 <= count) return sliceStarts(startHour, query.endHour, g);
-  if (query.order === 'desc') return sliceStarts(firstHourOfIndex(to - count + 1, g), query.endHour, g);
-  return sliceStarts(startHour, firstHourOfIndex(from + count, g) - 1, g);
 }
 
 /** Reads and decodes the cells of a plan (optionally only some of its reads), planning again when compaction moves. */
