@@ -3,7 +3,14 @@ export * from './time';
 export * from './filters';
 export * from './cube';
 export { parseQuery, type ParseQueryOptions, type ParseQueryResult } from './query/parseQuery';
-export { buildRows, type BuildRowsOptions, type BuildRowsResult } from './rows/buildRows';
+export {
+  buildRows,
+  buildRowsJson,
+  type BuildRowsJsonResult,
+  type BuildRowsOptions,
+  type BuildRowsResult,
+  type RowsJson,
+} from './rows/buildRows';
 export { rowCapError } from './rows/cap';
 export { oracle, type OracleOptions, type OracleResult } from './oracle/oracle';
 export { retentionModel, type RetentionModel } from './oracle/retention';

@@ -1,5 +1,5 @@
 /** The response row (seed §2): time first, the nine counters, total, then the group fields. */
-import type { Datapoint } from '@va/contracts';
+import { OUTCOME_FIELDS, type Datapoint } from '@va/contracts';
 import { TOTAL } from './counts';
 import type { Group } from './groups';
 
@@ -40,4 +40,34 @@ export function toDatapoint(time: number | null, counters: readonly number[], gr
   if (group.tag !== undefined) row.tag = group.tag;
   if (group.tags !== undefined) row.tags = [...group.tags];
   return row;
+}
+
+/** `"<field>":` of the nine counters and the total, in row order: the JSON of toDatapoint's literal. */
+const COUNTER_KEYS = [...OUTCOME_FIELDS, 'total'].map((field, i) => `${i === 0 ? '' : ','}"${field}":`);
+
+/**
+ * The JSON text of a group's fields, as JSON.stringify writes them after the counters of
+ * toDatapoint's row (keyId, identity, tag, tags); computed once per group.
+ */
+export function groupJson(group: Group): string {
+  let json = '';
+  if (group.keyId !== undefined) json += `,"keyId":${JSON.stringify(group.keyId)}`;
+  if (group.identity !== undefined) {
+    const { id, externalId } = group.identity;
+    json += `,"identity":{"id":${JSON.stringify(id)},"externalId":${JSON.stringify(externalId)}}`;
+  }
+  if (group.tag !== undefined) json += `,"tag":${JSON.stringify(group.tag)}`;
+  if (group.tags !== undefined) json += `,"tags":${JSON.stringify(group.tags)}`;
+  return json;
+}
+
+/**
+ * JSON.stringify(toDatapoint(time, counters, group)), written without the row object (a
+ * 100,000-row answer is built and serialised in a fraction of the time, and of the garbage).
+ * `group` is groupJson(group).
+ */
+export function datapointJson(time: number | null, counters: readonly number[], group: string): string {
+  let json = time === null ? '{' : `{"time":${time},`;
+  for (let i = 0; i <= TOTAL; i++) json += COUNTER_KEYS[i]! + counters[i]!;
+  return `${json}${group}}`;
 }

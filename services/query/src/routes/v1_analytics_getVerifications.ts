@@ -9,11 +9,12 @@ import { verificationsQuerySchema, type Datapoint, type ErrorEnvelope } from '@v
 import { ApiError, RowCapError } from '../http/api-error';
 import type { App } from '../http/app';
 import { withBudget } from '../http/budget';
+import { bytesBody, jsonBody } from '../http/json-body';
 import type { QueryMetrics } from '../http/metrics';
 import { acquireSlot, type SlotDeps } from '../limits/concurrency';
 import type { RateCheck } from '../limits/rate-limit';
 import { authorize, type VerificationsDeps } from '../verifications/answer';
-import { readAnswer, refuseEarly, type Answer } from '../verifications/read-answer';
+import { readAnswerJson, refuseEarly, type JsonAnswer } from '../verifications/read-answer';
 import { isHeavy, type ReadPool } from '../verifications/read-pool';
 
 export interface RouteDeps extends VerificationsDeps {
@@ -52,9 +53,9 @@ export function queryPairs(url: string | undefined): URLSearchParams {
 }
 
 /** Rows serialised by a worker of the pool. */
-interface JsonAnswer {
-  json: Buffer;
-  precision: Answer['precision'];
+interface BytesAnswer {
+  bytes: Buffer;
+  precision: JsonAnswer['precision'];
 }
 
 export function getVerificationsRoute(app: App, deps: RouteDeps): void {
@@ -88,7 +89,7 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
     async (request, reply) => {
       const { metrics } = deps;
       try {
-        const answer = await withBudget<Answer | JsonAnswer>(deps.budgetMs, async (signal) => {
+        const answer = await withBudget<JsonAnswer | BytesAnswer>(deps.budgetMs, async (signal) => {
           const authorized = await authorize(deps, {
             authorization: request.headers.authorization,
             params: queryPairs(request.raw.url),
@@ -124,18 +125,19 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
                 const { kind, detail, errors } = result.error;
                 throw result.rowCap ? new RowCapError(errors) : new ApiError(kind, detail, errors);
               }
-              const json = Buffer.from(result.json.buffer, result.json.byteOffset, result.json.byteLength);
-              return { json, precision: result.precision };
+              const bytes = Buffer.from(result.json.buffer, result.json.byteOffset, result.json.byteLength);
+              return { bytes, precision: result.precision };
             }
-            return await readAnswer(deps, space, query, now, signal);
+            return await readAnswerJson(deps, space, query, now, signal);
           } finally {
             metrics.inFlight.dec();
             await release();
           }
         });
         if (answer.precision !== 'hour') reply.header('x-precision', answer.precision);
-        if ('json' in answer) return reply.type('application/json; charset=utf-8').send(answer.json as never);
-        return answer.rows;
+        // Written here, not by fastify's serializer: large answers go out as a stream of pieces.
+        reply.type('application/json; charset=utf-8');
+        return reply.send(('bytes' in answer ? bytesBody(answer.bytes) : jsonBody(answer.rows)) as never);
       } catch (error) {
         if (error instanceof RowCapError) metrics.refused('row_cap');
         else if (error instanceof ApiError && error.kind === 'query_timeout') metrics.refused('timeout');

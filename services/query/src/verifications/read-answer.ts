@@ -18,6 +18,7 @@ import type { Datapoint } from '@va/contracts';
 import {
   boundRows,
   buildRows,
+  buildRowsJson,
   chooseSlices,
   countedCells,
   edgeSlices,
@@ -31,11 +32,13 @@ import {
   sliceCount,
   timeOrdered,
   type BucketRead,
+  type BuildRowsOptions,
   type Cell,
   type ParsedQuery,
   type Precision,
   type ReadPlan,
   type RowBound,
+  type RowsJson,
 } from '@va/core';
 import {
   decodeCells,
@@ -53,6 +56,12 @@ import { cubeQueryOf, dictionariesOf } from './cube-query';
 export interface Answer {
   rows: Datapoint[];
   /** 'hour' unless part of the range was answered from day or month rollups (X-Precision). */
+  precision: Precision;
+}
+
+/** An Answer whose rows are JSON text, written when asked (buildRowsJson). */
+export interface JsonAnswer {
+  rows: RowsJson;
   precision: Precision;
 }
 
@@ -154,6 +163,7 @@ export async function refuseEarly(
   await cheapRefusal(await prepare(deps, space, query, now, signal));
 }
 
+/** The rows of a query as Datapoint objects (buildRows). */
 export async function readAnswer(
   deps: ReadDeps,
   space: KeySpace,
@@ -161,6 +171,40 @@ export async function readAnswer(
   now: number,
   signal?: AbortSignal,
 ): Promise<Answer> {
+  const input = await readRowsInput(deps, space, query, now, signal);
+  const built = buildRows(query, input.cells, input.options);
+  if (!built.ok) throw tooManyRows(built.error);
+  return { rows: built.rows, precision: input.precision };
+}
+
+/** The same rows as JSON text, written in pieces (buildRowsJson): what the service sends. */
+export async function readAnswerJson(
+  deps: ReadDeps,
+  space: KeySpace,
+  query: ParsedQuery,
+  now: number,
+  signal?: AbortSignal,
+): Promise<JsonAnswer> {
+  const input = await readRowsInput(deps, space, query, now, signal);
+  const built = buildRowsJson(query, input.cells, input.options);
+  if (!built.ok) throw tooManyRows(built.error);
+  return { rows: built.rows, precision: input.precision };
+}
+
+/** What buildRows needs for the answer: the cells read and the slices to show. */
+interface RowsInput {
+  cells: readonly Cell[];
+  options: BuildRowsOptions;
+  precision: Precision;
+}
+
+async function readRowsInput(
+  deps: ReadDeps,
+  space: KeySpace,
+  query: ParsedQuery,
+  now: number,
+  signal: AbortSignal | undefined,
+): Promise<RowsInput> {
   const { config } = deps;
   const prepared = await prepare(deps, space, query, now, signal);
   const { r, cubeQuery, bound } = prepared;
@@ -183,7 +227,11 @@ export async function readAnswer(
       ? { cells: wholeRange, precision: undefined }
       : await readCells(r, cubeQuery, undefined);
     const precision = read.precision ?? fullPlan(r, undefined).precision;
-    return { rows: rowsOf(query, read.cells, startHour, config.maxRows), precision };
+    return {
+      cells: read.cells,
+      options: rowsOptions(query, read.cells, startHour, config.maxRows),
+      precision,
+    };
   }
 
   // 3. A limit in time order: only the first / last slices' counters, the groups of the range.
@@ -198,7 +246,7 @@ export async function readAnswer(
     ) {
       wholeRange ??= (await readCells(r, cubeQuery, undefined, undefined, coarse)).cells;
       const groups = groupCount(query, wholeRange);
-      if (groups === 0) return { rows: [], precision: plan.precision };
+      if (groups === 0) return { cells: [], options: noRows(config.maxRows), precision: plan.precision };
       const needed = edgeSlices(
         startHour,
         query.endHour,
@@ -208,19 +256,20 @@ export async function readAnswer(
       );
       const wanted = new Set(needed);
       const fine = await readCells(r, cubeQuery, granularity, (read) => wanted.has(read.slice!), plan);
-      const built = buildRows(query, fine.cells, {
-        slices: needed,
-        trimLeading: false,
-        maxRows: config.maxRows,
-        groupCells: wholeRange,
-      });
-      if (!built.ok) throw tooManyRows(built.error);
-      return { rows: built.rows, precision: plan.precision };
+      return {
+        cells: fine.cells,
+        options: { slices: needed, trimLeading: false, maxRows: config.maxRows, groupCells: wholeRange },
+        precision: plan.precision,
+      };
     }
   }
 
   const read = await readCells(r, cubeQuery, granularity, undefined, plan);
-  return { rows: rowsOf(query, read.cells, startHour, config.maxRows), precision: read.precision! };
+  return {
+    cells: read.cells,
+    options: rowsOptions(query, read.cells, startHour, config.maxRows),
+    precision: read.precision,
+  };
 }
 
 const totalCube: CubeQuery = {
@@ -288,28 +337,29 @@ const atLeast = (error: ReturnType<typeof rowCapError>) => ({
   message: error.message.replace('gives ', 'gives at least '),
 });
 
-function rowsOf(query: ParsedQuery, cells: readonly Cell[], startHour: number, maxRows: number): Datapoint[] {
+/** A grouped query with no group having data: no rows. */
+const noRows = (maxRows: number): BuildRowsOptions => ({ slices: [], trimLeading: false, maxRows });
+
+/** The slices to show (chooseSlices; throws its refusal). */
+function rowsOptions(
+  query: ParsedQuery,
+  cells: readonly Cell[],
+  startHour: number,
+  maxRows: number,
+): BuildRowsOptions {
   const granularity = query.groupBy.granularity;
-  let slices: number[] | null = null;
-  let trimLeading = false;
-  if (granularity && startHour > query.endHour) {
-    slices = [];
-  } else if (granularity) {
-    const choice = chooseSlices({
-      startHour,
-      endHour: query.endHour,
-      granularity,
-      fromFirstData: query.startHour === undefined,
-      limit: query.limit,
-      maxRows,
-      dataSlices: cells.flatMap((c) => (c.slice === null ? [] : [c.slice])),
-      groupCount: () => groupCount(query, cells),
-    });
-    if (!choice.ok) throw tooManyRows(rowCapError(choice.rowCount, maxRows));
-    slices = choice.slices;
-    trimLeading = choice.trimLeading;
-  }
-  const built = buildRows(query, cells, { slices, trimLeading, maxRows });
-  if (!built.ok) throw tooManyRows(built.error);
-  return built.rows;
+  if (!granularity) return { slices: null, trimLeading: false, maxRows };
+  if (startHour > query.endHour) return noRows(maxRows);
+  const choice = chooseSlices({
+    startHour,
+    endHour: query.endHour,
+    granularity,
+    fromFirstData: query.startHour === undefined,
+    limit: query.limit,
+    maxRows,
+    dataSlices: cells.flatMap((c) => (c.slice === null ? [] : [c.slice])),
+    groupCount: () => groupCount(query, cells),
+  });
+  if (!choice.ok) throw tooManyRows(rowCapError(choice.rowCount, maxRows));
+  return { slices: choice.slices, trimLeading: choice.trimLeading, maxRows };
 }

@@ -9,8 +9,9 @@ import type { Config } from '@va/config';
 import type { ParsedQuery, Precision } from '@va/core';
 import { defineCommands, type KeySpace } from '@va/store';
 import { ApiError, RowCapError } from '../http/api-error';
+import { jsonBytes } from '../http/json-body';
 import { DictionaryCache } from './dictionary-cache';
-import { readAnswer } from './read-answer';
+import { readAnswerJson } from './read-answer';
 
 export interface WorkerSetup {
   redisUrl: string;
@@ -36,14 +37,14 @@ const deps = { redis, config: setup.config, now: Date.now, dictionaries: new Dic
 
 export default async function read(task: ReadTask): Promise<ReadResult> {
   try {
-    const answer = await readAnswer(
+    const answer = await readAnswerJson(
       deps,
       task.space,
       task.query,
       task.now,
       AbortSignal.timeout(Math.ceil(task.budgetMs)),
     );
-    const json = new TextEncoder().encode(JSON.stringify(answer.rows));
+    const json = jsonBytes(answer.rows);
     const result: ReadResult = { ok: true, json, precision: answer.precision };
     // piscina's Transferable interface: the JSON's memory moves to the main thread, uncopied.
     return move({
