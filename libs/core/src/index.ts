@@ -35,3 +35,4 @@ export {
   type SliceInput,
 } from './rows/slices';
 export { countedCells, groupCount } from './rows/groupCount';
+export { ByteWriter, jsonText } from './rows/json';

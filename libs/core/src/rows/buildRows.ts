@@ -7,7 +7,8 @@ import type { Datapoint, FieldError } from '@va/contracts';
 import type { Cell, ParsedQuery } from '../types';
 import { overRowCap, rowCapError } from './cap';
 import { addCounts, hasCount, newCounters, ZERO_COUNTERS, type Counters } from './counts';
-import { datapointJson, groupJson, toDatapoint } from './datapoint';
+import { groupJson, toDatapoint, writeDatapoint } from './datapoint';
+import { ByteWriter } from './json';
 import { compareGroups, groupDimsOf, groupIndex, hasGroupDims, type Group, type GroupDims } from './groups';
 import { orderRows, type RowGrid } from './order';
 
@@ -47,20 +48,20 @@ export function buildRows(
   return { ok: true, rows };
 }
 
-/** The rows of buildRows as JSON text, written in pieces (never one string of the whole answer). */
+/** The rows of buildRows as JSON bytes, written in pieces (never one string of the whole answer). */
 export interface RowsJson {
   /** Number of rows. */
   length: number;
   /**
-   * The JSON array, `rowsPerChunk` rows a piece: the pieces joined are JSON.stringify of
+   * The JSON array, `rowsPerPiece` rows a piece (UTF-8): the pieces joined are JSON.stringify of
    * buildRows' rows. Lazy: a caller can send each piece before the next is written.
    */
-  chunks(rowsPerChunk: number): Generator<string, void, undefined>;
+  pieces(rowsPerPiece: number): Generator<Uint8Array, void, undefined>;
 }
 
 export type BuildRowsJsonResult = { ok: true; rows: RowsJson } | { ok: false; error: FieldError };
 
-/** buildRows, answered as JSON text (datapointJson) without building the row objects. */
+/** buildRows, answered as JSON bytes (writeDatapoint) without building the row objects. */
 export function buildRowsJson(
   query: ParsedQuery,
   cells: Iterable<Cell>,
@@ -69,24 +70,25 @@ export function buildRowsJson(
   const ordered = orderedRows(query, cells, options);
   if (!ordered.ok) return ordered;
   const { length, time, counters, groupNumber, groupAt } = ordered.rows;
-  const groupJsons: (string | undefined)[] = [];
-  function* chunks(rowsPerChunk: number): Generator<string, void, undefined> {
-    if (length === 0) {
-      yield '[]';
-      return;
-    }
-    for (let from = 0; from < length; from += rowsPerChunk) {
-      let json = from === 0 ? '[' : ',';
-      const to = Math.min(length, from + rowsPerChunk);
-      for (let i = from; i < to; i++) {
-        const g = groupNumber(i);
-        const group = (groupJsons[g] ??= groupJson(groupAt(g)));
-        json += (i === from ? '' : ',') + datapointJson(time(i), counters(i), group);
+  const groupJsons: (Uint8Array | undefined)[] = [];
+  function* pieces(rowsPerPiece: number): Generator<Uint8Array, void, undefined> {
+    const out = new ByteWriter();
+    out.reserve(1);
+    out.char(0x5b /* [ */);
+    for (let i = 0; i < length; i++) {
+      if (i > 0 && i % rowsPerPiece === 0) yield out.take();
+      if (i > 0) {
+        out.reserve(1);
+        out.char(0x2c /* , */);
       }
-      yield to === length ? `${json}]` : json;
+      const g = groupNumber(i);
+      writeDatapoint(out, time(i), counters(i), (groupJsons[g] ??= groupJson(groupAt(g))));
     }
+    out.reserve(1);
+    out.char(0x5d /* ] */);
+    yield out.take();
   }
-  return { ok: true, rows: { length, chunks } };
+  return { ok: true, rows: { length, pieces } };
 }
 
 /** Rows addressed by their position in the answer. */

@@ -11,17 +11,18 @@ const hours = sliceStarts(H0, H0 + 5, 'hour');
 function json(query: ParsedQuery, cells: Cell[], options: BuildRowsOptions, rowsPerChunk: number) {
   const result = buildRowsJson(query, cells, options);
   if (!result.ok) return result;
-  const pieces = [...result.rows.chunks(rowsPerChunk)];
-  return { ok: true, length: result.rows.length, pieces, text: pieces.join('') };
+  const pieces = [...result.rows.pieces(rowsPerChunk)];
+  const text = new TextDecoder().decode(Buffer.concat(pieces));
+  return { ok: true, length: result.rows.length, pieces, text };
 }
 
 // Strings that JSON must escape or encode: quotes, backslashes, control characters, non-ASCII, a lone surrogate.
-const text = fc.constantFrom('a', 'b', 'é', 'k"1', 'x\\y', 'line\nbreak', '\u0001', '😀', '\ud800', 'z');
+const str = fc.constantFrom('a', 'b', 'é', 'k"1', 'x\\y', 'line\nbreak', '\u0001', '😀', '\ud800', 'z');
 const cell = fc.record({
   slice: fc.constantFrom(...hours),
-  keyId: text,
-  identity: fc.option(fc.record({ id: text, externalId: text }), { nil: undefined }),
-  tags: fc.uniqueArray(text, { maxLength: 3 }).map((t) => t.sort()),
+  keyId: str,
+  identity: fc.option(fc.record({ id: str, externalId: str }), { nil: undefined }),
+  tags: fc.uniqueArray(str, { maxLength: 3 }).map((t) => t.sort()),
   counts: fc.array(fc.nat({ max: 3 }), { minLength: 9, maxLength: 9 }),
 });
 const groupBy = fc.record({
