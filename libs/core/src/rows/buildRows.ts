@@ -70,7 +70,7 @@ export function buildRowsJson(
   const ordered = orderedRows(query, cells, options);
   if (!ordered.ok) return ordered;
   const { length, time, counters, groupNumber, groupAt } = ordered.rows;
-  const groupJsons: (Uint8Array | undefined)[] = [];
+  const groupJsons: (string | undefined)[] = [];
   function* pieces(rowsPerPiece: number): Generator<Uint8Array, void, undefined> {
     const out = new ByteWriter();
     out.reserve(1);

@@ -55,7 +55,7 @@ const ROW_BYTES = TIME_KEY.length + COUNTER_KEYS.reduce((sum, k) => sum + k.leng
  * The JSON of a group's fields, as JSON.stringify writes them after the counters of
  * toDatapoint's row (keyId, identity, tag, tags), and the row's closing brace; once per group.
  */
-export function groupJson(group: Group): Uint8Array {
+export function groupJson(group: Group): string {
   let json = '';
   if (group.keyId !== undefined) json += `,"keyId":${JSON.stringify(group.keyId)}`;
   if (group.identity !== undefined) {
@@ -64,7 +64,7 @@ export function groupJson(group: Group): Uint8Array {
   }
   if (group.tag !== undefined) json += `,"tag":${JSON.stringify(group.tag)}`;
   if (group.tags !== undefined) json += `,"tags":${JSON.stringify(group.tags)}`;
-  return jsonText(`${json}}`);
+  return `${json}}`;
 }
 
 /**
@@ -75,9 +75,9 @@ export function writeDatapoint(
   out: ByteWriter,
   time: number | null,
   counters: readonly number[],
-  group: Uint8Array,
+  group: string,
 ): void {
-  out.reserve(ROW_BYTES + group.length);
+  out.reserve(ROW_BYTES);
   if (time === null) out.char(0x7b /* { */);
   else {
     out.bytes(TIME_KEY);
@@ -88,5 +88,5 @@ export function writeDatapoint(
     out.bytes(COUNTER_KEYS[i]!);
     out.number(counters[i]!);
   }
-  out.bytes(group);
+  out.text(group);
 }

@@ -33,6 +33,12 @@ describe('ByteWriter', () => {
     );
   });
 
+  it('writes strings as UTF-8', () => {
+    for (const s of ['', 'abc', '"é"', 'a😀b', '\u0001', 'x'.repeat(100_000) + 'é']) {
+      expect(written((out) => out.text(s), 4)).toBe(s);
+    }
+  });
+
   it('grows past its capacity and starts afresh after take', () => {
     const out = new ByteWriter(4);
     const piece = jsonText('"abcdef"');

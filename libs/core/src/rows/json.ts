@@ -43,6 +43,26 @@ export class ByteWriter {
     this.at = at;
   }
 
+  /**
+   * A string's UTF-8 bytes (JSON text already: quotes and escapes are the caller's). ASCII is
+   * copied in a loop; the rest goes through TextEncoder.encodeInto. No allocation per call
+   * in the usual ASCII case (small Uint8Arrays are slow to allocate in V8).
+   */
+  text(s: string): void {
+    this.reserve(s.length * 3);
+    const buf = this.buf;
+    let at = this.at;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) {
+        at += utf8.encodeInto(s.slice(i), buf.subarray(at)).written;
+        break;
+      }
+      buf[at++] = c;
+    }
+    this.at = at;
+  }
+
   /** A number as JSON writes it; non-negative safe integers (every count and time) without a string. */
   number(n: number): void {
     if (!Number.isSafeInteger(n) || n < 0) {
