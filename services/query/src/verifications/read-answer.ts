@@ -35,6 +35,7 @@ import {
   type BuildRowsOptions,
   type Cell,
   type ParsedQuery,
+  type PlanInput,
   type Precision,
   type ReadPlan,
   type RowBound,
@@ -106,6 +107,17 @@ async function prepare(
   signal: AbortSignal | undefined,
 ): Promise<Prepared> {
   const { redis, config } = deps;
+  if (query.startHour !== undefined) {
+    // Slices over the cap without groups: refused from the range alone, before any Redis command
+    // (with groups, `over` needs the groups, so any bound of them does here).
+    const early = boundRows({
+      query,
+      startHour: query.startHour,
+      groupsUpper: Infinity,
+      maxRows: config.maxRows,
+    });
+    if (early.kind === 'over') throw tooManyRows(rowCapError(early.rowCount, config.maxRows));
+  }
   const dicts = deps.dictionaries.get(space, query.apiId);
   signal?.throwIfAborted();
   const [meta] = await Promise.all([
@@ -294,15 +306,44 @@ export function groupSources(cube: CubeQuery, dicts: ReadDictionaries, query: Pa
   };
 }
 
-function fullPlan(r: Reader, granularity: ParsedQuery['groupBy']['granularity']) {
-  return planReads({
+/**
+ * Plans made lately, by their whole input (planReads is pure, its plans are never changed):
+ * planning a range since 1970 takes milliseconds of the main thread, and a dashboard or a
+ * client retrying a refused query asks the same range again and again. Hours change the
+ * input (horizons, data-through hour), so entries age out by themselves.
+ */
+const PLAN_MEMO_ENTRIES = 64;
+const planMemo = new Map<string, ReadPlan>();
+
+function fullPlan(r: Reader, granularity: ParsedQuery['groupBy']['granularity']): ReadPlan {
+  const input: PlanInput = {
     startHour: r.startHour,
     endHour: r.query.endHour,
     ...(granularity && { granularity }),
     compactedThrough: r.compactedThrough,
     horizons: horizonsAt(r.now, r.deps.config.retention),
     dataThroughHour: hourOf(r.now + FUTURE_MS),
-  });
+  };
+  const { horizons: hz } = input;
+  const key = [
+    input.startHour,
+    input.endHour,
+    granularity,
+    input.compactedThrough,
+    hz.hour,
+    hz.day,
+    hz.month,
+    input.dataThroughHour,
+  ].join(' ');
+  let plan = planMemo.get(key);
+  if (plan) {
+    planMemo.delete(key); // most recently used last
+  } else {
+    plan = planReads(input);
+    if (planMemo.size >= PLAN_MEMO_ENTRIES) planMemo.delete(planMemo.keys().next().value!);
+  }
+  planMemo.set(key, plan);
+  return plan;
 }
 
 /** Reads and decodes the cells of a plan (optionally only some of its reads), planning again when compaction moves. */
