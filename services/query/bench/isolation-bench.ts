@@ -13,9 +13,11 @@
  *     child process, so that receiving their 20 MB answers does not delay the sampler);
  *   - refusals: an over-cap request (groupBy=key&groupBy=hour&start=0, no limit);
  *   - a 100,000-row answer.
+ * With `--pid <service pid>` it also prints the service's CPU time per request (all its threads).
  * REDIS_URL must be a private server (never the shared 6379).
  */
 import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -41,6 +43,7 @@ const { values } = parseArgs({
     url: { type: 'string', default: 'http://127.0.0.1:8080' },
     heavy: { type: 'string', default: '10' },
     samples: { type: 'string', default: '200' },
+    pid: { type: 'string' },
   },
 });
 const mode = process.argv[2];
@@ -132,6 +135,30 @@ async function load(): Promise<void> {
   process.disconnect();
 }
 
+/**
+ * CPU time (ms) the service process has used so far, every thread counted (/proc/<pid>/stat
+ * utime + stime, in clock ticks of 10 ms), with `--pid` (a service on this machine): on a
+ * shared, loaded machine the CPU a request costs says more than its wall time.
+ */
+function serviceCpuMs(): number | undefined {
+  if (values.pid === undefined) return undefined;
+  const stat = readFileSync(`/proc/${values.pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Runs `count` requests one after the other; prints their summary and the service CPU per request. */
+async function measure(name: string, count: number, request: () => Promise<Timed>): Promise<void> {
+  const cpuBefore = serviceCpuMs();
+  const timings: Timed[] = [];
+  for (let i = 0; i < count; i++) timings.push(await request());
+  const cpuAfter = serviceCpuMs();
+  summary(name, timings);
+  if (cpuBefore !== undefined && cpuAfter !== undefined) {
+    console.log(`  service CPU: ${((cpuAfter - cpuBefore) / count).toFixed(0)} ms per request`);
+  }
+}
+
 const quantile = (sorted: readonly number[], q: number): number =>
   sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 
@@ -166,15 +193,11 @@ async function run(): Promise<void> {
 
   // Warm up (dictionaries are cached per service process).
   await get(light, key);
-  const bigs = [];
-  for (let i = 0; i < 10; i++) bigs.push(await get(big, key, true));
-  summary('100,000-row answer (key x hour, 50 days, gzip), alone', bigs);
-  const worsts = [];
-  for (let i = 0; i < 3; i++) worsts.push(await get(worst, key, true));
-  summary('worst case (key x tags x hour since 1970, limit 100000, gzip), alone', worsts);
-  const refusals = [];
-  for (let i = 0; i < samples; i++) refusals.push(await get(overCap, key));
-  summary('over-cap refusal', refusals);
+  await measure('100,000-row answer (key x hour, 50 days, gzip), alone', 10, () => get(big, key, true));
+  await measure('worst case (key x tags x hour since 1970, limit 100000, gzip), alone', 3, () =>
+    get(worst, key, true),
+  );
+  await measure('over-cap refusal', samples, () => get(overCap, key));
 
   const loader = fork(fileURLToPath(import.meta.url), ['load', '--heavy', values.heavy], {
     env: { ...process.env, BENCH_URL: worst, BENCH_KEY: key },

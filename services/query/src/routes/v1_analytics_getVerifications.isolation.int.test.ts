@@ -4,7 +4,7 @@
  * service instances on one Redis (429 + Retry-After in the envelope, after 401), the early
  * refusal of answers over the row cap (no counter read), streamed and compressed answers.
  */
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorEnvelope, VerificationEvent } from '@va/contracts';
@@ -291,8 +291,14 @@ describe('streamed answers', () => {
         expect(plain.headers['content-type']).toBe('application/json; charset=utf-8');
         expect(plain.headers['content-length'], query).toBeUndefined(); // a stream: no length up front
         expect(plain.body, query).toBe(JSON.stringify(want.rows));
+        // Compressed by the plugin on the main thread, or by the worker itself.
         const gzip = await get(app, query, { 'accept-encoding': 'gzip' });
+        expect(gzip.headers['content-encoding']).toBe('gzip');
         expect(gunzipSync(gzip.rawPayload).toString(), query).toBe(plain.body);
+        const br = await get(app, query, { 'accept-encoding': 'gzip;q=0.5, br' });
+        expect(br.headers['content-encoding']).toBe('br');
+        expect(br.headers.vary).toMatch(/accept-encoding/i);
+        expect(brotliDecompressSync(br.rawPayload).toString(), query).toBe(plain.body);
       }
     }
     // A small answer goes in one piece, with its length.

@@ -9,6 +9,7 @@ import { verificationsQuerySchema, type Datapoint, type ErrorEnvelope } from '@v
 import { ApiError, RowCapError } from '../http/api-error';
 import type { App } from '../http/app';
 import { withBudget } from '../http/budget';
+import { negotiateEncoding, type Encoding } from '../http/compression';
 import { bytesBody, jsonBody } from '../http/json-body';
 import type { QueryMetrics } from '../http/metrics';
 import { acquireSlot, type SlotDeps } from '../limits/concurrency';
@@ -52,9 +53,10 @@ export function queryPairs(url: string | undefined): URLSearchParams {
   return new URLSearchParams(q < 0 ? '' : url!.slice(q + 1));
 }
 
-/** Rows serialised by a worker of the pool. */
+/** Rows serialised by a worker of the pool (compressed when `encoding` is set). */
 interface BytesAnswer {
   bytes: Buffer;
+  encoding: Encoding | null;
   precision: JsonAnswer['precision'];
 }
 
@@ -120,13 +122,14 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
             if (deps.pool && (await isHeavy(deps, space, query))) {
               await refuseEarly(deps, space, query, now, signal);
               const budgetMs = Math.max(1, deps.budgetMs - reply.elapsedTime);
-              const result = await deps.pool.run({ space, query, now, budgetMs }, signal);
+              const encoding = negotiateEncoding(request.headers['accept-encoding']);
+              const result = await deps.pool.run({ space, query, now, budgetMs, encoding }, signal);
               if (!result.ok) {
                 const { kind, detail, errors } = result.error;
                 throw result.rowCap ? new RowCapError(errors) : new ApiError(kind, detail, errors);
               }
               const bytes = Buffer.from(result.json.buffer, result.json.byteOffset, result.json.byteLength);
-              return { bytes, precision: result.precision };
+              return { bytes, encoding: result.encoding, precision: result.precision };
             }
             return await readAnswerJson(deps, space, query, now, signal);
           } finally {
@@ -137,7 +140,13 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
         if (answer.precision !== 'hour') reply.header('x-precision', answer.precision);
         // Written here, not by fastify's serializer: large answers go out as a stream of pieces.
         reply.type('application/json; charset=utf-8');
-        return reply.send(('bytes' in answer ? bytesBody(answer.bytes) : jsonBody(answer.rows)) as never);
+        if (!('bytes' in answer)) return reply.send(jsonBody(answer.rows) as never);
+        if (!answer.encoding) return reply.send(bytesBody(answer.bytes) as never);
+        // Compressed by the worker: @fastify/compress leaves a response with Content-Encoding alone.
+        return reply
+          .header('content-encoding', answer.encoding)
+          .header('vary', 'accept-encoding')
+          .send(answer.bytes as never);
       } catch (error) {
         if (error instanceof RowCapError) metrics.refused('row_cap');
         else if (error instanceof ApiError && error.kind === 'query_timeout') metrics.refused('timeout');
