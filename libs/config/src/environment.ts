@@ -38,6 +38,11 @@ function positiveInt(raw: string, name: string): number {
   if (value < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
   return value;
 }
+function onOff(raw: string, name: string): boolean {
+  if (raw === 'on') return true;
+  if (raw === 'off') return false;
+  throw new Error(`${name} must be on or off, got ${raw}`);
+}
 const list = (raw: string): string[] =>
   raw
     .split(',')
@@ -210,6 +215,11 @@ export const ENVIRONMENT = {
     '30000',
     positiveInt,
     "Job lock: a killed worker's job is picked up again after about this long.",
+  ),
+  COMPACTOR_SEALING: variable(
+    'off',
+    onOff,
+    'Seal compacted buckets into packed sections after compaction (docs/store-v2.md): on or off.',
   ),
   COMPACTOR_MAX_HOURS_PER_JOB: variable(
     '5000',

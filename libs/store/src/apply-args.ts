@@ -38,6 +38,7 @@ export function applyApiBatchArgs(
     keys.dictIndex('k'),
     keys.dictIndex('i'),
     keys.dictIndex('s'),
+    keys.dirty,
   ];
   const argv: (string | number)[] = [
     cas.offsetField,

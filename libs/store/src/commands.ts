@@ -64,7 +64,9 @@ export function defineCommands(redis: Redis): void {
 /** Typed access to a defined command (ioredis adds them dynamically). */
 export function command<Result>(redis: Redis, name: string) {
   defineCommands(redis);
-  const fn = (redis as unknown as Record<string, (...args: (string | number)[]) => Promise<Result>>)[name];
+  const fn = (redis as unknown as Record<string, (...args: (string | number | Buffer)[]) => Promise<Result>>)[
+    name
+  ];
   if (typeof fn !== 'function') throw new Error(`no Lua command ${name}`);
-  return (...args: (string | number)[]) => fn.apply(redis, args);
+  return (...args: (string | number | Buffer)[]) => fn.apply(redis, args);
 }

@@ -359,6 +359,7 @@ describe('compactNextHour script contract', () => {
       keys.bucketIndex('h'),
       keys.bucketIndex('d'),
       keys.bucketIndex('m'),
+      keys.dirty,
       keys.bucketRoot,
     ];
     const forever = 300 * 366 * DAY_MS;

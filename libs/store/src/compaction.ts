@@ -1,7 +1,7 @@
 /**
  * Compaction of one API's closed hours into its day and month rollups (docs/rollups.md),
  * and what the status command shows about it. The exactness lives in the Lua scripts
- * (commands/compactNextHour-4.lua, commands/trimIndexes-4.lua); this is the loop around them.
+ * (commands/compactNextHour-5.lua, commands/trimIndexes-4.lua); this is the loop around them.
  */
 import type { Redis } from 'ioredis';
 import { horizonsAt, type Retention } from '@va/core';
@@ -90,6 +90,7 @@ export async function compactApi(
       keys.bucketIndex('h'),
       keys.bucketIndex('d'),
       keys.bucketIndex('m'),
+      keys.dirty,
       keys.bucketRoot,
       closedBound,
       now,

@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import type { Config } from '@va/config';
 import { closedBoundAt } from '@va/core';
 import type { Logger } from '@va/runtime';
-import { compactApi, globalKeys, readGeneration } from '@va/store';
+import { compactApi, globalKeys, readGeneration, sealApi } from '@va/store';
 import {
   COMPACT_JOB,
   COMPACTION_QUEUE,
@@ -101,7 +101,22 @@ export function createCompactor(deps: CompactorDeps): Compactor {
     });
     const behind = closedBoundAt(deps.now(), config.compactionGraceMs) - (result.compactedThrough ?? -1);
     recordLag(metrics, behind);
-    return result;
+    if (!settings.sealing || stopping.signal.aborted) return result;
+    const sealed = await sealApi(
+      store,
+      { prefix: config.keyPrefix, generation },
+      apiId,
+      result.compactedThrough,
+      {
+        now: deps.now(),
+        retention: config.retention,
+        signal: stopping.signal,
+      },
+    );
+    metrics.bucketsSealed.inc(sealed.sealed);
+    metrics.sectionBytesWritten.inc(sealed.bytes);
+    metrics.hashesSealed.inc(sealed.hashes);
+    return { ...result, sealed };
   }
 
   const worker = new Worker(

@@ -17,6 +17,7 @@ import {
   readCarries,
   readGeneration,
   readWatermark,
+  sealApi,
   switchGeneration,
   transitionRebuild,
   type KeySpace,
@@ -103,6 +104,9 @@ describe('rebuild --since building blocks', () => {
     // (an hour not compacted yet would wait in its hour bucket: docs/rollups.md "Retention").
     for (const a of apis) await redis.set(apiKeys(g1, a).compactedThrough, String(boundary.hour - 1));
     await apply(live, batch1, 0, -1);
+    // g1 is partly sealed (docs/store-v2.md): sections are carried as well as deltas.
+    const sealed = await sealApi(redis, g1, apis[0]!, boundary.hour - 1, { now, retention });
+    expect(sealed.sealed).toBeGreaterThan(0);
 
     // Copy phase: the replay starts at offset 50 (the first record from the boundary on).
     await initWatermarks(redis, g2, [{ field: `${TOPIC}/0`, wm: 49 }]);
