@@ -12,9 +12,13 @@ import { execPipeline } from './pipeline';
 import {
   decodeSection,
   deriveIdentityKey,
+  emptySection,
   encodeSection,
+  mergeSections,
   SECTION_CUBES,
   SECTION_VERSION_OFFSET,
+  type Section,
+  type SectionCube,
 } from './section/codec';
 import { addDeltaHash, emptySectionRows } from './section/delta-rows';
 
@@ -92,11 +96,12 @@ export async function sealBucket(
   );
   const rows = emptySectionRows();
   const held: Buffer[] = [];
+  const old = new Map<SectionCube, Section>();
   SECTION_CUBES.forEach((cube, n) => {
     const bytes = current[n] as Buffer | null;
     held.push(bytes ? bytes.subarray(SECTION_VERSION_OFFSET, SECTION_VERSION_OFFSET + 8) : Buffer.alloc(0));
     // x is derived from f below: its old rows are in f already.
-    if (bytes && cube !== 'x') rows.get(cube)!.addSection(decodeSection(bytes));
+    if (bytes && cube !== 'x') old.set(cube, decodeSection(bytes));
   });
   for (let from = 0; from < suffixes.length; from += HASHES_PER_ROUND_TRIP) {
     const chunk = suffixes.slice(from, from + HASHES_PER_ROUND_TRIP);
@@ -107,11 +112,13 @@ export async function sealBucket(
   }
 
   const expireAt = expiresAt(res, index, options.retention);
-  const f = rows.get('f')!.toSection(version);
+  // The delta is small, the old section may be large: sort the delta alone, then merge linearly.
+  const merged = (cube: SectionCube): Section =>
+    mergeSections(old.get(cube) ?? emptySection(cube), rows.get(cube)!.toSection(version), version);
+  const f = merged('f');
   const sections = new Map(
     SECTION_CUBES.map((cube) => {
-      const section =
-        cube === 'x' ? deriveIdentityKey(f, version) : cube === 'f' ? f : rows.get(cube)!.toSection(version);
+      const section = cube === 'x' ? deriveIdentityKey(f, version) : cube === 'f' ? f : merged(cube);
       return [cube, section.rows > 0 ? encodeSection(section) : Buffer.alloc(0)] as const;
     }),
   );
