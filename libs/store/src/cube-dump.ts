@@ -3,11 +3,11 @@
  * dimension: the verification helper of the exactness tests and a debugging aid (CLI, bench).
  * Not a query path: it reads everything (SMEMBERS parts + HGETALL of every cube of every bucket).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { OUTCOME_COUNT } from '@va/contracts';
 import { DictionaryReader } from './dictionary';
 import { apiKeys, NO_IDENTITY_PART, type KeySpace, type Resolution } from './keys';
-import { execPipeline } from './pipeline';
+import { execPipeline, newPipeline } from './pipeline';
 
 /** Nine counts in OUTCOMES order. */
 export type Counts = number[];
@@ -95,7 +95,7 @@ function decodeCube(
  * to some bucket indices.
  */
 export async function dumpApiCounts(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   apiId: string,
   r: Resolution,
@@ -108,7 +108,7 @@ export async function dumpApiCounts(
 
   const partsReplies = indices.length
     ? ((await execPipeline(
-        indices.reduce((p, t) => p.smembers(keys.parts(r, t)), redis.pipeline()),
+        indices.reduce((p, t) => p.smembers(keys.parts(r, t)), newPipeline(redis)),
       )) as string[][])
     : [];
   const perBucket = new Map<number, DecodedCounts>();
@@ -116,7 +116,7 @@ export async function dumpApiCounts(
   for (let b = 0; b < indices.length; b++) {
     const t = indices[b]!;
     const suffixes = partsReplies[b] ?? [];
-    const pipeline = redis.pipeline();
+    const pipeline = newPipeline(redis);
     for (const suffix of suffixes) pipeline.hgetall(keys.cube(r, t, suffix));
     const cubes = (await execPipeline(pipeline)) as Record<string, string>[];
     const decoded = emptyDecodedCounts();

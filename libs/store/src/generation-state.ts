@@ -11,7 +11,7 @@
  *   done        finished; g deleted
  *   aborted     abandoned; g' deleted (g untouched)
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { command } from './commands';
 import { globalKeys } from './keys';
 
@@ -92,7 +92,7 @@ export function parseRebuildState(fields: Record<string, string>): RebuildState 
   };
 }
 
-export async function readRebuildState(redis: Redis, prefix: string): Promise<RebuildState | null> {
+export async function readRebuildState(redis: RedisClient, prefix: string): Promise<RebuildState | null> {
   return parseRebuildState(await redis.hgetall(globalKeys(prefix).rebuild));
 }
 
@@ -105,7 +105,7 @@ type Fields = Record<string, string | number | null>;
  * sets `fields` with it. `fresh` first deletes what a finished rebuild left in the hash.
  */
 export async function transitionRebuild(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   from: readonly (RebuildStatus | null)[],
   to: RebuildStatus,
@@ -126,7 +126,7 @@ export async function transitionRebuild(
 }
 
 /** Fields that do not change the status (heartbeat, owner, stoppedAt). */
-export async function updateRebuild(redis: Redis, prefix: string, fields: Fields): Promise<void> {
+export async function updateRebuild(redis: RedisClient, prefix: string, fields: Fields): Promise<void> {
   const flat = Object.entries(fields).flatMap(([k, v]) => [k, v === null ? '' : String(v)]);
   if (flat.length > 0) await redis.hset(globalKeys(prefix).rebuild, ...flat);
 }

@@ -2,7 +2,7 @@
  * The switch from generation g to g' at the end of a rebuild (switchGeneration-5.lua): atomic,
  * and only once g' holds every offset g holds, so that counts never go down at the switch.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { command } from './commands';
 import { apiKeys, globalKeys, watermarkKey } from './keys';
 
@@ -21,7 +21,7 @@ export type SwitchResult =
   | { status: 'not-ready'; rebuildStatus: string };
 
 export async function switchGeneration(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   source: number,
   target: number,

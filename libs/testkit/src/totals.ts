@@ -3,11 +3,10 @@
  * the total of every API over all time, with a root key per workspace, and checks what a rebuild
  * promises readers: a total never goes down and never exceeds what was produced.
  */
-import type { Redis } from 'ioredis';
 import type { VerificationEvent } from '@va/contracts';
 import type { Config } from '@va/config';
 import { createServer } from '@va/query';
-import { createRootKey } from '@va/store';
+import { createRootKey, type RedisClient } from '@va/store';
 
 export interface TotalsProbe {
   totals(): Promise<Map<string, number>>;
@@ -15,7 +14,7 @@ export interface TotalsProbe {
 }
 
 export async function totalsProbe(
-  redis: Redis,
+  redis: RedisClient,
   config: Config,
   apis: ReadonlyMap<string, string /* workspace */>,
 ): Promise<TotalsProbe> {

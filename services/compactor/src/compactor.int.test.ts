@@ -80,8 +80,8 @@ describe('compactor service', () => {
       const hours = (await registry.getSingleMetric('va_compactor_hours_compacted_total')!.get()).values[0]!
         .value;
       expect(hours).toBe(bound - first + 1 + Math.floor(bound / 3) - Math.ceil(first / 3) + 1);
-      // BullMQ's keys stay under <prefix>:bull.
-      const bullKeys = await redis.keys(`${t.keyPrefix}:bull:${COMPACTION_QUEUE}:*`);
+      // BullMQ's keys stay under <prefix>:{bull}.
+      const bullKeys = await redis.keys(`${t.keyPrefix}:{bull}:${COMPACTION_QUEUE}:*`);
       expect(bullKeys.length).toBeGreaterThan(0);
     } finally {
       await compactor.stop();

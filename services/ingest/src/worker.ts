@@ -23,10 +23,9 @@
  * `backfillResumeLag`. A backfill therefore only uses the capacity live traffic leaves.
  */
 import { Kafka, Partitioners, type Consumer, type EachBatchPayload, type Producer } from 'kafkajs';
-import type { Redis } from 'ioredis';
 import { clockOf, DEFAULT_INGEST_SETTINGS, type Config, type IngestSettings } from '@va/config';
 import type { Logger } from '@va/runtime';
-import { readWatermark } from '@va/store';
+import { readWatermark, type RedisClient } from '@va/store';
 import { BatchProcessor, type BatchProcessorDeps, type PreparedBatch } from './batch-processor';
 import { deadLetterMessage, type DeadLetter } from './dead-letter';
 import { pinoLogCreator } from './kafka-logger';
@@ -35,7 +34,7 @@ import type { IngestMetrics } from './metrics';
 export interface IngestWorkerDeps {
   config: Config;
   /** A connected client; the worker drops its caches whenever it reconnects. */
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   metrics: IngestMetrics;
   settings?: Partial<IngestSettings>;
