@@ -1,9 +1,17 @@
-// Two projects: `unit` (pure code, fast, no servers) runs first; `integration` (*.int.test.ts,
+// Three projects: `unit` (pure code, fast, no servers) runs first; `integration` (*.int.test.ts,
 // real Kafka and Redis from libs/testkit/src/support/global-setup.ts) runs after it, at most two files at a time:
-// the machine has 2 cores and a broker to share.
+// the machine has 2 cores and a broker to share; `cluster` runs some of them again on a Redis Cluster.
 import { defineConfig } from 'vitest/config';
 
 const WORKSPACES = ['libs', 'services', 'tools', 'apps', 'bench'];
+
+/** Integration tests that run a second time in the `cluster` project (on a Redis Cluster). */
+const CLUSTER_TESTS = [
+  'libs/store/src/*.int.test.ts',
+  'libs/testkit/src/support/redis-cluster.int.test.ts',
+  'tools/cli/src/rebuild/carry-over.int.test.ts',
+  'tools/cli/src/commands/rebuild.int.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -34,6 +42,26 @@ export default defineConfig({
           hookTimeout: 300_000,
           env: { KAFKAJS_NO_PARTITIONER_WARNING: '1' },
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        // The store's and the rebuild's integration tests again, against a private Redis Cluster (3 masters +
+        // 3 replicas, AOF on) instead of the single test Redis: testEnv() hands services REDIS_CLUSTER_NODES.
+        // Only: `npx vitest run --project cluster`.
+        test: {
+          name: 'cluster',
+          include: [...CLUSTER_TESTS],
+          exclude: ['**/node_modules/**', '.cache/**', '.data/**'],
+          globalSetup: [
+            'libs/testkit/src/support/global-setup.ts',
+            'libs/testkit/src/support/cluster-global-setup.ts',
+          ],
+          setupFiles: ['libs/testkit/src/support/setup-file.ts'],
+          pool: 'forks',
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+          env: { KAFKAJS_NO_PARTITIONER_WARNING: '1' },
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -6,7 +6,8 @@
  *
  *   copying     dictionaries (and with --since the buckets before the boundary) copied into g'
  *   replaying   the rebuild's own consumer applies both topics into g'
- *   compacting  caught up with g: compacting g', then switching (switchGeneration-5.lua)
+ *   compacting  caught up with g: compacting g', then checking that g' holds what g holds
+ *   switching   sealing every API in g, then setting <p>:gen (generation-switch.ts); no abort from here
  *   switched    <p>:gen = g'; the old generation is being deleted
  *   done        finished; g deleted
  *   aborted     abandoned; g' deleted (g untouched)
@@ -19,13 +20,20 @@ export const REBUILD_STATUSES = [
   'copying',
   'replaying',
   'compacting',
+  'switching',
   'switched',
   'done',
   'aborted',
 ] as const;
 export type RebuildStatus = (typeof REBUILD_STATUSES)[number];
 /** Statuses in which a rebuild still has work to do (and blocks a new one). */
-export const ACTIVE_REBUILD: readonly RebuildStatus[] = ['copying', 'replaying', 'compacting', 'switched'];
+export const ACTIVE_REBUILD: readonly RebuildStatus[] = [
+  'copying',
+  'replaying',
+  'compacting',
+  'switching',
+  'switched',
+];
 
 export interface RebuildState {
   status: RebuildStatus;

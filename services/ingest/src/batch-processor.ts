@@ -62,7 +62,7 @@ export interface PartitionBatch {
   lastOffset: number;
 }
 
-export type ConflictCause = 'off' | 'dict' | 'wm' | 'redis-reset' | 'cmp-retries';
+export type ConflictCause = 'off' | 'dict' | 'wm' | 'redis-reset' | 'cmp-retries' | 'sealed';
 
 export interface Conflict {
   status: 'conflict';
@@ -417,6 +417,10 @@ export class BatchProcessor {
           this.cmps.set(a.apiId, result.actual);
           const cmp = result.actual;
           retry.push({ ...a, cmp, increments: expand(a.counter, { now: p.now, retention, cmp }) });
+        } else if (result.status === 'sealed') {
+          // A rebuild is switching to a new generation: re-read the partition (and, once <p>:gen moved,
+          // the generation) and try again; nothing of this API was written.
+          failed ??= conflict('sealed', `${a.apiId}: sealed in generation ${p.space.generation}`);
         } else if (result.status === 'off') {
           failed ??= conflict(
             'off',

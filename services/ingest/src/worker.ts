@@ -236,7 +236,16 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
       const outcome = await processor.commit(prepared, expectedWm);
       if (outcome.status === 'conflict') {
         metrics.resyncs.inc({ cause: outcome.cause });
-        logger.warn({ topic, partition, cause: outcome.cause, detail: outcome.detail }, 'CAS failed: resync');
+        if (outcome.cause === 'sealed') {
+          // A rebuild's switch is sealing the APIs (milliseconds): wait a moment instead of spinning.
+          logger.info({ topic, partition, detail: outcome.detail }, 'generation switching: retry');
+          await sleep(Math.min(settings.retryBackoffMs, 100));
+        } else {
+          logger.warn(
+            { topic, partition, cause: outcome.cause, detail: outcome.detail },
+            'CAS failed: resync',
+          );
+        }
         await resync(topic, partition, st);
         return;
       }
