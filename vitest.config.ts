@@ -34,7 +34,13 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['**/*.int.test.ts'],
-          exclude: ['**/node_modules/**', '.cache/**', '.data/**'],
+          // The cluster's own test needs the `cluster` project's cluster.
+          exclude: [
+            '**/node_modules/**',
+            '.cache/**',
+            '.data/**',
+            'libs/testkit/src/support/redis-cluster.int.test.ts',
+          ],
           globalSetup: ['libs/testkit/src/support/global-setup.ts'],
           setupFiles: ['libs/testkit/src/support/setup-file.ts'],
           pool: 'forks',

@@ -20,3 +20,4 @@ export * from './generation-delete';
 export * from './generation-scan';
 export * from './read-token-access';
 export * from './connection';
+export * from './pipeline';
