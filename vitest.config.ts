@@ -9,6 +9,7 @@ const WORKSPACES = ['libs', 'services', 'tools', 'apps', 'bench'];
 const CLUSTER_TESTS = [
   'libs/store/src/*.int.test.ts',
   'libs/testkit/src/support/redis-cluster.int.test.ts',
+  'services/compactor/src/compactor.int.test.ts',
   'tools/cli/src/rebuild/carry-over.int.test.ts',
   'tools/cli/src/commands/rebuild.int.test.ts',
 ];
