@@ -15,7 +15,6 @@
  * that moved between 1 and 3), live writers of those APIs retry; queries read g, which no longer moves for
  * them, and then g', which holds at least as much.
  */
-import { command } from './commands';
 import type { RedisClient } from './connection';
 import { listApis } from './generation-scan';
 import { readRebuildState, transitionRebuild } from './generation-state';
