@@ -21,3 +21,4 @@ export * from './generation-scan';
 export * from './read-token-access';
 export * from './connection';
 export * from './pipeline';
+export * from './section/codec';
