@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CACHE_DIR } from '@va/infra/paths';
-import { execPipeline, isCluster, masterNodes, newPipeline, type RedisClient } from '@va/store';
+import { command, execPipeline, isCluster, masterNodes, newPipeline, type RedisClient } from '@va/store';
 import { connectTarget, keysMatching, startTestCluster, testRedisTarget, type TestCluster } from './index.js';
 import { portOpen } from './ports.js';
 
@@ -50,9 +50,12 @@ describe('a private test cluster', () => {
     expect(await keysMatching(redis, `${prefix}:*`)).toHaveLength(200);
   });
 
-  it('fails a SIGKILLed master over to its replica and keeps what was replicated', async () => {
+  it('fails a SIGKILLed master over to its replica and keeps what was replicated, Lua commands too', async () => {
     const key = keyOf(7);
+    const wm = `${prefix}:{api_7}:wm`; // same slot as key
+    const advance = command<[number, string?]>(redis, 'advanceWatermark');
     await redis.set(key, 'before the crash');
+    expect(await advance(wm, 'live/0', -1, 41)).toEqual([1]);
     // Replication is asynchronous: wait until the replica has it (WAIT runs on the key's master).
     const master = cluster.masterOf(key);
     const port = await master;
@@ -62,6 +65,8 @@ describe('a private test cluster', () => {
     expect(promoted).not.toBe(port);
     expect(await cluster.masterOf(key)).toBe(promoted);
     expect(await redis.get(key)).toBe('before the crash');
+    // The promoted replica has no script cache: EVALSHA answers NOSCRIPT and ioredis sends the script again.
+    expect(await advance(wm, 'live/0', 41, 42)).toEqual([1]);
     await redis.set(key, 'after the failover');
     expect(await redis.get(key)).toBe('after the failover');
     await cluster.restartNode(port);
