@@ -3,11 +3,10 @@
  * with its own Redis connection and dictionary cache, and hands back the rows as JSON bytes,
  * compressed as the client accepts (moved, not copied), so that the main thread only sends them.
  */
-import { Redis } from 'ioredis';
 import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
 import type { Config } from '@va/config';
 import type { ParsedQuery, Precision } from '@va/core';
-import { defineCommands, type KeySpace } from '@va/store';
+import { connectRedis, defineCommands, type KeySpace, type RedisTarget } from '@va/store';
 import { ApiError, RowCapError } from '../http/api-error';
 import { compressBytes, type Encoding } from '../http/compression';
 import { jsonBytes } from '../http/json-body';
@@ -15,7 +14,7 @@ import { DictionaryCache } from './dictionary-cache';
 import { readAnswerJson } from './read-answer';
 
 export interface WorkerSetup {
-  redisUrl: string;
+  redis: RedisTarget;
   config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention'>;
 }
 
@@ -35,7 +34,7 @@ export type ReadResult =
   | { ok: false; error: Pick<ApiError, 'kind' | 'detail' | 'errors'>; rowCap: boolean };
 
 const setup = workerData as WorkerSetup;
-const redis = new Redis(setup.redisUrl, { maxRetriesPerRequest: 2, connectionName: 'va-query-worker' });
+const redis = connectRedis(setup.redis, { maxRetriesPerRequest: 2, connectionName: 'va-query-worker' });
 defineCommands(redis);
 const deps = { redis, config: setup.config, now: Date.now, dictionaries: new DictionaryCache(redis) };
 
