@@ -77,6 +77,11 @@ export const ENVIRONMENT = {
     text,
     'The Redis of the stack. Set: use that Redis, start none locally.',
   ),
+  REDIS_CLUSTER_NODES: variable(
+    '',
+    list,
+    'Redis Cluster instead of REDIS_URL: comma-separated host:port of some of its nodes (the client finds the rest).',
+  ),
   REDIS_KEY_PREFIX: variable('va', text, 'Prefix of every Redis key of the project (tests use their own).'),
   // Ports
   PORT: variable('8080', nonNegativeInt, 'Port of the query service.'),

@@ -5,7 +5,7 @@
  * and the delta hashes (docs/store-v2.md), which together hold each count exactly once. The three
  * are read in one MULTI per bucket, so that a seal running meanwhile cannot show a count twice.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { OUTCOME_COUNT } from '@va/contracts';
 import { DictionaryReader } from './dictionary';
 import { apiKeys, NO_IDENTITY_PART, type KeySpace, type Resolution } from './keys';
@@ -137,7 +137,7 @@ function decodeSectionInto(into: DecodedCounts, section: Section, dicts: Diction
  * to some bucket indices.
  */
 export async function dumpApiCounts(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   apiId: string,
   r: Resolution,

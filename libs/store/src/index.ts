@@ -19,6 +19,8 @@ export * from './generation-switch';
 export * from './generation-delete';
 export * from './generation-scan';
 export * from './read-token-access';
+export * from './connection';
+export * from './pipeline';
 export * from './section/codec';
 export * from './section-cache';
 export * from './read-sections';

@@ -4,11 +4,11 @@
  * sections (section/delta-rows.ts, section/codec.ts) and commitSeal-1.lua swaps the result in.
  * The choice of buckets (`sealableBuckets`) is pure; the rest is the Redis adapter around it.
  */
-import type { Redis } from 'ioredis';
 import { expiresAt, lastHourOf, type Retention } from '@va/core';
 import { command } from './commands';
+import type { RedisClient } from './connection';
 import { apiKeys, RESOLUTIONS, type KeySpace, type Resolution } from './keys';
-import { execPipeline } from './pipeline';
+import { execPipeline, newPipeline } from './pipeline';
 import {
   decodeSection,
   deriveIdentityKey,
@@ -70,7 +70,7 @@ const HASHES_PER_ROUND_TRIP = 500;
  * commit wins; this one's reads are discarded and the bucket stays as the other left it).
  */
 export async function sealBucket(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   apiId: string,
   res: Resolution,
@@ -92,7 +92,7 @@ export async function sealBucket(
   const suffixes = begin.slice(2);
 
   const current = await execPipeline(
-    SECTION_CUBES.reduce((p, cube) => p.getBuffer(keys.section(res, index, cube)), redis.pipeline()),
+    SECTION_CUBES.reduce((p, cube) => p.getBuffer(keys.section(res, index, cube)), newPipeline(redis)),
   );
   const rows = emptySectionRows();
   const held: Buffer[] = [];
@@ -106,7 +106,7 @@ export async function sealBucket(
   for (let from = 0; from < suffixes.length; from += HASHES_PER_ROUND_TRIP) {
     const chunk = suffixes.slice(from, from + HASHES_PER_ROUND_TRIP);
     const hashes = await execPipeline(
-      chunk.reduce((p, suffix) => p.hgetall(keys.sealing(res, index, suffix)), redis.pipeline()),
+      chunk.reduce((p, suffix) => p.hgetall(keys.sealing(res, index, suffix)), newPipeline(redis)),
     );
     chunk.forEach((suffix, n) => addDeltaHash(rows, suffix, hashes[n] as Record<string, string>));
   }
@@ -153,7 +153,7 @@ export const SEAL_MAX_BUCKETS = 2_000;
  * compaction point as the caller last read it: an hour after it is never sealed.
  */
 export async function sealApi(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   apiId: string,
   compactedThrough: number | null,
@@ -184,7 +184,7 @@ export async function sealApi(
  * bucket twice is harmless; a crash before seq is set marks them again.
  */
 async function markV1BucketsDirty(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   apiId: string,
   { now, retention }: SealOptions,

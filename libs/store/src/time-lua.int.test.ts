@@ -4,9 +4,8 @@
  * indices over 1970-2400 (and before 1970), one EVAL evaluates a whole sample in Lua, and every
  * value must equal the TypeScript's.
  */
-import { Redis } from 'ioredis';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   dayStart,
   expiresAt,
@@ -18,10 +17,12 @@ import {
   type Retention,
 } from '@va/core';
 import { withIncludes } from './commands';
+import { connectTarget, testRedisTarget } from '@va/testkit/support';
+import { type RedisClient } from '@va/store';
 
-let redis: Redis;
+let redis: RedisClient;
 beforeAll(() => {
-  redis = new Redis(inject('redisUrl'));
+  redis = connectTarget(testRedisTarget());
 });
 afterAll(async () => {
   await redis.quit();

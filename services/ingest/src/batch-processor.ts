@@ -19,7 +19,6 @@
  * All are dropped when the Redis connection closes (`epoch`): a Redis that restarted may have
  * lost its last second, and a code cached from it may have been given to another value since.
  */
-import type { Redis } from 'ioredis';
 import type { IHeaders } from 'kafkajs';
 import type { Logger } from '@va/runtime';
 import {
@@ -28,6 +27,7 @@ import {
   DictionaryWriter,
   emptyMissing,
   expand,
+  isCluster,
   partitionField,
   readApiProgress,
   readGeneration,
@@ -38,6 +38,7 @@ import {
   type ApiIncrements,
   type KeySpace,
   type MissingValues,
+  type RedisClient,
 } from '@va/store';
 import type { Retention } from '@va/core';
 import type { DeadLetter } from './dead-letter';
@@ -61,7 +62,7 @@ export interface PartitionBatch {
   lastOffset: number;
 }
 
-export type ConflictCause = 'off' | 'dict' | 'wm' | 'redis-reset' | 'cmp-retries';
+export type ConflictCause = 'off' | 'dict' | 'wm' | 'redis-reset' | 'cmp-retries' | 'sealed';
 
 export interface Conflict {
   status: 'conflict';
@@ -101,7 +102,7 @@ export interface PreparedBatch {
 }
 
 export interface BatchProcessorDeps {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   retention: Retention;
   clock: () => number;
@@ -148,6 +149,9 @@ export class BatchProcessor {
   constructor(private readonly deps: BatchProcessorDeps) {
     this.dicts = new DictionaryWriter(deps.redis, { prefix: deps.prefix, generation: 1 });
     deps.redis.on('close', () => this.reset('redis connection closed'));
+    // A cluster stays up while one node's connection drops (a failover): that node may come back as
+    // another server with fewer writes, so the caches go too.
+    if (isCluster(deps.redis)) deps.redis.on('-node', () => this.reset('redis cluster node lost'));
   }
 
   /** Called after every reset: the worker then re-reads every partition's wm. */
@@ -413,6 +417,10 @@ export class BatchProcessor {
           this.cmps.set(a.apiId, result.actual);
           const cmp = result.actual;
           retry.push({ ...a, cmp, increments: expand(a.counter, { now: p.now, retention, cmp }) });
+        } else if (result.status === 'sealed') {
+          // A rebuild is switching to a new generation: re-read the partition (and, once <p>:gen moved,
+          // the generation) and try again; nothing of this API was written.
+          failed ??= conflict('sealed', `${a.apiId}: sealed in generation ${p.space.generation}`);
         } else if (result.status === 'off') {
           failed ??= conflict(
             'off',

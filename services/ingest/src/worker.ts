@@ -23,10 +23,9 @@
  * `backfillResumeLag`. A backfill therefore only uses the capacity live traffic leaves.
  */
 import { Kafka, Partitioners, type Consumer, type EachBatchPayload, type Producer } from 'kafkajs';
-import type { Redis } from 'ioredis';
 import { clockOf, DEFAULT_INGEST_SETTINGS, type Config, type IngestSettings } from '@va/config';
 import type { Logger } from '@va/runtime';
-import { readWatermark } from '@va/store';
+import { readWatermark, type RedisClient } from '@va/store';
 import { BatchProcessor, type BatchProcessorDeps, type PreparedBatch } from './batch-processor';
 import { deadLetterMessage, type DeadLetter } from './dead-letter';
 import { pinoLogCreator } from './kafka-logger';
@@ -35,7 +34,7 @@ import type { IngestMetrics } from './metrics';
 export interface IngestWorkerDeps {
   config: Config;
   /** A connected client; the worker drops its caches whenever it reconnects. */
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   metrics: IngestMetrics;
   settings?: Partial<IngestSettings>;
@@ -237,7 +236,16 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
       const outcome = await processor.commit(prepared, expectedWm);
       if (outcome.status === 'conflict') {
         metrics.resyncs.inc({ cause: outcome.cause });
-        logger.warn({ topic, partition, cause: outcome.cause, detail: outcome.detail }, 'CAS failed: resync');
+        if (outcome.cause === 'sealed') {
+          // A rebuild's switch is sealing the APIs (milliseconds): wait a moment instead of spinning.
+          logger.info({ topic, partition, detail: outcome.detail }, 'generation switching: retry');
+          await sleep(Math.min(settings.retryBackoffMs, 100));
+        } else {
+          logger.warn(
+            { topic, partition, cause: outcome.cause, detail: outcome.detail },
+            'CAS failed: resync',
+          );
+        }
         await resync(topic, partition, st);
         return;
       }

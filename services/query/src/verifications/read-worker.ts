@@ -5,11 +5,17 @@
  * sends them, with its section cache's figures (the main thread's metrics add them up).
  */
 import { threadId } from 'node:worker_threads';
-import { Redis } from 'ioredis';
 import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
 import type { Config } from '@va/config';
 import type { ParsedQuery, Precision } from '@va/core';
-import { defineCommands, SectionCache, type KeySpace, type SectionCacheStats } from '@va/store';
+import {
+  connectRedis,
+  defineCommands,
+  SectionCache,
+  type KeySpace,
+  type RedisTarget,
+  type SectionCacheStats,
+} from '@va/store';
 import { ApiError, RowCapError } from '../http/api-error';
 import { compressBytes, type Encoding } from '../http/compression';
 import { jsonBytes } from '../http/json-body';
@@ -17,7 +23,7 @@ import { DictionaryCache } from './dictionary-cache';
 import { readAnswerJson } from './read-answer';
 
 export interface WorkerSetup {
-  redisUrl: string;
+  redis: RedisTarget;
   config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention'>;
   /** Bytes of this worker's section cache. */
   sectionCacheBytes: number;
@@ -39,14 +45,14 @@ export interface WorkerSections {
   stats: SectionCacheStats;
 }
 
-export type ReadResult = /** `json` is the answer's JSON, compressed when `encoding` is set. */
-(
+/** `json` is the answer's JSON, compressed when `encoding` is set. */
+export type ReadResult = (
   | { ok: true; json: Uint8Array; encoding: Encoding | null; precision: Precision }
   | { ok: false; error: Pick<ApiError, 'kind' | 'detail' | 'errors'>; rowCap: boolean }
 ) & { sections: WorkerSections };
 
 const setup = workerData as WorkerSetup;
-const redis = new Redis(setup.redisUrl, { maxRetriesPerRequest: 2, connectionName: 'va-query-worker' });
+const redis = connectRedis(setup.redis, { maxRetriesPerRequest: 2, connectionName: 'va-query-worker' });
 defineCommands(redis);
 const sections = new SectionCache(setup.sectionCacheBytes);
 const deps = {

@@ -2,7 +2,6 @@
 // stands in for both the live worker and the rebuild consumer): the copy of a generation with a
 // --since boundary and its carries, the skip filter, the switch's conditions, the live worker
 // following the switch, and the deletion of a generation.
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { hourOf } from '@va/core';
@@ -21,8 +20,9 @@ import {
   switchGeneration,
   transitionRebuild,
   type KeySpace,
+  type RedisClient,
 } from '@va/store';
-import { deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
+import { deletePrefix, testEnv, type TestEnv, connectTarget, keysMatching } from '@va/testkit/support';
 import { diffCounts, expectedCounts, createGenerator } from '@va/testkit';
 import { boundaryOf } from './plan';
 
@@ -31,13 +31,13 @@ const retention = { hourMs: 35 * DAY, dayMs: 400 * DAY, monthMs: 1830 * DAY };
 const TOPIC = 'ev';
 
 let t: TestEnv;
-let redis: Redis;
+let redis: RedisClient;
 beforeAll(async () => {
   t = await testEnv('rebuild carry over');
-  redis = new Redis(t.redisUrl);
+  redis = connectTarget(t.redis);
 });
 afterAll(async () => {
-  await deletePrefix(t.redisUrl, t.keyPrefix);
+  await deletePrefix(t.redis, t.keyPrefix);
   redis.disconnect();
 });
 
@@ -171,7 +171,7 @@ describe('rebuild --since building blocks', () => {
 
     // The old generation goes; the current one cannot.
     expect(await deleteGeneration(redis, prefix, 1, { batch: 7 })).toBeGreaterThan(0);
-    expect(await redis.keys(`${generationRoot(prefix, 1)}*`)).toEqual([]);
+    expect(await keysMatching(redis, `${generationRoot(prefix, 1)}*`)).toEqual([]);
     await expect(deleteGeneration(redis, prefix, 2)).rejects.toThrow(/current/);
   });
 });
