@@ -5,14 +5,14 @@
  * only), must give the same cells for every cube and filter, with and without a section cache, in
  * one call or in many.
  */
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { hourOf, type BucketRead } from '@va/core';
 import { loadConfig } from '@va/config';
-import { deletePrefix } from '@va/testkit/support';
+import { connectTarget, deletePrefix, testRedisTarget } from '@va/testkit/support';
 import { seedEvents } from '@va/testkit/seed';
 import { beginSealOnly, sealNow } from '@va/testkit/seal';
+import type { RedisClient } from './connection';
 import { apiKeys, type KeySpace } from './keys';
 import { ReadDictionaries } from './read-dictionaries';
 import { decodeCells, readCounts, sectionCubeOf, type CubeQuery, type ReadOptions } from './read';
@@ -25,7 +25,7 @@ const sealed: KeySpace = { prefix: `t-rsec-sealed-${run}`, generation: 1 };
 const now = Date.now();
 const h0 = hourOf(now) - 5;
 const retention = loadConfig({}).retention;
-let redis: Redis;
+let redis: RedisClient;
 
 const KEYS = 80; // more than one shard (32 codes) and more than the HMGET limit
 const event = (n: number, hour: number, tag = ''): VerificationEvent => ({
@@ -55,7 +55,7 @@ async function seedBoth(events: readonly VerificationEvent[]): Promise<void> {
 }
 
 beforeAll(async () => {
-  redis = new Redis(inject('redisUrl'));
+  redis = connectTarget(testRedisTarget());
   await seedBoth(first);
   // Hour 0 sealed; hour 1 sealed, then a new delta; hour 2 sealed, being sealed again with a new
   // delta beside it; hour 3 delta only.
@@ -69,7 +69,7 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  for (const space of [plain, sealed]) await deletePrefix(inject('redisUrl'), space.prefix);
+  for (const space of [plain, sealed]) await deletePrefix(testRedisTarget(), space.prefix);
   redis.disconnect();
 });
 

@@ -4,9 +4,8 @@
  * side: beginSeal alone leaves a seal in progress (the delta renamed to its z: names); sealBucket
  * (libs/store seal.ts) begins, or resumes a seal in progress, and commits it.
  */
-import type { Redis } from 'ioredis';
 import type { Retention } from '@va/core';
-import { apiKeys, command, sealBucket, type KeySpace, type Resolution } from '@va/store';
+import { apiKeys, command, sealBucket, type KeySpace, type RedisClient, type Resolution } from '@va/store';
 
 export interface BucketAt {
   space: KeySpace;
@@ -19,7 +18,7 @@ export interface BucketAt {
  * beginSeal-4.lua alone: the bucket's delta moves to its z: names (or a seal in progress stays as
  * it is). Returns whether a seal is in progress afterwards.
  */
-export async function beginSealOnly(redis: Redis, at: BucketAt): Promise<boolean> {
+export async function beginSealOnly(redis: RedisClient, at: BucketAt): Promise<boolean> {
   const keys = apiKeys(at.space, at.apiId);
   const reply = await command<string[]>(redis, 'beginSeal')(
     keys.parts(at.res, at.index),
@@ -34,7 +33,7 @@ export async function beginSealOnly(redis: Redis, at: BucketAt): Promise<boolean
 
 /** A whole seal (or the rest of one in progress), as the compactor runs it. */
 export async function sealNow(
-  redis: Redis,
+  redis: RedisClient,
   at: BucketAt,
   options: { now: number; retention: Retention },
 ): Promise<void> {
