@@ -59,6 +59,7 @@ async function service(env: Record<string, string>, redisUrl = h.config.redisUrl
     REDIS_KEY_PREFIX: h.config.keyPrefix,
     QUERY_RATE_LIMIT: '0',
     QUERY_WORKERS: '0',
+    QUERY_TIMEOUT_MS: '120000',
     ...env,
   });
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
@@ -325,8 +326,8 @@ describe('compression', () => {
 
 describe('the worker pool', () => {
   it('answers heavy queries in a worker exactly as the main thread does', async () => {
-    const pooled = await service({ QUERY_WORKERS: '1', MAX_ROWS: '1000' });
-    const inline = await service({ MAX_ROWS: '1000' });
+    const pooled = await service({ QUERY_WORKERS: '1', MAX_ROWS: '1000', QUERY_TIMEOUT_MS: '120000' });
+    const inline = await service({ MAX_ROWS: '1000', QUERY_TIMEOUT_MS: '120000' });
     for (const query of [
       'apiId=api_main&groupBy=key&groupBy=tags&groupBy=hour&start=0&limit=1000',
       'apiId=api_main&groupBy=identity&groupBy=day&start=0&orderBy=total&order=desc&limit=7',

@@ -48,6 +48,9 @@ export async function queryHarness(name: string, options: HarnessOptions = {}): 
     QUERY_RATE_LIMIT: '0',
     // Answer on the main thread unless a test asks for workers (each would open a connection).
     QUERY_WORKERS: '0',
+    // Correctness, not speed: a loaded test machine must not turn a slow answer into a 503 (the
+    // time budget has tests of its own, which set it).
+    QUERY_TIMEOUT_MS: '120000',
     ...options.env,
   });
   const now = options.now ?? Date.now();
