@@ -47,7 +47,12 @@ const messages = (events: readonly VerificationEvent[], first: number): BatchMes
     value: Buffer.from(JSON.stringify(e)),
   }));
 
-async function apply(p: BatchProcessor, events: readonly VerificationEvent[], first: number, wm: number) {
+async function apply(
+  p: BatchProcessor,
+  events: readonly VerificationEvent[],
+  first: number,
+  wm: number | null,
+) {
   const outcome = await p.process(
     { topic: TOPIC, partition: 0, messages: messages(events, first), lastOffset: first + events.length - 1 },
     wm,
@@ -102,7 +107,7 @@ describe('rebuild --since building blocks', () => {
     // The live compactor has compacted g1 up to the boundary: old events go to the rollups only
     // (an hour not compacted yet would wait in its hour bucket: docs/rollups.md "Retention").
     for (const a of apis) await redis.set(apiKeys(g1, a).compactedThrough, String(boundary.hour - 1));
-    await apply(live, batch1, 0, -1);
+    await apply(live, batch1, 0, null);
 
     // Copy phase: the replay starts at offset 50 (the first record from the boundary on).
     await initWatermarks(redis, g2, [{ field: `${TOPIC}/0`, wm: 49 }]);
