@@ -18,6 +18,7 @@ COPY libs/read-tokens/package.json libs/read-tokens/
 COPY libs/runtime/package.json libs/runtime/
 COPY libs/store/package.json libs/store/
 COPY libs/testkit/package.json libs/testkit/
+COPY libs/workload/package.json libs/workload/
 COPY services/compactor/package.json services/compactor/
 COPY services/ingest/package.json services/ingest/
 COPY services/query/package.json services/query/

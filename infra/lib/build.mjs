@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CACHE_DIR, ROOT } from './paths.mjs';
 import { makeLog } from './log.mjs';
+import { isAlive, readPid, writePid } from './proc.mjs';
 
 const log = makeLog('build');
 const THIS_FILE = fileURLToPath(import.meta.url);
@@ -211,11 +212,48 @@ export async function build() {
   return built;
 }
 
-/** Builds when the outputs are missing or stale; says why on stderr. */
+const LOCK_DIR = path.join(CACHE_DIR, 'build.lock');
+
+/**
+ * Runs fn while holding the build lock (a folder holding the owner's pid): builds started at the same
+ * time (test files running side by side, `npm run cli` beside `npm start`) take turns instead of
+ * writing the same dist/ folders at once. A lock whose owner is gone is taken over.
+ */
+async function withBuildLock(fn) {
+  fs.mkdirSync(CACHE_DIR, { recursive: true });
+  for (;;) {
+    try {
+      fs.mkdirSync(LOCK_DIR);
+      break;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+      const owner = readPid(path.join(LOCK_DIR, 'pid'));
+      // No pid yet: the owner is between mkdir and writing it; give it a moment before calling it gone.
+      const ownerGone =
+        owner === undefined
+          ? Date.now() - fs.statSync(LOCK_DIR, { throwIfNoEntry: false })?.mtimeMs > 5_000
+          : !isAlive(owner);
+      if (ownerGone) fs.rmSync(LOCK_DIR, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  try {
+    writePid(path.join(LOCK_DIR, 'pid'), process.pid);
+    return await fn();
+  } finally {
+    fs.rmSync(LOCK_DIR, { recursive: true, force: true });
+  }
+}
+
+/** Builds when the outputs are missing or stale; says why on stderr. One build at a time (withBuildLock). */
 export async function ensureBuilt() {
-  const reason = staleReason();
-  if (reason === undefined) return false;
-  log(`building (${reason})`);
-  await build();
-  return true;
+  if (staleReason() === undefined) return false;
+  return withBuildLock(async () => {
+    // Whoever held the lock before may have just built.
+    const reason = staleReason();
+    if (reason === undefined) return false;
+    log(`building (${reason})`);
+    await build();
+    return true;
+  });
 }

@@ -2,18 +2,21 @@
 //
 //   - the ingest worker SIGKILLed at a random moment while events flow;
 //   - Redis SIGKILLed and restarted without the tail of its AOF (the last second a machine crash
-//     loses), while the worker and the compactor run;
-//   - a backfill from a file through the operator CLI;
+//     loses), while the compactor runs; the cut always reaches back over applied batches, and the
+//     test checks that the restarted Redis really lost them (its watermarks went back) before the
+//     worker, frozen (SIGSTOP) during the restart, applies them again;
+//   - a backfill from a file through the operator CLI, one of whose produce responses is lost on
+//     the way back (a TCP proxy swallows it after the broker appended the records; the CLI retries);
 //   - a rebuild into a new generation, SIGKILLed part-way through its replay and resumed.
+//
+// Every Kafka client of the run (test producer, services, CLI) reaches the test broker through a
+// proxy (startKafkaProxy, which names itself in the broker's metadata); Redis is a redis-server of
+// this test's own, to crash. With TEST_PORT_RANGE=<from>-<to> both take their ports from that range.
 //
 // Live, late (past the hour horizon) and backfilled events; the compactor runs throughout. At the
 // end every hour, day and month cube of every API in the current generation equals the counts
 // computed straight from the produced events (the hour/rollup split by the API's `cmp`).
 // E2E_SEED=<n> replays a run; the seed is printed.
-//
-// Not covered here: a backfill whose produce response is lost (TCP proxy). The idempotent,
-// resumable backfill that makes that path exact lives on the producer branch and was not on main
-// when this test was written; tools/cli's own #17.3 tests cover it there.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,6 +34,7 @@ import {
   readGeneration,
   readRebuildState,
   readWatermarks,
+  watermarkKey,
   type KeySpace,
 } from '@va/store';
 import {
@@ -46,14 +50,19 @@ import {
   topicEnds,
 } from '@va/testkit';
 import {
+  API_KEYS,
   createTopics,
   deleteTopics,
   loseAofTail,
+  privatePort,
+  singleBroker,
+  startKafkaProxy,
   startRedisServer,
   startService,
   testEnv,
   track,
   waitFor,
+  type KafkaProxy,
   type RedisServer,
   type ServiceProcess,
   type TestEnv,
@@ -64,6 +73,7 @@ const DAY = 86_400_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let t: TestEnv;
+let proxy: KafkaProxy;
 let env: Record<string, string>;
 let dir: string;
 let server: RedisServer;
@@ -74,11 +84,13 @@ const services: ServiceProcess[] = [];
 
 beforeAll(async () => {
   t = await testEnv('mixed recovery');
-  await createTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic], 4);
+  proxy = await startKafkaProxy({ target: singleBroker(t.kafkaBrokers), port: await privatePort() });
+  await createTopics([proxy.address], [t.topic, t.backfillTopic, t.dlqTopic], 4);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mixed-recovery-redis-'));
-  server = await startRedisServer({ dir });
+  server = await startRedisServer({ dir, port: await privatePort() });
   env = {
     ...t.env,
+    KAFKA_BROKERS: proxy.address,
     REDIS_URL: server.url,
     INGEST_SESSION_TIMEOUT_MS: '6000',
     INGEST_HEARTBEAT_MS: '500',
@@ -88,18 +100,19 @@ beforeAll(async () => {
   };
   redis = new Redis(server.url, { maxRetriesPerRequest: null });
   redis.on('error', () => undefined); // reconnects across the Redis crash
-  kafka = new Kafka({ clientId: 'mixed-recovery', brokers: t.kafkaBrokers, logLevel: logLevel.NOTHING });
+  kafka = new Kafka({ clientId: 'mixed-recovery', brokers: [proxy.address], logLevel: logLevel.NOTHING });
   producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
 });
 
 afterAll(async () => {
   for (const s of services) await s.kill('SIGKILL');
-  await producer.disconnect();
-  redis.disconnect();
-  await server.stop();
-  await deleteTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic]);
-  fs.rmSync(dir, { recursive: true, force: true });
+  await producer?.disconnect();
+  redis?.disconnect();
+  await server?.stop();
+  if (t) await deleteTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic]);
+  await proxy?.close();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** The operator CLI as a child process (the way an operator runs it). */
@@ -157,7 +170,9 @@ it('counts every event exactly through a worker kill, a Redis AOF loss, a backfi
   await first;
   await settled({ prefix: t.keyPrefix, generation: 1 });
 
-  // 2. Redis crashes and comes back without the tail of its AOF, while more events flow.
+  // 2. Redis crashes and comes back without the tail of its AOF, while more events flow. The cut
+  // reaches back over the last watermark move at least, so applied batches are really lost; the
+  // worker is frozen while Redis restarts so that the loss can be seen before it applies them again.
   const second = liveChunk(2_000);
   await sleep(500 + random() * 1_500);
   const g1: KeySpace = { prefix: t.keyPrefix, generation: 1 };
@@ -165,23 +180,40 @@ it('counts every event exactly through a worker kill, a Redis AOF loss, a backfi
     [0, 1, 2, 3].map((partition) => ({ topic, partition })),
   );
   const applied = async () => (await readWatermarks(redis, g1, partitions)).reduce((s, wm) => s + wm + 1, 0);
-  const beforeCrash = await applied();
   await server.kill('SIGKILL');
-  loseAofTail(dir, 10_000 + Math.floor(random() * 100_000));
   await sleep(200 + random() * 500);
+  // What Redis held at the crash: a restart with the whole AOF, the worker frozen from here on.
+  process.kill(worker.pid, 'SIGSTOP');
   await server.restart();
-  const lostOffsets = Math.max(0, beforeCrash - (await applied()));
+  const beforeCrash = await applied();
+  // The same crash, this time losing the AOF's tail.
+  await server.kill('SIGKILL');
+  const cutBytes = loseAofTail(dir, 10_000 + Math.floor(random() * 100_000), { losing: watermarkKey(g1) });
+  await server.restart();
+  const afterCrash = await applied();
+  process.kill(worker.pid, 'SIGCONT');
+  const lostOffsets = beforeCrash - afterCrash;
+  expect(lostOffsets, 'applied offsets the restarted Redis lost').toBeGreaterThan(0);
   await second;
 
-  // 3. A backfill of older history from a file, while live events keep coming.
+  // 3. A backfill of older history from a file, while live events keep coming; the proxy swallows
+  // the response to its first produce request (the broker appended the records) and closes that
+  // connection, and the CLI's producer sends the batch again.
   const backfill = Array.from({ length: 1_500 }, () => clearOfHorizon(old.next(), now, hourMs));
   events.push(...backfill);
   const file = path.join(dir, 'backfill.jsonl');
   fs.writeFileSync(file, backfill.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  const dropped = proxy.dropResponse(
+    (r) => r.apiKey === API_KEYS.produce && r.topics.includes(t.backfillTopic),
+  );
   const third = liveChunk(1_000);
   const run = cli(['backfill', '--file', file, '--json'], env);
   expect(await run.exited, run.output()).toBe(0);
+  expect((await dropped).topics).toEqual([t.backfillTopic]);
+  expect(proxy.dropped).toHaveLength(1);
   await third;
+  const backfilled = (await topicEnds(kafka, [t.backfillTopic])).reduce((sum, p) => sum + p.last + 1, 0);
+  expect(backfilled, 'records in the backfill topic').toBe(backfill.length);
 
   // 4. A rebuild, slowed down so that it is SIGKILLed mid-replay, then resumed to the switch.
   const slow = { ...env, INGEST_MAX_BYTES_PER_PARTITION: '4096', INGEST_CONCURRENCY: '1' };
@@ -228,7 +260,7 @@ it('counts every event exactly through a worker kill, a Redis AOF loss, a backfi
   expect(problems).toEqual([]);
   process.stderr.write(
     `[mixed-recovery] seed ${SEED}: ${events.length} events, worker kill, Redis AOF-tail loss ` +
-      `(${lostOffsets} applied offsets lost), ` +
-      `backfill of ${backfill.length}, rebuild killed and resumed: every cube exact\n`,
+      `(${cutBytes} bytes cut, ${lostOffsets} applied offsets lost), ` +
+      `backfill of ${backfill.length} with a lost produce response, rebuild killed and resumed: every cube exact\n`,
   );
 });

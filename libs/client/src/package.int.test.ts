@@ -1,5 +1,6 @@
 /**
- * The publishable package (npm run build -w @va/client → libs/client/dist): plain ESM JavaScript that
+ * The publishable package (npm run build -w @va/client → libs/client/dist, which `npm run build`
+ * runs with the other workspaces' builds): plain ESM JavaScript that
  * Node runs without TypeScript tooling and that touches no Node-only API, one self-contained
  * declaration file (only @sinclair/typebox referenced), and a package.json with exports and types.
  */
@@ -19,6 +20,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ensureBuilt } from '@va/infra/build';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -27,7 +29,9 @@ const require = createRequire(import.meta.url);
 let consumer: string;
 
 beforeAll(async () => {
-  await run(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root });
+  // The repository's build (infra/lib/build.mjs) runs this package's `build` script with the others',
+  // and only when a source changed: the test run builds once for every test that needs dist/ folders.
+  await ensureBuilt();
   // A project that installed the package: node_modules/@va/client is the built dist, nothing else of ours.
   consumer = mkdtempSync(join(tmpdir(), 'va-client-consumer-'));
   mkdirSync(join(consumer, 'node_modules/@va'), { recursive: true });

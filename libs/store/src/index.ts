@@ -19,3 +19,4 @@ export * from './generation-switch';
 export * from './generation-delete';
 export * from './generation-scan';
 export * from './read-token-access';
+export * from './section/codec';

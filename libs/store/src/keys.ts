@@ -30,7 +30,13 @@
  *                                       when its buckets before the --since boundary were copied ("@" marks done)
  *   <p>:g<g>:{a}:idx:<r>        zset    bucket indices that hold data, per resolution r
  *   <p>:g<g>:{a}:<r>:<t>:parts  set     cube suffixes written in bucket (r, t)
- *   <p>:g<g>:{a}:<r>:<t>:<cube> hash    counters; see CUBES below
+ *   <p>:g<g>:{a}:<r>:<t>:<cube> hash    counters not sealed yet (the "delta"); see CUBES below
+ *   <p>:g<g>:{a}:<r>:<t>:S:<c>  string  sealed section of cube c ∈ t k i s x f (section/codec.ts)
+ *   <p>:g<g>:{a}:<r>:<t>:z:<cube> hash  delta hashes being sealed (renamed from <cube> by beginSeal)
+ *   <p>:g<g>:{a}:<r>:<t>:zparts set     cube suffixes being sealed (renamed from parts)
+ *   <p>:g<g>:{a}:dirty          zset    buckets with delta hashes: member "<r>:<t>", score = the
+ *                                       bucket's last hour (sealable once it is <= cmp, for hours)
+ *   <p>:g<g>:{a}:seq            string  seal sequence: INCR gives each new section its version
  *
  * Progress of a partition (generation-scoped, its own slot):
  *   <p>:g<g>:wm                 hash    "<topic>/<partition>" -> offset through which every message is applied
@@ -106,6 +112,13 @@ export function apiKeys(space: KeySpace, apiId: string) {
     parts: (r: Resolution, t: number) => `${base}:${r}:${t}:parts`,
     /** suffix is a cube suffix as stored in the parts set: "t", "k:<part>", "f:<part>", ... */
     cube: (r: Resolution, t: number, suffix: string) => `${base}:${r}:${t}:${suffix}`,
+    /** Sealed section of a section cube (docs/store-v2.md). */
+    section: (r: Resolution, t: number, cube: string) => `${base}:${r}:${t}:S:${cube}`,
+    /** A delta hash while it is being sealed (suffix as in parts). */
+    sealing: (r: Resolution, t: number, suffix: string) => `${base}:${r}:${t}:z:${suffix}`,
+    sealingParts: (r: Resolution, t: number) => `${base}:${r}:${t}:zparts`,
+    dirty: `${base}:dirty`,
+    sealSequence: `${base}:seq`,
   };
 }
 

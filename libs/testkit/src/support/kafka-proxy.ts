@@ -4,16 +4,19 @@
  * That is what a network failure after the broker's append looks like to a producer, which then
  * retries the request on a new connection (a duplicate unless the producer is idempotent).
  *
- * Kafka clients connect to the address the broker advertises in its metadata, so the proxy must
- * be that address: start the broker with `advertisedPort` = the proxy's port (infra/kafka.mjs)
- * and give clients the proxy's address. Everything else is forwarded byte for byte; the proxy
- * only reads the frame headers (size, api key/version, correlation id, client id, and for
- * Produce requests the topic names) to know which response answers which request.
+ * Kafka clients connect to the address the broker advertises in its metadata, so the proxy puts
+ * its own address there: it rewrites the broker's host and port in Metadata (versions 0-8) and
+ * FindCoordinator (0-2) responses, the non-flexible versions kafkajs speaks. Any single broker can
+ * sit behind it (the test run's own, without a broker of the test's own); a broker that advertises
+ * the proxy's port already (infra/kafka.mjs `advertisedPort`) works the same. Everything else is
+ * forwarded byte for byte; the proxy only reads the frame headers (size, api key/version,
+ * correlation id, client id, and for Produce requests the topic names) to know which response
+ * answers which request.
  */
 import net from 'node:net';
 
 /** Kafka API keys the proxy names (https://kafka.apache.org/protocol#protocol_api_keys). */
-export const API_KEYS = { produce: 0, fetch: 1, metadata: 3 } as const;
+export const API_KEYS = { produce: 0, fetch: 1, metadata: 3, findCoordinator: 10 } as const;
 
 export interface KafkaRequestInfo {
   apiKey: number;
@@ -70,6 +73,55 @@ export function parseRequest(frame: Buffer): KafkaRequestInfo {
   return { apiKey, apiVersion, correlationId, clientId, topics };
 }
 
+/** Skips a (nullable) STRING at `at`; returns the offset after it. */
+const skipString = (frame: Buffer, at: number): number => at + 2 + Math.max(frame.readInt16BE(at), 0);
+
+/** node_id INT32, host STRING, port INT32 at `at`, with host and port replaced. */
+function broker(host: string, port: number, nodeId: number): Buffer {
+  const out = Buffer.alloc(4 + 2 + Buffer.byteLength(host) + 4);
+  out.writeInt32BE(nodeId, 0);
+  out.writeInt16BE(Buffer.byteLength(host), 4);
+  out.write(host, 6);
+  out.writeInt32BE(port, out.length - 4);
+  return out;
+}
+
+/**
+ * A response frame (correlation id first) with every broker address in it replaced by
+ * host:port, for the Metadata and FindCoordinator versions the proxy knows; others unchanged.
+ */
+export function rewriteBrokerAddresses(
+  frame: Buffer,
+  request: Pick<KafkaRequestInfo, 'apiKey' | 'apiVersion'>,
+  host: string,
+  port: number,
+): Buffer {
+  const { apiKey, apiVersion } = request;
+  if (apiKey === API_KEYS.metadata && apiVersion <= 8) {
+    let at = 4 + (apiVersion >= 3 ? 4 : 0); // correlation id, throttle_time_ms
+    const count = frame.readInt32BE(at);
+    at += 4;
+    const parts: Buffer[] = [frame.subarray(0, at)];
+    for (let n = 0; n < count; n++) {
+      const nodeId = frame.readInt32BE(at);
+      const end = skipString(frame, at + 4) + 4; // host, port
+      const rackEnd = apiVersion >= 1 ? skipString(frame, end) : end;
+      parts.push(broker(host, port, nodeId), frame.subarray(end, rackEnd));
+      at = rackEnd;
+    }
+    parts.push(frame.subarray(at));
+    return Buffer.concat(parts);
+  }
+  if (apiKey === API_KEYS.findCoordinator && apiVersion <= 2) {
+    // throttle_time_ms, error_code, error_message (v1+), then the coordinator.
+    const at = apiVersion >= 1 ? skipString(frame, 4 + 4 + 2) : 4 + 2;
+    const nodeId = frame.readInt32BE(at);
+    const end = skipString(frame, at + 4) + 4;
+    return Buffer.concat([frame.subarray(0, at), broker(host, port, nodeId), frame.subarray(end)]);
+  }
+  return frame;
+}
+
 /** Splits a byte stream into size-prefixed Kafka frames (each returned without its 4-byte size). */
 class FrameReader {
   private buffered: Buffer = Buffer.alloc(0);
@@ -93,14 +145,23 @@ const withSize = (frame: Buffer): Buffer => {
   return Buffer.concat([size, frame]);
 };
 
+/** The one broker of a broker list (`host:port[,...]`), as a proxy target; throws for several. */
+export function singleBroker(brokers: readonly string[]): { host: string; port: number } {
+  if (brokers.length !== 1) throw new Error(`kafka proxy: one broker expected, got ${brokers.join(',')}`);
+  const match = /^(.+):(\d+)$/.exec(brokers[0]!.trim());
+  if (!match) throw new Error(`kafka proxy: not host:port: ${brokers[0]}`);
+  return { host: match[1]!, port: Number(match[2]) };
+}
+
 export async function startKafkaProxy(options: {
   /** The broker's real listener. */
   target: { host: string; port: number };
-  /** Where the proxy listens (the broker's advertised port); 0 = any free port. */
+  /** Where the proxy listens; 0 = any free port. */
   port?: number;
   host?: string;
 }): Promise<KafkaProxy> {
   const host = options.host ?? '127.0.0.1';
+  let port = 0; // known once listening, before the first connection
   const requests: KafkaRequestInfo[] = [];
   const dropped: KafkaRequestInfo[] = [];
   const sockets = new Set<net.Socket>();
@@ -149,7 +210,7 @@ export async function startKafkaProxy(options: {
           rule.resolve(request);
           return;
         }
-        client.write(withSize(frame));
+        client.write(withSize(request ? rewriteBrokerAddresses(frame, request, host, port) : frame));
       }
     });
   });
@@ -160,7 +221,7 @@ export async function startKafkaProxy(options: {
   });
   const address = server.address();
   if (!address || typeof address !== 'object') throw new Error('kafka proxy: no address');
-  const port = address.port;
+  port = address.port;
 
   return {
     host,

@@ -1,7 +1,7 @@
 /**
- * A Kafka broker of one test file's own (infra/kafka.mjs), for tests that stop, kill or restart it
- * or put a proxy in front of it: never the shared one. State lives under a fresh temporary
- * directory, removed by `destroy()`.
+ * A Kafka broker of one test file's own (infra/kafka.mjs), for tests that stop, kill or restart it:
+ * never the shared one. (A proxy needs no broker of its own: startKafkaProxy works in front of the
+ * run's.) State lives under a fresh temporary directory, removed by `destroy()`.
  *
  * Ports: free ones picked by the OS; with TEST_PORT_RANGE=<from>-<to> set (an engineer's own range
  * on a shared machine), free ones from that range.
@@ -13,7 +13,6 @@ import path from 'node:path';
 import { startKafka, stopKafka, type KafkaOptions } from '@va/infra/kafka';
 import { freePort } from './ports.js';
 import { waitFor } from './wait.js';
-import { startKafkaProxy, type KafkaProxy } from './kafka-proxy.js';
 
 const taken = new Set<number>();
 
@@ -40,9 +39,7 @@ export async function privatePort(): Promise<number> {
 }
 
 export interface PrivateKafka {
-  /** What clients use: the proxy's address when there is one, else the broker's. */
   brokers: string[];
-  proxy: KafkaProxy | undefined;
   /** Stops the broker: a controlled shutdown (SIGTERM), or SIGKILL with `{ kill: true }`. */
   stop(options?: { kill?: boolean }): Promise<void>;
   /** Starts it again on the same ports and data. */
@@ -51,26 +48,21 @@ export interface PrivateKafka {
   destroy(): Promise<void>;
 }
 
-export async function startPrivateKafka(options: { name: string; proxy?: boolean }): Promise<PrivateKafka> {
+export async function startPrivateKafka(options: { name: string }): Promise<PrivateKafka> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), `kafka-${options.name}-`));
   const port = await privatePort();
   const controllerPort = await privatePort();
-  const proxy = options.proxy
-    ? await startKafkaProxy({ target: { host: '127.0.0.1', port }, port: await privatePort() })
-    : undefined;
   const kafkaOptions: KafkaOptions = {
     stateDir,
     port,
     controllerPort,
-    advertisedPort: proxy?.port ?? port,
     heapMax: '512m',
     logLevel: 'WARN',
     log: () => undefined,
   };
   await startKafka(kafkaOptions);
   return {
-    brokers: [proxy?.address ?? `127.0.0.1:${port}`],
-    proxy,
+    brokers: [`127.0.0.1:${port}`],
     async stop(stop = {}) {
       // stopKafka sends SIGTERM and escalates to SIGKILL after timeoutMs.
       await stopKafka({ ...kafkaOptions, timeoutMs: stop.kill ? 0 : 30_000 });
@@ -84,7 +76,6 @@ export async function startPrivateKafka(options: { name: string; proxy?: boolean
     },
     async destroy() {
       await stopKafka({ ...kafkaOptions, timeoutMs: 5_000 }).catch(() => undefined);
-      await proxy?.close();
       fs.rmSync(stateDir, { recursive: true, force: true });
     },
   };

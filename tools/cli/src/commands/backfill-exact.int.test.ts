@@ -2,9 +2,9 @@
 // appended the records; the CLI never heard so and retried) and a backfill killed midway and run
 // again must both leave every event of the file counted exactly once.
 //
-// The first test runs against a broker of its own behind a TCP proxy (test/support/kafka-proxy.ts)
-// that swallows one Produce response of the backfill topic and closes that connection; the broker
-// advertises the proxy's port, so the CLI and the ingest worker reach it only through the proxy.
+// The first test reaches the test broker only through a TCP proxy (@va/testkit/support
+// startKafkaProxy, which names itself in the broker's metadata) that swallows one Produce response
+// of the backfill topic and closes that connection; the CLI and the ingest worker use the proxy.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,11 +19,12 @@ import {
   deletePrefix,
   deleteTopics,
   killAllChildren,
-  startPrivateKafka,
+  singleBroker,
+  startKafkaProxy,
   startService,
   testEnv,
   waitFor,
-  type PrivateKafka,
+  type KafkaProxy,
   type TestEnv,
 } from '@va/testkit/support';
 import { createGenerator } from '@va/testkit';
@@ -81,38 +82,32 @@ async function countedPerApi(
 }
 
 describe('backfill --file through a proxy that loses one produce response', () => {
-  let kafka: PrivateKafka;
+  let proxy: KafkaProxy;
   let t: TestEnv;
   let redis: Redis;
   beforeAll(async () => {
-    kafka = await startPrivateKafka({ name: 'backfill-proxy', proxy: true });
     t = await testEnv('backfill lost response');
-    // A broker that just started may not host the new partitions yet on a loaded machine: retry.
-    await waitFor(
-      async () => {
-        await createTopics(kafka.brokers, [t.topic, t.backfillTopic, t.dlqTopic], 4);
-        return true;
-      },
-      { timeoutMs: 120_000, message: 'topics with leaders' },
-    );
+    proxy = await startKafkaProxy({ target: singleBroker(t.kafkaBrokers) });
+    await createTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic], 4);
     redis = new Redis(t.redisUrl);
   });
   afterAll(async () => {
     killAllChildren();
     redis?.disconnect();
-    if (t) await deletePrefix(t.redisUrl, t.keyPrefix);
-    await kafka?.destroy();
+    await proxy?.close();
+    if (t) {
+      await deleteTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic]);
+      await deletePrefix(t.redisUrl, t.keyPrefix);
+    }
   });
 
   it('counts every line of the file exactly once', async () => {
-    const brokers = kafka.brokers.join(',');
-    const env = { ...t.env, KAFKA_BROKERS: brokers, INGEST_SESSION_TIMEOUT_MS: '6000' };
+    const env = { ...t.env, KAFKA_BROKERS: proxy.address, INGEST_SESSION_TIMEOUT_MS: '6000' };
     const worker = startService('ingest', env);
     await worker.waitForHealth(`http://127.0.0.1:${t.ingestMetricsPort}/health`);
     const { file, events } = eventFile('lost-response.ndjson', 30_000, 21);
 
     // The third Produce request of the backfill to its topic gets no answer.
-    const proxy = kafka.proxy!;
     let produces = 0;
     const dropped = proxy.dropResponse(
       (r) => r.apiKey === API_KEYS.produce && r.topics.includes(t.backfillTopic) && ++produces === 3,
@@ -126,7 +121,7 @@ describe('backfill --file through a proxy that loses one produce response', () =
     const expected = perApi(events);
     const counted = await countedPerApi(redis, space, expected.keys());
     expect(counted).toEqual(expected);
-    const client = new Kafka({ brokers: kafka.brokers, logLevel: logLevel.NOTHING });
+    const client = new Kafka({ brokers: t.kafkaBrokers, logLevel: logLevel.NOTHING });
     const backfillEnds = await topicOffsets(client, [t.backfillTopic]);
     expect(backfillEnds.reduce((sum, p) => sum + p.high, 0)).toBe(events.length);
     await worker.kill();

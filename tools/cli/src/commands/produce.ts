@@ -11,7 +11,7 @@ import { SingleBar, Presets } from 'cli-progress';
 import { loadConfig } from '@va/config';
 import { OUTCOMES } from '@va/contracts';
 import { createProducer } from '@va/producer';
-import { createGenerator } from '@va/testkit';
+import { createGenerator } from '@va/workload';
 
 export interface ProduceOptions {
   events: number;

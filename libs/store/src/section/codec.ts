@@ -1,0 +1,263 @@
+/**
+ * Sealed sections (docs/store-v2.md): the counters of one cube of one closed-for-now bucket,
+ * packed into one Redis string by the compactor and decoded by the query service into typed
+ * arrays. Pure: no I/O.
+ *
+ * A section is a table of rows sorted by their dimension codes (lexicographically), each row
+ * holding the nine outcome counts (OUTCOMES order). Rows whose counts are all 0 are not stored.
+ *
+ * Bytes (little endian):
+ *   0   "VS"             magic
+ *   2   u8  format       SECTION_FORMAT
+ *   3   u8  flags        bit 0: payload is deflate-raw compressed (node:zlib)
+ *   4   f64 version      seal sequence of the API (INCR of its `seq` key): changes whenever the
+ *                        section is rewritten, so a reader may cache the decoded section under it;
+ *                        Lua compares these 8 bytes (GETRANGE key 4 11) with the cached ones
+ *   12  u8  cube         SectionCube as an ASCII letter
+ *   13  u8  dims         number of dimension columns
+ *   14  u16 reserved     0
+ *   16  u32 rows
+ *   20  u32 raw length   payload length before compression
+ *   24  payload
+ * Payload, column by column, all unsigned LEB128 varints:
+ *   per dimension d: one code per row; dimension 0 as the difference to the previous row's,
+ *     dimension d > 0 as the difference to the previous row's when dimensions 0..d-1 are equal
+ *     to the previous row's (sorted order makes it non-negative), else the code itself;
+ *   one outcome mask per row (bit o set = outcome o is non-zero);
+ *   the non-zero counts of each row, in outcome order.
+ */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { OUTCOME_COUNT } from '@va/contracts';
+import { ByteReader, ByteWriter } from './varint';
+
+/**
+ * Cubes a section can hold: the five counter cubes of keys.ts, and `x` (identity × key), which
+ * exists only sealed: the compactor derives it from `f` so that per-key questions about one
+ * identity do not read the tag-set detail.
+ *   t  no dimension        k  [key]        i  [identity]        s  [set]
+ *   x  [identity, key]     f  [identity, key, set]
+ * Identity columns hold NO_IDENTITY for events without an identity (f's "_" part).
+ */
+export type SectionCube = 't' | 'k' | 'i' | 's' | 'x' | 'f';
+export const SECTION_CUBES: readonly SectionCube[] = ['t', 'k', 'i', 's', 'x', 'f'];
+export const SECTION_DIMS: Readonly<Record<SectionCube, number>> = { t: 0, k: 1, i: 1, s: 1, x: 2, f: 3 };
+/** Identity code of events without an identity in x and f (sorts last). */
+export const NO_IDENTITY = 0xffffffff;
+
+export const SECTION_FORMAT = 1;
+export const SECTION_HEADER_BYTES = 24;
+/** Where the version sits in the header (for GETRANGE key 4 11). */
+export const SECTION_VERSION_OFFSET = 4;
+/** Payloads at least this long are compressed when that makes them smaller. */
+const COMPRESS_MIN_BYTES = 128;
+
+export interface Section {
+  cube: SectionCube;
+  version: number;
+  rows: number;
+  /** One column per dimension, `rows` codes each; rows sorted by (dims[0], dims[1], ...). */
+  dims: Uint32Array[];
+  /** rows × OUTCOME_COUNT counts, row-major. */
+  counts: Float64Array;
+}
+
+/** Rows by their dimension codes, as a builder collects them before encoding. */
+export class SectionRows {
+  private readonly rows = new Map<string, { dims: number[]; counts: number[] }>();
+
+  constructor(readonly cube: SectionCube) {}
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  /** Adds n to one outcome of the row with these dimension codes. */
+  add(dims: readonly number[], outcome: number, n: number): void {
+    if (dims.length !== SECTION_DIMS[this.cube]) throw new Error(`section ${this.cube}: ${dims.length} dims`);
+    const id = dims.join('.');
+    let row = this.rows.get(id);
+    if (!row) {
+      row = { dims: [...dims], counts: new Array<number>(OUTCOME_COUNT).fill(0) };
+      this.rows.set(id, row);
+    }
+    row.counts[outcome]! += n;
+  }
+
+  /** Adds every row of a decoded section. */
+  addSection(section: Section): void {
+    const dims = new Array<number>(section.dims.length);
+    for (let r = 0; r < section.rows; r++) {
+      for (let d = 0; d < dims.length; d++) dims[d] = section.dims[d]![r]!;
+      for (let o = 0; o < OUTCOME_COUNT; o++) {
+        const n = section.counts[r * OUTCOME_COUNT + o]!;
+        if (n !== 0) this.add(dims, o, n);
+      }
+    }
+  }
+
+  /** The rows as a section (sorted, zero rows dropped). */
+  toSection(version: number): Section {
+    const live = [...this.rows.values()].filter((row) => row.counts.some((n) => n !== 0));
+    live.sort((a, b) => compareDims(a.dims, b.dims));
+    const dims = Array.from({ length: SECTION_DIMS[this.cube] }, () => new Uint32Array(live.length));
+    const counts = new Float64Array(live.length * OUTCOME_COUNT);
+    live.forEach((row, r) => {
+      row.dims.forEach((code, d) => (dims[d]![r] = code));
+      row.counts.forEach((n, o) => (counts[r * OUTCOME_COUNT + o] = n));
+    });
+    return { cube: this.cube, version, rows: live.length, dims, counts };
+  }
+}
+
+function compareDims(a: readonly number[], b: readonly number[]): number {
+  for (let d = 0; d < a.length; d++) if (a[d] !== b[d]) return a[d]! - b[d]!;
+  return 0;
+}
+
+export function encodeSection(section: Section): Buffer {
+  const { rows, dims, counts } = section;
+  const payload = new ByteWriter();
+  dims.forEach((column, d) => {
+    for (let r = 0; r < rows; r++) {
+      const code = column[r]!;
+      if (r > 0 && (d === 0 || prefixEqual(dims, d, r))) {
+        const delta = code - column[r - 1]!;
+        if (delta < 0) throw new Error('section: rows are not sorted');
+        payload.varint(delta);
+      } else payload.varint(code);
+    }
+  });
+  for (let r = 0; r < rows; r++) {
+    let mask = 0;
+    for (let o = 0; o < OUTCOME_COUNT; o++) if (counts[r * OUTCOME_COUNT + o] !== 0) mask |= 1 << o;
+    payload.varint(mask);
+  }
+  for (let r = 0; r < rows; r++) {
+    for (let o = 0; o < OUTCOME_COUNT; o++) {
+      const n = counts[r * OUTCOME_COUNT + o]!;
+      if (n < 0 || !Number.isSafeInteger(n))
+        throw new Error(`section: count ${n} is not a safe non-negative integer`);
+      if (n !== 0) payload.varint(n);
+    }
+  }
+  const raw = payload.bytes();
+  let body: Uint8Array = raw;
+  let flags = 0;
+  if (raw.length >= COMPRESS_MIN_BYTES) {
+    const packed = deflateRawSync(raw);
+    if (packed.length < raw.length) {
+      body = packed;
+      flags |= 1;
+    }
+  }
+  const out = Buffer.allocUnsafe(SECTION_HEADER_BYTES + body.length);
+  out.write('VS', 0, 'latin1');
+  out.writeUInt8(SECTION_FORMAT, 2);
+  out.writeUInt8(flags, 3);
+  out.writeDoubleLE(section.version, SECTION_VERSION_OFFSET);
+  out.write(section.cube, 12, 'latin1');
+  out.writeUInt8(dims.length, 13);
+  out.writeUInt16LE(0, 14);
+  out.writeUInt32LE(rows, 16);
+  out.writeUInt32LE(raw.length, 20);
+  out.set(body, SECTION_HEADER_BYTES);
+  return out;
+}
+
+/** Whether dims 0..d-1 of row r equal those of row r-1. */
+function prefixEqual(dims: readonly Uint32Array[], d: number, r: number): boolean {
+  for (let e = 0; e < d; e++) if (dims[e]![r] !== dims[e]![r - 1]) return false;
+  return true;
+}
+
+/** The version of an encoded section (its header), without decoding the rest. */
+export function sectionVersion(bytes: Uint8Array): number {
+  checkHeader(bytes);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).readDoubleLE(SECTION_VERSION_OFFSET);
+}
+
+/** The 8 header bytes holding the version, as Lua compares them (GETRANGE key 4 11). */
+export function versionBytes(version: number): Buffer {
+  const out = Buffer.allocUnsafe(8);
+  out.writeDoubleLE(version, 0);
+  return out;
+}
+
+function checkHeader(bytes: Uint8Array): void {
+  if (bytes.length < SECTION_HEADER_BYTES || bytes[0] !== 0x56 || bytes[1] !== 0x53) {
+    throw new Error('section: bad magic');
+  }
+  if (bytes[2] !== SECTION_FORMAT) throw new Error(`section: unknown format ${bytes[2]}`);
+}
+
+export function decodeSection(bytes: Uint8Array): Section {
+  checkHeader(bytes);
+  const header = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const flags = header.readUInt8(3);
+  const version = header.readDoubleLE(SECTION_VERSION_OFFSET);
+  const cube = String.fromCharCode(header.readUInt8(12)) as SectionCube;
+  if (!SECTION_CUBES.includes(cube)) throw new Error(`section: unknown cube ${cube}`);
+  const dimCount = header.readUInt8(13);
+  if (dimCount !== SECTION_DIMS[cube]) throw new Error(`section: cube ${cube} with ${dimCount} dims`);
+  const rows = header.readUInt32LE(16);
+  const rawLength = header.readUInt32LE(20);
+  const body = bytes.subarray(SECTION_HEADER_BYTES);
+  const raw = flags & 1 ? inflateRawSync(body) : body;
+  if (raw.length !== rawLength) throw new Error('section: payload length mismatch');
+  const reader = new ByteReader(raw);
+  const dims: Uint32Array[] = [];
+  for (let d = 0; d < dimCount; d++) {
+    const column = new Uint32Array(rows);
+    for (let r = 0; r < rows; r++) {
+      const v = reader.varint();
+      column[r] = r > 0 && (d === 0 || prefixEqual(dims, d, r)) ? column[r - 1]! + v : v;
+    }
+    dims.push(column);
+  }
+  const masks = new Uint16Array(rows);
+  for (let r = 0; r < rows; r++) masks[r] = reader.varint();
+  const counts = new Float64Array(rows * OUTCOME_COUNT);
+  for (let r = 0; r < rows; r++) {
+    const mask = masks[r]!;
+    for (let o = 0; o < OUTCOME_COUNT; o++)
+      if (mask & (1 << o)) counts[r * OUTCOME_COUNT + o] = reader.varint();
+  }
+  if (reader.offset !== raw.length) throw new Error('section: trailing bytes');
+  return { cube, version, rows, dims, counts };
+}
+
+/**
+ * The rows [from, to) whose first dimension equals `code` (binary search; rows are sorted).
+ * For x and f this is one identity's rows; for k, i and s one code's row.
+ */
+export function rowsOfFirst(section: Section, code: number): [number, number] {
+  const column = section.dims[0];
+  if (!column) return [0, section.rows];
+  const lower = (target: number): number => {
+    let lo = 0;
+    let hi = section.rows;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (column[mid]! < target) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  return [lower(code), code === NO_IDENTITY ? section.rows : lower(code + 1)];
+}
+
+/** The x section (identity × key) of an f section: its rows summed over tag sets. */
+export function deriveIdentityKey(f: Section, version: number): Section {
+  if (f.cube !== 'f') throw new Error(`deriveIdentityKey of cube ${f.cube}`);
+  const x = new SectionRows('x');
+  const dims = [0, 0];
+  for (let r = 0; r < f.rows; r++) {
+    dims[0] = f.dims[0]![r]!;
+    dims[1] = f.dims[1]![r]!;
+    for (let o = 0; o < OUTCOME_COUNT; o++) {
+      const n = f.counts[r * OUTCOME_COUNT + o]!;
+      if (n !== 0) x.add(dims, o, n);
+    }
+  }
+  return x.toSection(version);
+}
