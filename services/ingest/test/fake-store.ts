@@ -23,7 +23,7 @@ export class FakeStore implements StorePort {
   readonly resolutions = new Map<string, Set<string>>();
   /** Round trips to the store, by operation. */
   readonly calls = { apply: 0, applyScripts: 0, watermark: 0, progress: 0, assign: 0 };
-  /** The next apply() applies this many APIs, then rejects (the worker or Redis died mid-pipeline). */
+  /** This many more API applies succeed, then apply() rejects (the worker or Redis died mid-pipeline). */
   crashAfterApplies: number | undefined;
   /** Runs before each API's apply script (e.g. another writer acts meanwhile). */
   beforeApply: ((apply: PlannedApply) => void) | undefined;
@@ -70,10 +70,11 @@ export class FakeStore implements StorePort {
     this.calls.apply++;
     const out: ApplyOutcome[] = [];
     for (const a of applies) {
-      if (this.crashAfterApplies !== undefined && out.length >= this.crashAfterApplies) {
+      if (this.crashAfterApplies === 0) {
         this.crashAfterApplies = undefined;
         throw new Error('connection lost mid-pipeline');
       }
+      if (this.crashAfterApplies !== undefined) this.crashAfterApplies--;
       this.beforeApply?.(a);
       this.calls.applyScripts++;
       out.push(this.applyOne(a));

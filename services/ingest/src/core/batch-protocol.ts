@@ -56,7 +56,18 @@ export interface BatchProtocolDeps {
   generation?: number;
   /** Rebuild --since: valid events to leave out because the old generation's copy carried them. */
   skipEvent?: (event: ValidEvent, field: string, offset: number) => boolean;
+  /**
+   * Distinct tuples of one API in one store call, at most (about): bounds the time one
+   * applyApiBatch blocks Redis (each tuple is up to 5 HINCRBYs per bucket). Default MAX_TUPLES_PER_CALL.
+   */
+  maxTuplesPerCall?: number;
 }
+
+/**
+ * A tuple costs about 5 HINCRBYs (t, k, i, s, f) in each bucket it reaches; Redis runs roughly one
+ * HINCRBY per µs inside a script: 800 tuples stay near 5 ms in the worst case (nothing merges).
+ */
+export const MAX_TUPLES_PER_CALL = 800;
 
 /** The compactor moves cmp about once an hour: a few retries settle any race with it. */
 const CMP_RETRIES = 5;
@@ -153,6 +164,7 @@ export class BatchProtocol {
       ctx,
       viewOf,
       skipEvent && ((e, offset) => skipEvent(e, field, offset)),
+      this.deps.maxTuplesPerCall ?? MAX_TUPLES_PER_CALL,
     );
     const dead = first.dead;
     let skipped = first.skipped;
@@ -182,8 +194,8 @@ export class BatchProtocol {
         if (this.epoch !== epoch) return conflict('redis-reset', 'while assigning codes');
         this.codes.add(assigned);
       }
-      for (const { event } of second.countable) {
-        countEvent(first.counters.get(event.apiId)!, event, this.codes.codesOf(event.apiId));
+      for (const { event, slice } of second.countable) {
+        countEvent(first.slices[slice]!.counters.get(event.apiId)!, event, this.codes.codesOf(event.apiId));
       }
     }
 
@@ -191,7 +203,11 @@ export class BatchProtocol {
     if (dead.length > 0) await this.deps.deadLetter(dead);
 
     // 4. Increments per API.
-    const apis = prepareApis(first.counters, (apiId) => this.cmps.get(apiId)!, now, retention);
+    const cmpOf = (apiId: string) => this.cmps.get(apiId)!;
+    const slices = first.slices.map((sl) => ({
+      lastOffset: sl.lastOffset,
+      apis: prepareApis(sl.counters, cmpOf, now, retention),
+    }));
     return {
       status: 'prepared',
       topic: batch.topic,
@@ -201,25 +217,47 @@ export class BatchProtocol {
       epoch,
       space,
       now,
-      apis,
+      slices: slices.filter((sl) => sl.apis.length > 0),
       skipped,
       deadLettered: dead.length,
     };
   }
 
   async commit(p: PreparedBatch, wm: Offset): Promise<Applied | Conflict> {
+    let applied = 0;
+    for (const slice of p.slices) {
+      const result = await this.commitSlice(p, slice.apis, slice.lastOffset);
+      if (typeof result !== 'number') return result;
+      applied += result;
+    }
+
+    if (this.epoch !== p.epoch) return conflict('redis-reset', 'before the watermark');
+    const moved = await this.store.advanceWatermark(p.space, p.topic, p.partition, wm, p.lastOffset);
+    if (!moved.ok) {
+      this.forgetPartition(p.topic, p.partition);
+      return conflict('wm', `wm is ${String(moved.actual)}, expected ${String(wm)}`);
+    }
+    return { status: 'applied', applied, skipped: p.skipped, deadLettered: p.deadLettered };
+  }
+
+  /** One slice: one apply per API (retried on a moved cmp); the events counted, or the conflict. */
+  private async commitSlice(
+    p: PreparedBatch,
+    apis: PreparedApi[],
+    lastOffset: number,
+  ): Promise<number | Conflict> {
     const offs = this.offsetsOf(p.field);
     let applied = 0;
-    let pending: PreparedApi[] = p.apis;
+    let pending = apis;
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > CMP_RETRIES) {
         return conflict('cmp-retries', `cmp kept moving for ${pending.map((a) => a.apiId).join(',')}`);
       }
       if (this.epoch !== p.epoch) return conflict('redis-reset', 'before applying');
-      const applies = planApplies(pending, (apiId) => offs.get(apiId), p.field, p.lastOffset);
+      const applies = planApplies(pending, (apiId) => offs.get(apiId), p.field, lastOffset);
       if (!Array.isArray(applies)) return applies;
       const round = readOutcomes(applies, pending, await this.store.apply(p.space, applies));
-      for (const apiId of round.done) offs.set(apiId, p.lastOffset);
+      for (const apiId of round.done) offs.set(apiId, lastOffset);
       applied += round.events;
       if (round.failed) {
         if (round.failed.cause === 'dict') this.reset('a dictionary is shorter than its cached codes');
@@ -232,14 +270,7 @@ export class BatchProtocol {
         return reexpand(api, cmp, p.now, this.deps.retention);
       });
     }
-
-    if (this.epoch !== p.epoch) return conflict('redis-reset', 'before the watermark');
-    const moved = await this.store.advanceWatermark(p.space, p.topic, p.partition, wm, p.lastOffset);
-    if (!moved.ok) {
-      this.forgetPartition(p.topic, p.partition);
-      return conflict('wm', `wm is ${String(moved.actual)}, expected ${String(wm)}`);
-    }
-    return { status: 'applied', applied, skipped: p.skipped, deadLettered: p.deadLettered };
+    return applied;
   }
 
   /** prepare + commit, for callers without pipelining (tests, seeding). */

@@ -51,11 +51,25 @@ export interface Deferred {
   event: ValidEvent;
   offset: number;
   message: BatchMessage;
+  /** The slice it belongs to (index into Classified.slices). */
+  slice: number;
+}
+
+/**
+ * A contiguous offset range of the batch whose writes are one store call per API. A batch is cut
+ * into slices so that no call blocks Redis for long (a history batch spans thousands of hours and
+ * merges little); each slice moves off[api] to its own last offset, so the per-API CAS chain keeps
+ * every slice exactly once, and the wm moves once after the last one.
+ */
+export interface Slice {
+  /** Per API seen with a valid event: its counter (possibly empty). */
+  counters: Map<string, TupleCounter>;
+  /** The offset the slice's applies set off[api] to (the batch's lastOffset for the last slice). */
+  lastOffset: number;
 }
 
 export interface Classified {
-  /** Per API seen with a valid event: its counter (possibly empty). */
-  counters: Map<string, TupleCounter>;
+  slices: Slice[];
   deferred: Deferred[];
   dead: DeadLetter[];
   skipped: number;
@@ -84,6 +98,8 @@ const mismatchDetail = (apiId: string) => `API ${apiId} belongs to another works
 /**
  * First pass over a batch: messages at or below `wm` are left out, the rest decoded and judged
  * with what `viewOf` knows. `skipEvent`: rebuild --since (valid events the old generation carried).
+ * A new slice starts after a message once an API has `maxTuplesPerSlice` distinct tuples (deferred
+ * events counted as one each) in the current one.
  */
 export function classifyBatch(
   batch: PartitionBatch,
@@ -91,11 +107,22 @@ export function classifyBatch(
   ctx: DecodeContext,
   viewOf: (apiId: string) => ApiView,
   skipEvent?: (event: ValidEvent, offset: number) => boolean,
+  maxTuplesPerSlice = Infinity,
 ): Classified {
-  const out: Classified = { counters: new Map(), deferred: [], dead: [], skipped: 0 };
+  let slice: Slice = { counters: new Map(), lastOffset: batch.lastOffset };
+  const out: Classified = { slices: [slice], deferred: [], dead: [], skipped: 0 };
+  const deferredInSlice = new Map<string, number>();
+  let full = false;
   for (const m of batch.messages) {
     const offset = Number(m.offset);
     if (isCovered(offset, wm)) continue;
+    if (full) {
+      slice.lastOffset = offset - 1;
+      slice = { counters: new Map(), lastOffset: batch.lastOffset };
+      out.slices.push(slice);
+      deferredInSlice.clear();
+      full = false;
+    }
     const e = decodeEvent(m.value, ctx, { receivedAt: Number(m.timestamp), checkExpiry: false });
     if (!e.ok) {
       out.dead.push(deadLetterOf(batch, m, e.reason, e.detail));
@@ -105,19 +132,24 @@ export function classifyBatch(
       out.skipped++;
       continue;
     }
-    let counter = out.counters.get(e.apiId);
-    if (!counter) out.counters.set(e.apiId, (counter = new TupleCounter()));
+    let counter = slice.counters.get(e.apiId);
+    if (!counter) slice.counters.set(e.apiId, (counter = new TupleCounter()));
     const view = viewOf(e.apiId);
     switch (judgeEvent(e, offset, view, ctx)) {
       case 'count':
         countEvent(counter, e, view.codes);
+        if (counter.size + (deferredInSlice.get(e.apiId) ?? 0) >= maxTuplesPerSlice) full = true;
         break;
       case 'skip':
         out.skipped++;
         break;
-      case 'defer':
-        out.deferred.push({ event: e, offset, message: m });
+      case 'defer': {
+        out.deferred.push({ event: e, offset, message: m, slice: out.slices.length - 1 });
+        const n = (deferredInSlice.get(e.apiId) ?? 0) + 1;
+        deferredInSlice.set(e.apiId, n);
+        if (counter.size + n >= maxTuplesPerSlice) full = true;
         break;
+      }
       case 'expired':
         out.dead.push(deadLetterOf(batch, m, 'expired', expiredDetail(e.time)));
         break;

@@ -71,6 +71,12 @@ export interface PreparedApi {
   increments: ApiIncrements;
 }
 
+/** The writes of one slice (classify.ts Slice): one apply per API, each moving off[api] to lastOffset. */
+export interface PreparedSlice {
+  lastOffset: number;
+  apis: PreparedApi[];
+}
+
 export interface PreparedBatch {
   status: 'prepared';
   topic: string;
@@ -80,7 +86,8 @@ export interface PreparedBatch {
   epoch: number;
   space: KeySpace;
   now: number;
-  apis: PreparedApi[];
+  /** In offset order; committed one after the other, then the wm once. */
+  slices: PreparedSlice[];
   skipped: number;
   deadLettered: number;
 }
