@@ -57,17 +57,14 @@ export interface BatchProtocolDeps {
   /** Rebuild --since: valid events to leave out because the old generation's copy carried them. */
   skipEvent?: (event: ValidEvent, field: string, offset: number) => boolean;
   /**
-   * Distinct tuples of one API in one store call, at most (about): bounds the time one
-   * applyApiBatch blocks Redis (each tuple is up to 5 HINCRBYs per bucket). Default MAX_TUPLES_PER_CALL.
+   * Distinct tuples of one API in one store call, at most: cuts a batch into slices (classify.ts
+   * Slice) to bound the time one applyApiBatch blocks Redis. Unset: one slice per batch. Measured on
+   * a history-shaped replay (docs/design.md): 800 tuples per call raised Redis commands per event
+   * from 3.7 to 6.5 (every slice repeats ZADD/SADD per bucket and merges less), so the worker does not
+   * set it until batches are also merged into larger windows.
    */
   maxTuplesPerCall?: number;
 }
-
-/**
- * A tuple costs about 5 HINCRBYs (t, k, i, s, f) in each bucket it reaches; Redis runs roughly one
- * HINCRBY per µs inside a script: 800 tuples stay near 5 ms in the worst case (nothing merges).
- */
-export const MAX_TUPLES_PER_CALL = 800;
 
 /** The compactor moves cmp about once an hour: a few retries settle any race with it. */
 const CMP_RETRIES = 5;
@@ -164,7 +161,7 @@ export class BatchProtocol {
       ctx,
       viewOf,
       skipEvent && ((e, offset) => skipEvent(e, field, offset)),
-      this.deps.maxTuplesPerCall ?? MAX_TUPLES_PER_CALL,
+      this.deps.maxTuplesPerCall,
     );
     const dead = first.dead;
     let skipped = first.skipped;
