@@ -2,7 +2,8 @@
 //   npm run stack -- start    start what is not running (idempotent), create missing topics
 //   npm run stack -- stop     stop the local Kafka and Redis (SIGTERM, SIGKILL after a timeout)
 //   npm run stack -- status   what runs, where
-// Where KAFKA_BROKERS or REDIS_URL is set, that server is used and no local one is started or stopped.
+// Where KAFKA_BROKERS or REDIS_URL (or REDIS_CLUSTER_NODES) is set, that server is used and no local one is
+// started or stopped.
 import { kafkaStatus, startKafka, stopKafka } from './kafka.mjs';
 import { redisStatus, startRedis, stopRedis } from './redis.mjs';
 import { makeLog } from './lib/log.mjs';
@@ -12,7 +13,7 @@ const log = makeLog('stack');
 
 /** Which servers the stack runs itself (the others come from the environment). */
 export function localServers(env = process.env) {
-  return { kafka: !env.KAFKA_BROKERS, redis: !env.REDIS_URL };
+  return { kafka: !env.KAFKA_BROKERS, redis: !env.REDIS_URL && !env.REDIS_CLUSTER_NODES };
 }
 
 /**
@@ -34,11 +35,13 @@ export async function startStack(env = process.env) {
   }
   const [kafka, redis] = settled.map((s) => s.value);
   const kafkaBrokers = kafka ? kafka.brokers : env.KAFKA_BROKERS;
-  const redisUrl = redis ? redis.url : env.REDIS_URL;
+  const redisUrl = redis ? redis.url : (env.REDIS_URL ?? '');
   if (kafka?.reused) log(`kafka already running (pid ${kafka.pid}) on ${kafkaBrokers}`);
   if (redis?.reused) log(`redis already running (pid ${redis.pid}) on ${redisUrl}`);
   if (!kafka) log(`kafka from KAFKA_BROKERS=${kafkaBrokers}`);
-  if (!redis) log(`redis from REDIS_URL=${redisUrl}`);
+  if (!redis && env.REDIS_CLUSTER_NODES)
+    log(`redis cluster from REDIS_CLUSTER_NODES=${env.REDIS_CLUSTER_NODES}`);
+  else if (!redis) log(`redis from REDIS_URL=${redisUrl}`);
   await ensureTopics(kafkaBrokers, env, log);
   return {
     kafkaBrokers,
@@ -71,7 +74,10 @@ async function status(env = process.env) {
     lines.push(
       `redis  ${r.ready ? 'ready' : r.running ? 'starting' : 'stopped'}  ${r.url}  pid ${r.pid ?? '-'}`,
     );
-  } else lines.push(`redis  external  ${env.REDIS_URL}`);
+  } else
+    lines.push(
+      `redis  external  ${env.REDIS_CLUSTER_NODES ? `cluster ${env.REDIS_CLUSTER_NODES}` : env.REDIS_URL}`,
+    );
   const { topic, dlqTopic, backfillTopic } = topicNames(env);
   lines.push(`topics ${topic}, ${dlqTopic}, ${backfillTopic}`);
   console.log(lines.join('\n'));

@@ -38,6 +38,11 @@ function positiveInt(raw: string, name: string): number {
   if (value < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
   return value;
 }
+function onOff(raw: string, name: string): boolean {
+  if (raw === 'on') return true;
+  if (raw === 'off') return false;
+  throw new Error(`${name} must be on or off, got ${raw}`);
+}
 const list = (raw: string): string[] =>
   raw
     .split(',')
@@ -71,6 +76,11 @@ export const ENVIRONMENT = {
     'redis://127.0.0.1:6380',
     text,
     'The Redis of the stack. Set: use that Redis, start none locally.',
+  ),
+  REDIS_CLUSTER_NODES: variable(
+    '',
+    list,
+    'Redis Cluster instead of REDIS_URL: comma-separated host:port of some of its nodes (the client finds the rest).',
   ),
   REDIS_KEY_PREFIX: variable('va', text, 'Prefix of every Redis key of the project (tests use their own).'),
   // Ports
@@ -210,6 +220,11 @@ export const ENVIRONMENT = {
     '30000',
     positiveInt,
     "Job lock: a killed worker's job is picked up again after about this long.",
+  ),
+  COMPACTOR_SEALING: variable(
+    'off',
+    onOff,
+    'Seal compacted buckets into packed sections after compaction (docs/store-v2.md): on or off.',
   ),
   COMPACTOR_MAX_HOURS_PER_JOB: variable(
     '5000',

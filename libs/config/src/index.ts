@@ -32,6 +32,8 @@ export interface Config {
   /** Topic the backfill CLI writes into; consumed beside the live topic. */
   backfillTopic: string;
   redisUrl: string;
+  /** REDIS_CLUSTER_NODES: host:port of Redis Cluster nodes; non-empty = use that cluster, not redisUrl. */
+  redisClusterNodes: string[];
   /** Prefix of every Redis key of the project (tests use their own). */
   keyPrefix: string;
   port: number;
@@ -93,6 +95,7 @@ export function loadConfig(
     dlqTopic: e.KAFKA_DLQ_TOPIC,
     backfillTopic: e.KAFKA_BACKFILL_TOPIC,
     redisUrl: e.REDIS_URL,
+    redisClusterNodes: e.REDIS_CLUSTER_NODES,
     keyPrefix: e.REDIS_KEY_PREFIX,
     port: e.PORT,
     ingestMetricsPort: e.INGEST_METRICS_PORT,

@@ -39,6 +39,8 @@ export interface CompactorSettings {
   lockDurationMs: number;
   /** COMPACTOR_MAX_HOURS_PER_JOB */
   maxHoursPerJob: number;
+  /** COMPACTOR_SEALING */
+  sealing: boolean;
 }
 
 export function loadIngestSettings(env: NodeJS.ProcessEnv = process.env): IngestSettings {
@@ -65,6 +67,7 @@ export function loadCompactorSettings(env: NodeJS.ProcessEnv = process.env): Com
     concurrency: e.COMPACTOR_CONCURRENCY,
     lockDurationMs: e.COMPACTOR_LOCK_MS,
     maxHoursPerJob: e.COMPACTOR_MAX_HOURS_PER_JOB,
+    sealing: e.COMPACTOR_SEALING,
   };
 }
 

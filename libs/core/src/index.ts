@@ -3,16 +3,36 @@ export * from './time';
 export * from './filters';
 export * from './cube';
 export { parseQuery, type ParseQueryOptions, type ParseQueryResult } from './query/parseQuery';
-export { buildRows, type BuildRowsOptions, type BuildRowsResult } from './rows/buildRows';
+export {
+  buildRows,
+  buildRowsJson,
+  type BuildRowsJsonResult,
+  type BuildRowsOptions,
+  type BuildRowsResult,
+  type RowsJson,
+} from './rows/buildRows';
 export { rowCapError } from './rows/cap';
 export { oracle, type OracleOptions, type OracleResult } from './oracle/oracle';
 export { retentionModel, type RetentionModel } from './oracle/retention';
 export * from './planner';
 export {
   boundRows,
+  everyEventHasAGroup,
   groupsUpperBound,
   sliceCount,
   type GroupSources,
   type RowBound,
   type RowBoundInput,
 } from './rows/bound';
+export {
+  chooseSlices,
+  edgeSlices,
+  firstHourOfIndex,
+  indexOfHour,
+  startOfIndex,
+  timeOrdered,
+  type SliceChoice,
+  type SliceInput,
+} from './rows/slices';
+export { countedCells, groupCount } from './rows/groupCount';
+export { ByteWriter, jsonText } from './rows/json';

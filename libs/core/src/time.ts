@@ -91,6 +91,11 @@ export function bucketEnd(res: BucketRes, index: number): number {
   return res === 'd' ? dayStart(index + 1) : monthStart(index + 1);
 }
 
+/** Last hour index of bucket `index` of resolution `res` (a sealable bucket's score: docs/store-v2.md). */
+export function lastHourOf(res: BucketRes, index: number): number {
+  return bucketEnd(res, index) / HOUR_MS - 1;
+}
+
 const retentionOf = (res: BucketRes, retention: Retention): number =>
   res === 'h' ? retention.hourMs : res === 'd' ? retention.dayMs : retention.monthMs;
 

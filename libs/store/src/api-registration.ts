@@ -4,9 +4,9 @@
  * naming another workspace is refused by the worker (DLQ reason workspace_mismatch).
  * Operator registration and lookups live in registry.ts; both write the same keys.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { globalKeys } from './keys';
-import { execPipeline } from './pipeline';
+import { execPipeline, newPipeline } from './pipeline';
 
 export interface ApiClaim {
   apiId: string;
@@ -19,13 +19,13 @@ export interface ApiClaim {
  * reads the previous owner in the same atomic step, `SADD <p>:apis id` lists it for the compactor.
  */
 export async function registerApisFromEvents(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   claims: readonly ApiClaim[],
 ): Promise<string[]> {
   if (claims.length === 0) return [];
   const keys = globalKeys(prefix);
-  const pipeline = redis.pipeline();
+  const pipeline = newPipeline(redis);
   for (const { apiId, workspaceId } of claims) {
     pipeline.call('SET', keys.api(apiId), workspaceId, 'NX', 'GET');
     pipeline.sadd(keys.apis, apiId);
@@ -38,7 +38,7 @@ export async function registerApisFromEvents(
 }
 
 export async function registerApiFromEvent(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   apiId: string,
   workspaceId: string,

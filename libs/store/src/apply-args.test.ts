@@ -28,7 +28,7 @@ describe('applyApiBatchArgs', () => {
     });
     const base = 'p:g2:{a}';
     expect(args).toEqual([
-      14,
+      15,
       `${base}:off`,
       `${base}:cmp`,
       `${base}:dict:k`,
@@ -40,6 +40,7 @@ describe('applyApiBatchArgs', () => {
       `${base}:dict:k:ix`,
       `${base}:dict:i:ix`,
       `${base}:dict:s:ix`,
+      `${base}:dirty`,
       `${base}:h:10:parts`,
       `${base}:h:10:t`,
       `${base}:h:10:k:0`,

@@ -38,6 +38,7 @@ export function applyApiBatchArgs(
     keys.dictIndex('k'),
     keys.dictIndex('i'),
     keys.dictIndex('s'),
+    keys.dirty,
   ];
   const argv: (string | number)[] = [
     cas.offsetField,
@@ -66,7 +67,9 @@ export type ApplyResult =
   | { status: 'ok' }
   | { status: 'off'; actual: number }
   | { status: 'cmp'; actual: number }
-  | { status: 'dict'; dict: string; length: number };
+  | { status: 'dict'; dict: string; length: number }
+  /** A rebuild sealed the API in this generation: it moves to `generation`. */
+  | { status: 'sealed'; generation: number };
 
 export function parseApplyReply(reply: unknown): ApplyResult {
   if (!Array.isArray(reply)) throw new Error(`applyApiBatch: unexpected reply ${String(reply)}`);
@@ -79,6 +82,8 @@ export function parseApplyReply(reply: unknown): ApplyResult {
       return { status, actual: Number(a) };
     case 'dict':
       return { status, dict: String(a), length: Number(b) };
+    case 'sealed':
+      return { status, generation: Number(a) };
     default:
       throw new Error(`applyApiBatch: unexpected status ${String(status)}`);
   }

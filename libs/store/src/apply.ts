@@ -2,7 +2,7 @@
  * The Redis side of applying a batch: one applyApiBatch script call per API, all pipelined
  * (one round trip), each atomic on its own (every key of an API shares the slot {api}).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import type { ApiIncrements } from './aggregate';
 import { applyApiBatchArgs, parseApplyReply, type ApplyCas, type ApplyResult } from './apply-args';
 import type { KeySpace } from './keys';
@@ -15,7 +15,7 @@ export interface ApiApply {
 }
 
 export async function applyApiBatches(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   applies: readonly ApiApply[],
 ): Promise<ApplyResult[]> {

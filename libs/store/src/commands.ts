@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 
 const commandsDir = join(dirname(fileURLToPath(import.meta.url)), 'commands');
 
@@ -47,10 +47,19 @@ function scripts(): ScriptFile[] {
   return cache;
 }
 
-const loaded = new WeakSet<Redis>();
+const loaded = new WeakSet<RedisClient>();
+
+/**
+ * Number of KEYS of the project's Lua command `name`: a number (fixed), null (variable: the first argument
+ * says how many), undefined (not one of ours). Used to find a script call's hash slot (pipeline.ts).
+ */
+export function scriptKeyCount(name: string): number | null | undefined {
+  const script = scripts().find((s) => s.name === name);
+  return script === undefined ? undefined : (script.numberOfKeys ?? null);
+}
 
 /** Idempotent: defines each script once per client (EVALSHA with automatic fallback to EVAL). */
-export function defineCommands(redis: Redis): void {
+export function defineCommands(redis: RedisClient): void {
   if (loaded.has(redis)) return;
   for (const s of scripts()) {
     redis.defineCommand(
@@ -62,9 +71,11 @@ export function defineCommands(redis: Redis): void {
 }
 
 /** Typed access to a defined command (ioredis adds them dynamically). */
-export function command<Result>(redis: Redis, name: string) {
+export function command<Result>(redis: RedisClient, name: string) {
   defineCommands(redis);
-  const fn = (redis as unknown as Record<string, (...args: (string | number)[]) => Promise<Result>>)[name];
+  const fn = (redis as unknown as Record<string, (...args: (string | number | Buffer)[]) => Promise<Result>>)[
+    name
+  ];
   if (typeof fn !== 'function') throw new Error(`no Lua command ${name}`);
-  return (...args: (string | number)[]) => fn.apply(redis, args);
+  return (...args: (string | number | Buffer)[]) => fn.apply(redis, args);
 }

@@ -1,10 +1,9 @@
 // compactNextHour / trimIndexes against a real Redis, with hours written through the ingest
 // engineer's store write path (assignCodes + expand + applyApiBatch, CAS on cmp included).
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOME_COUNT } from '@va/contracts';
 import { DAY_MS, dayOfHour, hourOf, hoursOfMonth, monthOfHour, monthStart, type Retention } from '@va/core';
-import { deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
+import { deletePrefix, testEnv, type TestEnv, connectTarget } from '@va/testkit/support';
 import { expand, TupleCounter } from './aggregate';
 import { applyApiBatches } from './apply';
 import { command } from './commands';
@@ -12,22 +11,23 @@ import { compactApi, compactionStatus, readCompactedThrough, trimIndexes } from 
 import { dumpApiCounts, type DecodedCounts } from './cube-dump';
 import { DictionaryWriter, emptyMissing } from './dictionary';
 import { apiKeys, type KeySpace } from './keys';
+import { type RedisClient } from '@va/store';
 
 const retention: Retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
 const H = (iso: string) => hourOf(Date.parse(`${iso}:00:00Z`));
 
 let t: TestEnv;
-let redis: Redis;
+let redis: RedisClient;
 let space: KeySpace;
 
 beforeAll(async () => {
   t = await testEnv('compaction');
-  redis = new Redis(t.redisUrl);
+  redis = connectTarget(t.redis);
   space = { prefix: t.keyPrefix, generation: 1 };
 });
 
 afterAll(async () => {
-  await deletePrefix(t.redisUrl, t.keyPrefix);
+  await deletePrefix(t.redis, t.keyPrefix);
   redis.disconnect();
 });
 
@@ -260,7 +260,7 @@ describe('compactNextHour', () => {
     const ingest = new Ingest(api, now);
     const many = Array.from({ length: 60 }, (_, n) => H('2028-02-20T00') + n * 4);
     await ingest.write(many.flatMap((hour) => [{ hour, key: `k${hour % 7}`, outcome: hour % 9 }]));
-    const clients = Array.from({ length: 4 }, () => new Redis(t.redisUrl));
+    const clients = Array.from({ length: 4 }, () => connectTarget(t.redis));
     try {
       const results = await Promise.all(
         clients.map((c) => compactApi(c, space, api, { closedBound: H('2028-03-02T00'), retention, now })),
@@ -359,6 +359,7 @@ describe('compactNextHour script contract', () => {
       keys.bucketIndex('h'),
       keys.bucketIndex('d'),
       keys.bucketIndex('m'),
+      keys.dirty,
       keys.bucketRoot,
     ];
     const forever = 300 * 366 * DAY_MS;

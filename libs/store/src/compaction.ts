@@ -1,13 +1,13 @@
 /**
  * Compaction of one API's closed hours into its day and month rollups (docs/rollups.md),
  * and what the status command shows about it. The exactness lives in the Lua scripts
- * (commands/compactNextHour-4.lua, commands/trimIndexes-4.lua); this is the loop around them.
+ * (commands/compactNextHour-5.lua, commands/trimIndexes-4.lua); this is the loop around them.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { horizonsAt, type Retention } from '@va/core';
 import { command } from './commands';
 import { apiKeys, type KeySpace } from './keys';
-import { execPipeline } from './pipeline';
+import { execPipeline, newPipeline } from './pipeline';
 
 export interface CompactOptions {
   /** Last hour index that may be compacted (closed, grace period over). */
@@ -40,7 +40,7 @@ type CompactReply = ['hour', string, number] | ['done', string];
  * compacted yet keeps its entry (its bucket waits for the compactor).
  */
 export async function trimIndexes(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   apiId: string,
   retention: Retention,
@@ -65,7 +65,7 @@ export async function trimIndexes(
  * itself and with ingest, and to kill at any instant: each step is one atomic script.
  */
 export async function compactApi(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   apiId: string,
   options: CompactOptions,
@@ -90,6 +90,7 @@ export async function compactApi(
       keys.bucketIndex('h'),
       keys.bucketIndex('d'),
       keys.bucketIndex('m'),
+      keys.dirty,
       keys.bucketRoot,
       closedBound,
       now,
@@ -106,7 +107,7 @@ export async function compactApi(
 }
 
 export async function readCompactedThrough(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   apiId: string,
 ): Promise<number | null> {
@@ -123,15 +124,15 @@ export interface CompactionStatus {
 
 /** cmp and backlog of each API: two pipelined round trips (per-key commands: fine on a cluster). */
 export async function compactionStatus(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   apiIds: readonly string[],
   closedBound: number,
 ): Promise<CompactionStatus[]> {
-  const cmpReads = redis.pipeline();
+  const cmpReads = newPipeline(redis);
   for (const apiId of apiIds) cmpReads.get(apiKeys(space, apiId).compactedThrough);
   const cmps = (await execPipeline(cmpReads)) as (string | null)[];
-  const counts = redis.pipeline();
+  const counts = newPipeline(redis);
   apiIds.forEach((apiId, n) => {
     const cmp = cmps[n];
     counts.zcount(apiKeys(space, apiId).bucketIndex('h'), cmp == null ? '-inf' : `(${cmp}`, closedBound);

@@ -1,13 +1,19 @@
 /**
  * Reads back every counter of an API at one resolution and decodes it into plain counts per
  * dimension: the verification helper of the exactness tests and a debugging aid (CLI, bench).
- * Not a query path: it reads everything (SMEMBERS parts + HGETALL of every cube of every bucket).
+ * Not a query path: it reads everything: every bucket's sealed sections, the hashes being sealed
+ * and the delta hashes (docs/store-v2.md), which together hold each count exactly once. The three
+ * are read in one MULTI per bucket, so that a seal running meanwhile cannot show a count twice.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { OUTCOME_COUNT } from '@va/contracts';
 import { DictionaryReader } from './dictionary';
 import { apiKeys, NO_IDENTITY_PART, type KeySpace, type Resolution } from './keys';
 import { execPipeline } from './pipeline';
+import { decodeSection, NO_IDENTITY, type Section } from './section/codec';
+
+/** The cubes cube-dump reads from sections (x is derived from f: it would count f twice). */
+const DUMPED_SECTIONS = ['t', 'k', 'i', 's', 'f'] as const;
 
 /** Nine counts in OUTCOMES order. */
 export type Counts = number[];
@@ -90,12 +96,48 @@ function decodeCube(
   }
 }
 
+function decodeSectionInto(into: DecodedCounts, section: Section, dicts: DictionaryReader): void {
+  const value = (d: 'k' | 'i' | 's', code: number): string => {
+    const v = dicts.value(d, code);
+    if (v === undefined) throw new Error(`section ${section.cube}: code ${code} not in dictionary ${d}`);
+    return v;
+  };
+  for (let r = 0; r < section.rows; r++) {
+    const dim = (d: number) => section.dims[d]![r]!;
+    for (let o = 0; o < OUTCOME_COUNT; o++) {
+      const n = section.counts[r * OUTCOME_COUNT + o]!;
+      if (n === 0) continue;
+      switch (section.cube) {
+        case 't':
+          into.total[o]! += n;
+          break;
+        case 'k':
+          add(into.byKey, value('k', dim(0)), o, n);
+          break;
+        case 'i':
+          add(into.byIdentity, value('i', dim(0)), o, n);
+          break;
+        case 's':
+          add(into.byTagSet, value('s', dim(0)), o, n);
+          break;
+        case 'f': {
+          const identity = dim(0) === NO_IDENTITY ? '' : value('i', dim(0));
+          add(into.full, fullKey(value('k', dim(1)), value('s', dim(2)), identity), o, n);
+          break;
+        }
+        default:
+          throw new Error(`cube-dump: unexpected section ${section.cube}`);
+      }
+    }
+  }
+}
+
 /**
  * Every bucket of resolution r (from idx:<r>) decoded, and their sum. `buckets` limits the read
  * to some bucket indices.
  */
 export async function dumpApiCounts(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   apiId: string,
   r: Resolution,
@@ -106,25 +148,50 @@ export async function dumpApiCounts(
   const dicts = new DictionaryReader(redis, space, apiId);
   await dicts.load();
 
-  const partsReplies = indices.length
-    ? ((await execPipeline(
-        indices.reduce((p, t) => p.smembers(keys.parts(r, t)), redis.pipeline()),
-      )) as string[][])
-    : [];
   const perBucket = new Map<number, DecodedCounts>();
   const sum = emptyDecodedCounts();
-  for (let b = 0; b < indices.length; b++) {
-    const t = indices[b]!;
-    const suffixes = partsReplies[b] ?? [];
-    const pipeline = redis.pipeline();
-    for (const suffix of suffixes) pipeline.hgetall(keys.cube(r, t, suffix));
-    const cubes = (await execPipeline(pipeline)) as Record<string, string>[];
-    const decoded = emptyDecodedCounts();
-    suffixes.forEach((suffix, n) => {
-      decodeCube(decoded, suffix, cubes[n]!, dicts);
-      decodeCube(sum, suffix, cubes[n]!, dicts);
-    });
-    perBucket.set(t, decoded);
+  for (const t of indices) {
+    // First the bucket's sets and sections (one MULTI), then, in a second MULTI, every hash they
+    // name under both its delta and its sealing name, and the section versions again. A seal
+    // starting in between only renames hashes (found under the other name); one finishing in
+    // between changes a section version: then the bucket is read again.
+    for (let attempt = 0; ; attempt++) {
+      const snapshot = redis.multi().smembers(keys.parts(r, t)).smembers(keys.sealingParts(r, t));
+      for (const cube of DUMPED_SECTIONS) snapshot.getBuffer(keys.section(r, t, cube));
+      const [parts, zparts, ...sections] = (await execPipeline(snapshot)) as [
+        string[],
+        string[],
+        ...(Buffer | null)[],
+      ];
+      const suffixes = [...new Set([...parts, ...zparts])];
+      const pipeline = redis.multi();
+      for (const suffix of suffixes) {
+        pipeline.hgetall(keys.cube(r, t, suffix)).hgetall(keys.sealing(r, t, suffix));
+      }
+      for (const cube of DUMPED_SECTIONS) pipeline.getrangeBuffer(keys.section(r, t, cube), 4, 11);
+      const replies = await execPipeline(pipeline);
+      const versionsNow = replies.slice(2 * suffixes.length) as Buffer[];
+      const moved = sections.some(
+        (bytes, n) => !(bytes?.subarray(4, 12) ?? Buffer.alloc(0)).equals(versionsNow[n]!),
+      );
+      if (moved && attempt < 5) continue;
+      if (moved) throw new Error(`cube-dump: bucket ${r}:${t} kept changing while read`);
+      const decoded = emptyDecodedCounts();
+      suffixes.forEach((suffix, n) => {
+        for (const hash of [replies[2 * n], replies[2 * n + 1]] as Record<string, string>[]) {
+          decodeCube(decoded, suffix, hash, dicts);
+          decodeCube(sum, suffix, hash, dicts);
+        }
+      });
+      for (const bytes of sections) {
+        if (!bytes) continue;
+        const section = decodeSection(bytes);
+        decodeSectionInto(decoded, section, dicts);
+        decodeSectionInto(sum, section, dicts);
+      }
+      perBucket.set(t, decoded);
+      break;
+    }
   }
   return { perBucket, sum };
 }

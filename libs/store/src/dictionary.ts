@@ -28,7 +28,7 @@
  * WRITE SIDE (ingest): DictionaryWriter keeps value -> code caches and assigns missing codes
  * with the `assignCodes` script, one call per (API, dictionary) with misses, pipelined.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { apiKeys, type DictName, type KeySpace } from './keys';
 import { execPipeline, newPipeline, queueCommand } from './pipeline';
 
@@ -45,7 +45,7 @@ export class DictionaryReader {
   private resetCount = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     space: KeySpace,
     readonly apiId: string,
   ) {
@@ -81,7 +81,7 @@ export class DictionaryReader {
   private async loadNow(dicts: DictName[]): Promise<void> {
     let pending = dicts.length > 0 ? [...new Set(dicts)] : [...DICTIONARIES];
     while (pending.length > 0) {
-      const pipeline = this.redis.pipeline();
+      const pipeline = newPipeline(this.redis);
       for (const d of pending) {
         const from = Math.max(0, this.values[d].length - 1);
         pipeline.lrange(this.keys.dict(d), from, from + LOAD_CHUNK - 1);
@@ -172,7 +172,7 @@ export class DictionaryWriter {
    *   (a miss costs one round trip per batch, a cache without bound costs memory forever).
    */
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private space: KeySpace,
     private readonly maxEntries = 2_000_000,
   ) {}

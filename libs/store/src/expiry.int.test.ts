@@ -2,30 +2,30 @@
 // (`cmp`) must not outlive its counters forever. Each gets an expiry: the latest expiry of any
 // bucket its events were written to (month end + month retention of the newest hour), moved
 // forward by every later batch and kept by compaction.
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS, hourOf, monthOfHour, monthStart, type Retention } from '@va/core';
-import { deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
+import { deletePrefix, testEnv, type TestEnv, connectTarget } from '@va/testkit/support';
 import { expand, TupleCounter } from './aggregate';
 import { applyApiBatches } from './apply';
 import { compactApi, readCompactedThrough } from './compaction';
 import { DictionaryWriter, emptyMissing } from './dictionary';
 import { apiKeys, type KeySpace } from './keys';
+import { type RedisClient } from '@va/store';
 
 const retention: Retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 1830 * DAY_MS };
 const API = 'api_expiry';
 
 let t: TestEnv;
-let redis: Redis;
+let redis: RedisClient;
 let space: KeySpace;
 
 beforeAll(async () => {
   t = await testEnv('expiry');
-  redis = new Redis(t.redisUrl);
+  redis = connectTarget(t.redis);
   space = { prefix: t.keyPrefix, generation: 1 };
 });
 afterAll(async () => {
-  await deletePrefix(t.redisUrl, t.keyPrefix);
+  await deletePrefix(t.redis, t.keyPrefix);
   redis.disconnect();
 });
 

@@ -5,10 +5,10 @@
  * of that API at that instant (the "carry"). The rebuild's consumer then skips an event before
  * the boundary exactly when the copy already carried it.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { command } from './commands';
 import { apiKeys, watermarkKey, type KeySpace } from './keys';
-import { execPipeline } from './pipeline';
+import { execPipeline, newPipeline } from './pipeline';
 
 /** First hour, day and month index of the rebuilt range (all three start at one month start). */
 export interface CarryBoundary {
@@ -20,7 +20,7 @@ export interface CarryBoundary {
 export type CopyResult = { status: 'copied'; buckets: number } | { status: 'already' };
 
 export async function copyApiGeneration(
-  redis: Redis,
+  redis: RedisClient,
   source: KeySpace,
   target: KeySpace,
   apiId: string,
@@ -51,14 +51,14 @@ const DONE_FIELD = '@';
  * were not copied have no entry: nothing of theirs was carried).
  */
 export async function readCarries(
-  redis: Redis,
+  redis: RedisClient,
   target: KeySpace,
   apiIds: readonly string[],
 ): Promise<Map<string, Map<string, number>>> {
   const out = new Map<string, Map<string, number>>();
   for (let n = 0; n < apiIds.length; n += 500) {
     const slice = apiIds.slice(n, n + 500);
-    const pipeline = redis.pipeline();
+    const pipeline = newPipeline(redis);
     for (const apiId of slice) pipeline.hgetall(apiKeys(target, apiId).carry);
     const replies = (await execPipeline(pipeline)) as Record<string, string>[];
     slice.forEach((apiId, m) => {
@@ -74,11 +74,11 @@ export async function readCarries(
  * the rebuild's consumer, like the ingest worker, starts each partition at wm + 1.
  */
 export async function initWatermarks(
-  redis: Redis,
+  redis: RedisClient,
   target: KeySpace,
   starts: readonly { field: string; wm: number }[],
 ): Promise<void> {
-  const pipeline = redis.pipeline();
+  const pipeline = newPipeline(redis);
   for (const { field, wm } of starts) if (wm >= 0) pipeline.hsetnx(watermarkKey(target), field, wm);
   await execPipeline(pipeline);
 }

@@ -3,12 +3,9 @@
  * an abort): SCAN for its keys and UNLINK them in batches, so that Redis is never blocked for long
  * (UNLINK frees memory in a background thread). Refuses the current generation.
  */
-import type { Redis } from 'ioredis';
+import { escapeGlob, scanKeys, unlinkKeys, type RedisClient } from './connection';
 import { generationRoot } from './keys';
 import { readGeneration } from './watermark';
-
-/** SCAN MATCH treats * ? [ ] \ as glob syntax: a key prefix must match itself only. */
-export const escapeGlob = (s: string): string => s.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 
 export interface DeleteGenerationOptions {
   /** Keys per UNLINK (and SCAN COUNT hint). */
@@ -17,7 +14,7 @@ export interface DeleteGenerationOptions {
 }
 
 export async function deleteGeneration(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   generation: number,
   options: DeleteGenerationOptions = {},
@@ -27,15 +24,11 @@ export async function deleteGeneration(
   }
   const batch = options.batch ?? 1000;
   const match = `${escapeGlob(generationRoot(prefix, generation))}*`;
-  let cursor = '0';
   let deleted = 0;
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', match, 'COUNT', batch);
-    cursor = next;
-    if (keys.length > 0) {
-      deleted += await redis.unlink(...keys);
-      options.onProgress?.(deleted);
-    }
-  } while (cursor !== '0');
+  // On a cluster every master holds a share of the generation's slots: scanKeys walks them all.
+  for await (const keys of scanKeys(redis, match, batch)) {
+    deleted += await unlinkKeys(redis, keys);
+    options.onProgress?.(deleted);
+  }
   return deleted;
 }

@@ -3,23 +3,23 @@
  * still holds counts for (for the topic coverage check). Precision is the bucket: a month rollup
  * counts from its month's start, which errs on the safe side (older than the data may be).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { hourStart, dayStart, monthStart } from '@va/core';
 import { apiKeys, RESOLUTIONS, type KeySpace, type Resolution } from './keys';
-import { execPipeline } from './pipeline';
+import { execPipeline, newPipeline } from './pipeline';
 
 const startOf: Record<Resolution, (t: number) => number> = { h: hourStart, d: dayStart, m: monthStart };
 
 /** Unix ms of the start of the oldest bucket holding data over the APIs; null = no data at all. */
 export async function oldestCountedTime(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   apiIds: readonly string[],
 ): Promise<number | null> {
   let oldest: number | null = null;
   for (let n = 0; n < apiIds.length; n += 300) {
     const slice = apiIds.slice(n, n + 300);
-    const pipeline = redis.pipeline();
+    const pipeline = newPipeline(redis);
     for (const apiId of slice) {
       for (const r of RESOLUTIONS) pipeline.zrange(apiKeys(space, apiId).bucketIndex(r), 0, 0);
     }
@@ -34,7 +34,7 @@ export async function oldestCountedTime(
 }
 
 /** Every member of `<p>:apis` (SSCAN: the set may be large). */
-export async function listApis(redis: Redis, apisKey: string): Promise<string[]> {
+export async function listApis(redis: RedisClient, apisKey: string): Promise<string[]> {
   const out = new Set<string>();
   let cursor = '0';
   do {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseRebuildState } from './generation-state';
-import { escapeGlob } from './generation-delete';
+import { escapeGlob } from './connection';
 
 describe('parseRebuildState', () => {
   it('reads the hash written by the rebuild', () => {

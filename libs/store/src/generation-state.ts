@@ -6,12 +6,13 @@
  *
  *   copying     dictionaries (and with --since the buckets before the boundary) copied into g'
  *   replaying   the rebuild's own consumer applies both topics into g'
- *   compacting  caught up with g: compacting g', then switching (switchGeneration-5.lua)
+ *   compacting  caught up with g: compacting g', then checking that g' holds what g holds
+ *   switching   sealing every API in g, then setting <p>:gen (generation-switch.ts); no abort from here
  *   switched    <p>:gen = g'; the old generation is being deleted
  *   done        finished; g deleted
  *   aborted     abandoned; g' deleted (g untouched)
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { command } from './commands';
 import { globalKeys } from './keys';
 
@@ -19,13 +20,20 @@ export const REBUILD_STATUSES = [
   'copying',
   'replaying',
   'compacting',
+  'switching',
   'switched',
   'done',
   'aborted',
 ] as const;
 export type RebuildStatus = (typeof REBUILD_STATUSES)[number];
 /** Statuses in which a rebuild still has work to do (and blocks a new one). */
-export const ACTIVE_REBUILD: readonly RebuildStatus[] = ['copying', 'replaying', 'compacting', 'switched'];
+export const ACTIVE_REBUILD: readonly RebuildStatus[] = [
+  'copying',
+  'replaying',
+  'compacting',
+  'switching',
+  'switched',
+];
 
 export interface RebuildState {
   status: RebuildStatus;
@@ -92,7 +100,7 @@ export function parseRebuildState(fields: Record<string, string>): RebuildState 
   };
 }
 
-export async function readRebuildState(redis: Redis, prefix: string): Promise<RebuildState | null> {
+export async function readRebuildState(redis: RedisClient, prefix: string): Promise<RebuildState | null> {
   return parseRebuildState(await redis.hgetall(globalKeys(prefix).rebuild));
 }
 
@@ -105,7 +113,7 @@ type Fields = Record<string, string | number | null>;
  * sets `fields` with it. `fresh` first deletes what a finished rebuild left in the hash.
  */
 export async function transitionRebuild(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   from: readonly (RebuildStatus | null)[],
   to: RebuildStatus,
@@ -126,7 +134,7 @@ export async function transitionRebuild(
 }
 
 /** Fields that do not change the status (heartbeat, owner, stoppedAt). */
-export async function updateRebuild(redis: Redis, prefix: string, fields: Fields): Promise<void> {
+export async function updateRebuild(redis: RedisClient, prefix: string, fields: Fields): Promise<void> {
   const flat = Object.entries(fields).flatMap(([k, v]) => [k, v === null ? '' : String(v)]);
   if (flat.length > 0) await redis.hset(globalKeys(prefix).rebuild, ...flat);
 }

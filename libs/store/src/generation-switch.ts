@@ -1,10 +1,26 @@
 /**
- * The switch from generation g to g' at the end of a rebuild (switchGeneration-5.lua): atomic,
- * and only once g' holds every offset g holds, so that counts never go down at the switch.
+ * The switch from generation g to g' at the end of a rebuild (docs/rebuild.md "The switch"): only once g'
+ * holds every offset g holds, so that counts never go down at the switch. The keys involved lie in many
+ * hash slots (<p>:gen, <p>:rebuild, both wm hashes, every API's off), so on a Redis Cluster no one script
+ * can see them all. Instead, in steps that a crash may interrupt anywhere (a rerun continues):
+ *
+ *   1. check (plain reads): g' has caught up: wm(g') >= wm(g) and >= every API's off in g; else 'behind'
+ *   2. status compacting -> switching (CAS; `rebuild abort` is refused from here on)
+ *   3. per API, one script in its slot (sealApiGeneration-1.lua): wm(g') >= off(g) of that API, then
+ *      seal it in g, so that live writers stop counting it into g; repeated over `<p>:apis` until a pass
+ *      finds no API left unsealed (an API first seen meanwhile is sealed by the next pass)
+ *   4. <p>:gen = g'; status switching -> switched
+ *
+ * While sealed APIs wait for step 4 (milliseconds, or until the rebuild's consumer catches up with an API
+ * that moved between 1 and 3), live writers of those APIs retry; queries read g, which no longer moves for
+ * them, and then g', which holds at least as much.
  */
-import type { Redis } from 'ioredis';
-import { command } from './commands';
-import { apiKeys, globalKeys, watermarkKey } from './keys';
+import type { RedisClient } from './connection';
+import { listApis } from './generation-scan';
+import { readRebuildState, transitionRebuild } from './generation-state';
+import { apiKeys, globalKeys, watermarkKey, type KeySpace } from './keys';
+import { execPipeline, newPipeline, queueCommand } from './pipeline';
+import { readGeneration } from './watermark';
 
 export interface BehindPartition {
   field: string;
@@ -20,42 +36,130 @@ export type SwitchResult =
   | { status: 'not-current'; current: number }
   | { status: 'not-ready'; rebuildStatus: string };
 
+/** Field of an API's off hash that marks it sealed (never a partition: those are "<topic>/<n>"). */
+export const SEALED_FIELD = '@sealed';
+
+/** APIs per pipeline of reads or seal scripts. */
+const SLICE = 500;
+
+async function hashOf(redis: RedisClient, key: string): Promise<Map<string, number>> {
+  const flat = await redis.hgetall(key);
+  return new Map(
+    Object.entries(flat)
+      .filter(([field]) => !field.startsWith('@'))
+      .map(([field, value]) => [field, Number(value)]),
+  );
+}
+
+/** Partitions where `has` lacks what `needed` holds (max over every source of `needed`). */
+function behindOf(has: Map<string, number>, needed: Map<string, number>): BehindPartition[] {
+  const out: BehindPartition[] = [];
+  for (const [field, n] of needed) {
+    const h = has.get(field) ?? -1;
+    if (h < n) out.push({ field, needed: n, has: h });
+  }
+  return out;
+}
+
+const behind = (partitions: BehindPartition[]): SwitchResult => ({
+  status: 'behind',
+  count: partitions.length,
+  partitions: partitions.slice(0, 8),
+});
+
+/** Step 1: wm(g) and every API's off in g, maxed per partition (plain reads, one pipeline per slice). */
+async function neededOffsets(
+  redis: RedisClient,
+  source: KeySpace,
+  apiIds: readonly string[],
+): Promise<Map<string, number>> {
+  const needed = await hashOf(redis, watermarkKey(source));
+  for (let n = 0; n < apiIds.length; n += SLICE) {
+    const pipeline = newPipeline(redis);
+    for (const apiId of apiIds.slice(n, n + SLICE)) pipeline.hgetall(apiKeys(source, apiId).offsets);
+    for (const offs of (await execPipeline(pipeline)) as Record<string, string>[]) {
+      for (const [field, raw] of Object.entries(offs)) {
+        if (field.startsWith('@')) continue;
+        const value = Number(raw);
+        if (value > (needed.get(field) ?? -1)) needed.set(field, value);
+      }
+    }
+  }
+  return needed;
+}
+
+/** Step 3 for some APIs: their BehindPartitions (empty = all sealed). */
+async function seal(
+  redis: RedisClient,
+  source: KeySpace,
+  target: number,
+  wmTarget: Map<string, number>,
+  apiIds: readonly string[],
+): Promise<BehindPartition[]> {
+  const wmArgs = [...wmTarget].flatMap(([field, wm]) => [field, wm]);
+  const lagging: BehindPartition[] = [];
+  for (let n = 0; n < apiIds.length; n += SLICE) {
+    const pipeline = newPipeline(redis);
+    for (const apiId of apiIds.slice(n, n + SLICE)) {
+      queueCommand(redis, pipeline, 'sealApiGeneration', [apiKeys(source, apiId).offsets, target, ...wmArgs]);
+    }
+    for (const reply of (await execPipeline(pipeline)) as (string | number)[][]) {
+      if (reply[0] === 'ok') continue;
+      for (let i = 2; i + 2 < reply.length; i += 3) {
+        lagging.push({ field: String(reply[i]), needed: Number(reply[i + 1]), has: Number(reply[i + 2]) });
+      }
+    }
+  }
+  return lagging;
+}
+
 export async function switchGeneration(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   source: number,
   target: number,
   now: number,
 ): Promise<SwitchResult> {
   const g = globalKeys(prefix);
-  // Offset keys of g: apiKeys(...).offsets is `<before>` + apiId + `<after>`.
-  const probe = apiKeys({ prefix, generation: source }, '\u0000').offsets;
-  const [before, after] = probe.split('\u0000') as [string, string];
-  const reply = await command<(string | number)[]>(redis, 'switchGeneration')(
-    g.generation,
-    g.rebuild,
-    watermarkKey({ prefix, generation: source }),
-    watermarkKey({ prefix, generation: target }),
-    g.apis,
-    source,
-    target,
-    before,
-    after,
-    now,
-  );
-  switch (reply[0]) {
-    case 'ok':
-      return { status: 'switched' };
-    case 'gen':
-      return { status: 'not-current', current: Number(reply[1]) };
-    case 'state':
-      return { status: 'not-ready', rebuildStatus: String(reply[1] || 'none') };
-    default: {
-      const partitions: BehindPartition[] = [];
-      for (let n = 2; n + 2 < reply.length; n += 3) {
-        partitions.push({ field: String(reply[n]), needed: Number(reply[n + 1]), has: Number(reply[n + 2]) });
-      }
-      return { status: 'behind', count: Number(reply[1]), partitions };
-    }
+  const from: KeySpace = { prefix, generation: source };
+  const state = await readRebuildState(redis, prefix);
+  const current = await readGeneration(redis, prefix);
+  const status = state?.status ?? 'none';
+  if (current === target && status === 'switching' && state?.target === target) {
+    // A switch that set <p>:gen and died before it recorded so.
+    await transitionRebuild(redis, prefix, ['switching'], 'switched', { switchedAt: now });
+    return { status: 'switched' };
   }
+  if (current !== source) return { status: 'not-current', current };
+  if (!state || state.target !== target || (status !== 'compacting' && status !== 'switching')) {
+    return { status: 'not-ready', rebuildStatus: status };
+  }
+
+  // 1. Caught up? (Nothing sealed yet on the first try: live writers are not held up while g' catches up.)
+  const wmTarget = await hashOf(redis, watermarkKey({ prefix, generation: target }));
+  let apiIds = await listApis(redis, g.apis);
+  const lagging = behindOf(wmTarget, await neededOffsets(redis, from, apiIds));
+  if (lagging.length > 0) return behind(lagging);
+
+  // 2. From here on an abort is refused, and a crashed switch is resumed.
+  if (status === 'compacting') {
+    const moved = await transitionRebuild(redis, prefix, ['compacting'], 'switching');
+    if (!moved.ok) return { status: 'not-ready', rebuildStatus: moved.status ?? 'none' };
+  }
+
+  // 3. Seal every API, until a listing finds none left (APIs first seen meanwhile).
+  const sealed = new Set<string>();
+  for (;;) {
+    const fresh = apiIds.filter((apiId) => !sealed.has(apiId));
+    if (fresh.length === 0) break;
+    const stillBehind = await seal(redis, from, target, wmTarget, fresh);
+    if (stillBehind.length > 0) return behind(stillBehind);
+    for (const apiId of fresh) sealed.add(apiId);
+    apiIds = await listApis(redis, g.apis);
+  }
+
+  // 4. The switch itself; readers and writers pick up <p>:gen with their next request or batch.
+  await redis.set(g.generation, String(target));
+  await transitionRebuild(redis, prefix, ['switching'], 'switched', { switchedAt: now });
+  return { status: 'switched' };
 }

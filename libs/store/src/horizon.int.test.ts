@@ -7,7 +7,6 @@
 // Real Redis, real write path (assignCodes + expand + applyApiBatch), real compaction and read
 // path (planReads + readCounts). The hour retention is set so that one replayed hour's horizon
 // passes between the replay and the compaction, as it does in a long rebuild.
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOME_COUNT } from '@va/contracts';
 import {
@@ -22,7 +21,7 @@ import {
   retentionModel,
   type Retention,
 } from '@va/core';
-import { deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
+import { deletePrefix, testEnv, type TestEnv, connectTarget } from '@va/testkit/support';
 import { expand, TupleCounter } from './aggregate';
 import { applyApiBatches } from './apply';
 import { compactApi, readCompactedThrough } from './compaction';
@@ -30,17 +29,18 @@ import { dumpApiCounts } from './cube-dump';
 import { DictionaryWriter, emptyMissing } from './dictionary';
 import type { KeySpace } from './keys';
 import { readCounts, type CubeQuery } from './read';
+import { type RedisClient } from '@va/store';
 
 let t: TestEnv;
-let redis: Redis;
+let redis: RedisClient;
 
 beforeAll(async () => {
   t = await testEnv('horizon');
-  redis = new Redis(t.redisUrl);
+  redis = connectTarget(t.redis);
 });
 
 afterAll(async () => {
-  await deletePrefix(t.redisUrl, t.keyPrefix);
+  await deletePrefix(t.redis, t.keyPrefix);
   redis.disconnect();
 });
 

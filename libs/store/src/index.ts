@@ -19,4 +19,7 @@ export * from './generation-switch';
 export * from './generation-delete';
 export * from './generation-scan';
 export * from './read-token-access';
+export * from './connection';
+export * from './pipeline';
 export * from './section/codec';
+export * from './seal';

@@ -8,7 +8,8 @@
  *   <p>:apis                    set     every known apiId (the compactor's scheduler walks it)
  *   <p>:rootkey:<sha256>        hash    workspaceId, permissions (JSON array), createdAt, revokedAt
  *   <p>:rtdeny:<jti>            string  a revoked read token (deny-list); expires with the token (PEXPIREAT)
- *   <p>:bull:<queue>:...        BullMQ's own keys (the compactor's queue "compaction"), prefix `bull`
+ *   <p>:{bull}:<queue>:...      BullMQ's own keys (the compactor's queue "compaction"); the hash tag {bull}
+ *                                       keeps all of them in one slot, as BullMQ's scripts need on a cluster
  *   <p>:rebuild                 hash    state of the running (or last) rebuild into a new generation
  *                                       (generation-state.ts: source, target, status, since, ...)
  *   <p>:rl:<sha256>             string  @fastify/rate-limit's counter of a root key (its Redis store; the
@@ -80,8 +81,11 @@ export const globalKeys = (prefix: string) => ({
   rootKey: (hash: string) => `${prefix}:rootkey:${hash}`,
   /** jti is base64url (checked by @va/read-tokens before it gets here). */
   readTokenDenied: (jti: string) => `${prefix}:rtdeny:${jti}`,
-  /** BullMQ `prefix` option: BullMQ builds `<this>:<queue>:<...>` itself. */
-  bull: `${prefix}:bull`,
+  /**
+   * BullMQ `prefix` option: BullMQ builds `<this>:<queue>:<...>` itself. A hash tag, as BullMQ's docs ask
+   * for Redis Cluster ("Redis Cluster" pattern): its scripts touch many keys of a queue at once.
+   */
+  bull: `${prefix}:{bull}`,
   rebuild: `${prefix}:rebuild`,
   /** Namespace of @fastify/rate-limit's Redis store; it appends its own key (the root key hash). */
   rateLimitNamespace: `${prefix}:rl:`,

@@ -2,9 +2,17 @@
  * Small helpers over ioredis pipelines: call a Lua command defined with defineCommand on a
  * pipeline (ioredis copies them there, untyped), and run a pipeline failing on the first error
  * instead of handing back [err, result] pairs.
+ *
+ * On a Redis Cluster an ioredis pipeline must stay on one node ("All keys in the pipeline should belong
+ * to the same slots allocation group"), while ours hold commands of many APIs (many slots). There
+ * newPipeline records the commands instead, and exec() sends them as one real pipeline per group of
+ * slots served by the same node (at once, in order within each group), then puts the replies back in
+ * the order they were queued. Commands of one slot keep their relative order; across slots there was
+ * never an order on a cluster anyway.
  */
-import type { ChainableCommander, Redis } from 'ioredis';
-import { defineCommands } from './commands';
+import { Command, type ChainableCommander, type Cluster } from 'ioredis';
+import { defineCommands, scriptKeyCount } from './commands';
+import { isCluster, type RedisClient } from './connection';
 
 type Args = (string | number)[];
 
@@ -12,7 +20,12 @@ type Args = (string | number)[];
  * Queues the Lua command `name` on a pipeline of `redis`. The arguments go as ONE array
  * (ioredis flattens it): spreading 100k+ arguments into a call would overflow the stack.
  */
-export function queueCommand(redis: Redis, pipeline: ChainableCommander, name: string, args: Args): void {
+export function queueCommand(
+  redis: RedisClient,
+  pipeline: ChainableCommander,
+  name: string,
+  args: Args,
+): void {
   defineCommands(redis);
   const fn = (pipeline as unknown as Record<string, (a: Args) => unknown>)[name];
   if (typeof fn !== 'function')
@@ -20,10 +33,10 @@ export function queueCommand(redis: Redis, pipeline: ChainableCommander, name: s
   fn.call(pipeline, args);
 }
 
-/** A pipeline with the project's Lua commands on it. */
-export function newPipeline(redis: Redis): ChainableCommander {
+/** A pipeline with the project's Lua commands on it (one per node group on a cluster, see above). */
+export function newPipeline(redis: RedisClient): ChainableCommander {
   defineCommands(redis);
-  return redis.pipeline();
+  return isCluster(redis) ? slotPipeline(redis) : redis.pipeline();
 }
 
 /** Executes and returns the replies; throws the first command error. */
@@ -35,4 +48,69 @@ export async function execPipeline(pipeline: ChainableCommander): Promise<unknow
     if (err) throw err;
     return reply;
   });
+}
+
+interface Queued {
+  name: string;
+  args: unknown[];
+}
+
+/** Hash slot of a queued command: the slot of its keys (ioredis' own key table), -1 = no key. */
+export function slotOf({ name, args }: Queued): number {
+  const flat = (args as unknown[]).flat(Infinity) as (string | number | Buffer)[];
+  const keys = scriptKeyCount(name);
+  let command: Command;
+  if (keys === undefined) {
+    command = name === 'call' ? new Command(String(flat[0]), flat.slice(1)) : new Command(name, flat);
+  } else {
+    // A script call: EVALSHA sha numkeys key... (variable-key scripts carry numkeys first).
+    command = new Command('evalsha', ['0', ...(keys === null ? flat : [keys, ...flat])]);
+  }
+  return command.getKeys().length === 0 ? -1 : command.getSlot();
+}
+
+/** A recording stand-in for a pipeline of a Cluster; see the file comment. */
+function slotPipeline(cluster: Cluster): ChainableCommander {
+  const queued: Queued[] = [];
+  const exec = async (): Promise<[Error | null, unknown][]> => {
+    if (cluster.status !== 'ready') await cluster.ping(); // the slot map is known once ready
+    const groups = new Map<string, number[]>();
+    queued.forEach((command, n) => {
+      const slot = slotOf(command);
+      // Group by the nodes that serve the slot, like ioredis does; keyless commands go with the first group.
+      const group = slot < 0 ? '' : (cluster.slots[slot] ?? []).join(',');
+      const members = groups.get(group) ?? [];
+      members.push(n);
+      groups.set(group, members);
+    });
+    const keyless = groups.get('');
+    groups.delete('');
+    if (keyless) {
+      const first = groups.values().next();
+      if (first.done) groups.set('', keyless);
+      else first.value.push(...keyless);
+    }
+    const out: [Error | null, unknown][] = new Array(queued.length);
+    await Promise.all(
+      [...groups.values()].map(async (members) => {
+        const pipeline = cluster.pipeline() as unknown as Record<string, (...a: unknown[]) => unknown>;
+        for (const n of members) pipeline[queued[n]!.name]!(...queued[n]!.args);
+        const replies = (await (pipeline as unknown as ChainableCommander).exec()) ?? [];
+        members.forEach((n, m) => (out[n] = replies[m] ?? [new Error('pipeline aborted'), null]));
+      }),
+    );
+    return out;
+  };
+  const proxy: ChainableCommander = new Proxy({} as ChainableCommander, {
+    get(_target, property) {
+      if (property === 'exec') return exec;
+      if (property === 'length') return queued.length;
+      if (typeof property !== 'string' || property === 'then') return undefined;
+      return (...args: unknown[]) => {
+        queued.push({ name: property, args });
+        return proxy;
+      };
+    },
+  });
+  return proxy;
 }

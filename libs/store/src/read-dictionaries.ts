@@ -10,7 +10,7 @@
  * (`resets`), and then everything derived here is dropped and rebuilt from the reloaded entries,
  * so that a filter never maps to the code of another value.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import type { Identity } from '@va/core';
 import { DictionaryReader } from './dictionary';
 import { parseIdentity, parseTagSet } from './dictionary-values';
@@ -29,7 +29,7 @@ export class ReadDictionaries {
   /** Loads run one at a time: two concurrent loads would append the same entries twice. */
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(redis: Redis, space: KeySpace, apiId: string) {
+  constructor(redis: RedisClient, space: KeySpace, apiId: string) {
     this.reader = new DictionaryReader(redis, space, apiId);
   }
 

@@ -3,9 +3,9 @@
  * deny-list, the root key that minted it (revoked root key → its tokens are refused too), the
  * counter generation and the owner of the API. And the deny-list's one write.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { globalKeys } from './keys';
-import { execPipeline } from './pipeline';
+import { execPipeline, newPipeline } from './pipeline';
 import { parseRootKeyRecord, type RootKeyRecord } from './registry';
 
 export interface ReadTokenAccess {
@@ -17,14 +17,13 @@ export interface ReadTokenAccess {
 }
 
 export async function readTokenAccess(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   token: { tokenId: string; rootKeyHash: string },
   apiId: string | undefined,
 ): Promise<ReadTokenAccess> {
   const keys = globalKeys(prefix);
-  const pipeline = redis
-    .pipeline()
+  const pipeline = newPipeline(redis)
     .exists(keys.readTokenDenied(token.tokenId))
     .hgetall(keys.rootKey(token.rootKeyHash))
     .get(keys.generation);
@@ -48,7 +47,7 @@ export async function readTokenAccess(
  * holds live tokens only). Returns false when it was listed already.
  */
 export async function denyReadToken(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   token: { tokenId: string; expiresAt: number },
   now: number,

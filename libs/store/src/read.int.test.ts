@@ -1,22 +1,21 @@
 /** readCounts/decodeCells against counters written by the ingest batch processor. */
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { hourOf, type BucketRead } from '@va/core';
 import { loadConfig } from '@va/config';
-import { deletePrefix } from '@va/testkit/support';
+import { deletePrefix, connectTarget, testRedisTarget } from '@va/testkit/support';
 import { seedEvents } from '@va/testkit/seed';
 import { apiKeys, type KeySpace } from './keys';
 import { ReadDictionaries } from './read-dictionaries';
 import { decodeCells, readApiMeta, readCounts, type CubeQuery } from './read';
+import { type RedisClient } from '@va/store';
 
 const prefix = `t-read-${Math.random().toString(36).slice(2, 8)}`;
 const space: KeySpace = { prefix, generation: 1 };
 const now = Date.now();
 const h0 = hourOf(now) - 3;
 const retention = loadConfig({}).retention;
-let redis: Redis;
+let redis: RedisClient;
 
 const KEYS = 80; // more than one shard (32 codes) and more than the HMGET limit
 const events: VerificationEvent[] = Array.from({ length: 400 }, (_, n) => ({
@@ -40,11 +39,11 @@ const q = (over: Partial<CubeQuery>): CubeQuery => ({
 });
 
 beforeAll(async () => {
-  redis = new Redis(inject('redisUrl'));
+  redis = connectTarget(testRedisTarget());
   await seedEvents(redis, events, { prefix, now, retention });
 });
 afterAll(async () => {
-  await deletePrefix(inject('redisUrl'), prefix);
+  await deletePrefix(testRedisTarget(), prefix);
   redis.disconnect();
 });
 

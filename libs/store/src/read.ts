@@ -15,7 +15,7 @@
  * would otherwise count that hour twice, so such buckets are read in one atomic call and each
  * call's compaction point is checked. When the compaction point moved, the caller plans again.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { OUTCOME_COUNT } from '@va/contracts';
 import {
   dayOfHour,
@@ -46,13 +46,13 @@ const parseIndex = (raw: unknown): number | null => {
 
 /** The compaction point and (when `firstHour`) the first bucket of each resolution. */
 export async function readApiMeta(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   apiId: string,
   options: { firstHour: boolean },
 ): Promise<ApiMeta> {
   const keys = apiKeys(space, apiId);
-  const pipeline = redis.pipeline().get(keys.compactedThrough);
+  const pipeline = newPipeline(redis).get(keys.compactedThrough);
   if (options.firstHour) {
     for (const r of ['h', 'd', 'm'] as const) pipeline.zrange(keys.bucketIndex(r), 0, 0, 'WITHSCORES');
   }
@@ -260,7 +260,7 @@ export type CountsRead =
  * Filters with an empty code list match nothing and read nothing.
  */
 export async function readCounts(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   apiId: string,
   q: CubeQuery,
@@ -283,7 +283,7 @@ export async function readCounts(
   }
   if (needParts.length > 0) {
     options.signal?.throwIfAborted();
-    const pipeline = redis.pipeline();
+    const pipeline = newPipeline(redis);
     for (const read of needParts) pipeline.smembers(keys.parts(read.res, read.index));
     const replies = (await execPipeline(pipeline)) as string[][];
     needParts.forEach((read, n) => fetches.push(...fetchesFromParts(q, read, replies[n] ?? [], keys)));

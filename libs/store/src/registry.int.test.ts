@@ -1,7 +1,5 @@
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { deletePrefix } from '@va/testkit/support';
+import { deletePrefix, connectTarget, testRedisTarget, keysMatching } from '@va/testkit/support';
 import { globalKeys } from './keys';
 import {
   createRootKey,
@@ -12,14 +10,15 @@ import {
   registerApi,
   revokeRootKey,
 } from './registry';
+import { type RedisClient } from '@va/store';
 
 const prefix = `t-registry-${Math.random().toString(36).slice(2, 8)}`;
-let redis: Redis;
+let redis: RedisClient;
 beforeAll(() => {
-  redis = new Redis(inject('redisUrl'));
+  redis = connectTarget(testRedisTarget());
 });
 afterAll(async () => {
-  await deletePrefix(inject('redisUrl'), prefix);
+  await deletePrefix(testRedisTarget(), prefix);
   redis.disconnect();
 });
 
@@ -39,7 +38,7 @@ describe('root keys', () => {
     expect(hash).toBe(hashRootKey(key));
     const stored = await redis.hgetall(globalKeys(prefix).rootKey(hash));
     expect(JSON.stringify(stored)).not.toContain(key);
-    expect(await redis.keys(`${prefix}*${key}*`)).toEqual([]);
+    expect(await keysMatching(redis, `${prefix}*${key}*`)).toEqual([]);
     expect(await findRootKey(redis, prefix, key)).toEqual({
       workspaceId: 'ws_1',
       permissions: ['api.*.read_api', 'api.a.read_api'],

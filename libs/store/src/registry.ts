@@ -7,9 +7,9 @@
  * undone by a lookup racing it. The plaintext is returned once, by createRootKey.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { globalKeys } from './keys';
-import { execPipeline } from './pipeline';
+import { execPipeline, newPipeline } from './pipeline';
 
 export const ROOT_KEY_PREFIX = 'vak_';
 const ROOT_KEY_RANDOM_CHARS = 32;
@@ -65,7 +65,7 @@ export interface CreatedRootKey {
 }
 
 export async function createRootKey(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   input: { workspaceId: string; permissions: readonly string[]; now: number },
 ): Promise<CreatedRootKey> {
@@ -81,7 +81,7 @@ export async function createRootKey(
 }
 
 export async function findRootKey(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   plaintext: string,
 ): Promise<RootKeyRecord | null> {
@@ -92,7 +92,7 @@ export type RevokeResult = 'revoked' | 'already_revoked' | 'unknown';
 
 /** Marks the key revoked (keeps the first revocation time). */
 export async function revokeRootKey(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   plaintext: string,
   now: number,
@@ -105,7 +105,7 @@ export const ROOT_KEY_ID_PATTERN = /^[0-9a-f]{64}$/;
 
 /** revokeRootKey by the key's id (its stored hash), so that the secret need not be typed again. */
 export async function revokeRootKeyByHash(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   hash: string,
   now: number,
@@ -116,7 +116,11 @@ export async function revokeRootKeyByHash(
 }
 
 /** The workspace that owns an API, or null when no event of it arrived and nobody registered it. */
-export async function apiWorkspace(redis: Redis, prefix: string, apiId: string): Promise<string | null> {
+export async function apiWorkspace(
+  redis: RedisClient,
+  prefix: string,
+  apiId: string,
+): Promise<string | null> {
   return redis.get(globalKeys(prefix).api(apiId));
 }
 
@@ -126,17 +130,18 @@ export type RegisterResult =
 
 /** Registers an API to a workspace before its first event. Idempotent; never moves an API. */
 export async function registerApi(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   apiId: string,
   workspaceId: string,
 ): Promise<RegisterResult> {
   const keys = globalKeys(prefix);
-  const [set, owner] = (await execPipeline(
-    redis.multi().set(keys.api(apiId), workspaceId, 'NX').get(keys.api(apiId)).sadd(keys.apis, apiId),
-  )) as [string | null, string | null, number];
-  if (owner !== workspaceId) return { ok: false, owner: String(owner) };
-  return { ok: true, created: set === 'OK' };
+  // SET NX GET answers the previous owner atomically (one key); the apis set is another slot on a
+  // cluster, so it is added to after the claim (SADD is idempotent: a retry completes a half-done one).
+  const previous = (await redis.call('SET', keys.api(apiId), workspaceId, 'NX', 'GET')) as string | null;
+  if (previous !== null && previous !== workspaceId) return { ok: false, owner: previous };
+  await redis.sadd(keys.apis, apiId);
+  return { ok: true, created: previous === null };
 }
 
 export interface Access {
@@ -150,14 +155,13 @@ export interface Access {
 
 /** Everything a request needs before reading counters, in one round trip. */
 export async function readAccess(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   rootKeyPlaintext: string,
   apiId: string | undefined,
 ): Promise<Access> {
   const keys = globalKeys(prefix);
-  const pipeline = redis
-    .pipeline()
+  const pipeline = newPipeline(redis)
     .hgetall(keys.rootKey(hashRootKey(rootKeyPlaintext)))
     .get(keys.generation);
   if (apiId !== undefined) pipeline.get(keys.api(apiId));

@@ -4,15 +4,25 @@
  * indices over 1970-2400 (and before 1970), one EVAL evaluates a whole sample in Lua, and every
  * value must equal the TypeScript's.
  */
-import { Redis } from 'ioredis';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { dayStart, expiresAt, monthOf, monthStart, DAY_MS, type BucketRes, type Retention } from '@va/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  dayStart,
+  expiresAt,
+  lastHourOf,
+  monthOf,
+  monthStart,
+  DAY_MS,
+  type BucketRes,
+  type Retention,
+} from '@va/core';
 import { withIncludes } from './commands';
+import { connectTarget, testRedisTarget } from '@va/testkit/support';
+import { type RedisClient } from '@va/store';
 
-let redis: Redis;
+let redis: RedisClient;
 beforeAll(() => {
-  redis = new Redis(inject('redisUrl'));
+  redis = connectTarget(testRedisTarget());
 });
 afterAll(async () => {
   await redis.quit();
@@ -82,6 +92,22 @@ describe('includes/time.lua against libs/core/src/time.ts', () => {
         const got = await lua(EACH('expiresAt(res, index, retention)'), argsOf(scaled));
         const retention = (ms: number): Retention => ({ hourMs: ms, dayMs: ms, monthMs: ms });
         expect(got).toEqual(scaled.map(([r, i, ret]) => expiresAt(r, i, retention(ret))));
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('lastHourOf (the dirty score) agrees for hours, days and months', async () => {
+    await fc.assert(
+      fc.asyncProperty(sample, async (rows) => {
+        const scaled = rows.map(([r, i, ret, d]): [BucketRes, number, number, number] => [
+          r,
+          r === 'h' ? i : r === 'd' ? Math.floor(i / 24) : Math.floor(i / 730),
+          ret,
+          d,
+        ]);
+        const got = await lua(EACH('lastHourOf(res, index)'), argsOf(scaled));
+        expect(got).toEqual(scaled.map(([r, i]) => lastHourOf(r, i)));
       }),
       { numRuns: 30 },
     );

@@ -4,16 +4,16 @@
  * plus `cmp`, the last compacted hour of an API. docs/design.md "Write path: exactly once".
  * -1 stands for "none" everywhere (no message applied yet / no hour compacted).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { command } from './commands';
 import { apiKeys, globalKeys, partitionField, watermarkKey, type KeySpace } from './keys';
-import { execPipeline } from './pipeline';
+import { execPipeline, newPipeline } from './pipeline';
 
 const numberOr = (raw: string | null | undefined, fallback: number): number =>
   raw === null || raw === undefined ? fallback : Number(raw);
 
 export async function readWatermark(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   topic: string,
   partition: number,
@@ -22,7 +22,7 @@ export async function readWatermark(
 }
 
 export async function readWatermarks(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   partitions: readonly { topic: string; partition: number }[],
 ): Promise<number[]> {
@@ -38,7 +38,7 @@ export type AdvanceResult = { ok: true } | { ok: false; actual: number };
 
 /** CAS wm: expected -> next. */
 export async function advanceWatermark(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   topic: string,
   partition: number,
@@ -56,13 +56,13 @@ export async function advanceWatermark(
 
 /** off[api] of one partition for many APIs, and cmp of those APIs (one pipeline). */
 export async function readApiProgress(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   offsetField: string,
   apiIds: readonly string[],
 ): Promise<{ off: number[]; cmp: number[] }> {
   if (apiIds.length === 0) return { off: [], cmp: [] };
-  const pipeline = redis.pipeline();
+  const pipeline = newPipeline(redis);
   for (const apiId of apiIds) {
     const keys = apiKeys(space, apiId);
     pipeline.hget(keys.offsets, offsetField);
@@ -76,6 +76,6 @@ export async function readApiProgress(
 }
 
 /** The counter generation (`<p>:gen`, absent = 1). */
-export async function readGeneration(redis: Redis, prefix: string): Promise<number> {
+export async function readGeneration(redis: RedisClient, prefix: string): Promise<number> {
   return numberOr(await redis.get(globalKeys(prefix).generation), 1);
 }

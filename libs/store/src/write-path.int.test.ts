@@ -1,9 +1,8 @@
 // The write-side Lua scripts against a real Redis: assignCodes, applyApiBatch, advanceWatermark,
 // and the TypeScript around them (dictionary reader/writer, registration, cube dump).
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hourOf } from '@va/core';
-import { deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
+import { deletePrefix, testEnv, type TestEnv, connectTarget } from '@va/testkit/support';
 import { expand, TupleCounter } from './aggregate';
 import { registerApisFromEvents } from './api-registration';
 import { applyApiBatches } from './apply';
@@ -12,22 +11,23 @@ import { dumpApiCounts, fullKey } from './cube-dump';
 import { DictionaryReader, DictionaryWriter, emptyMissing } from './dictionary';
 import { apiKeys, globalKeys, type KeySpace } from './keys';
 import { advanceWatermark, readApiProgress, readWatermark } from './watermark';
+import { type RedisClient } from '@va/store';
 
 const DAY = 86_400_000;
 const retention = { hourMs: 35 * DAY, dayMs: 400 * DAY, monthMs: 5 * 366 * DAY };
 
 let t: TestEnv;
-let redis: Redis;
+let redis: RedisClient;
 let space: KeySpace;
 
 beforeAll(async () => {
   t = await testEnv('store write path');
-  redis = new Redis(t.redisUrl);
+  redis = connectTarget(t.redis);
   space = { prefix: t.keyPrefix, generation: 1 };
 });
 
 afterAll(async () => {
-  await deletePrefix(t.redisUrl, t.keyPrefix);
+  await deletePrefix(t.redis, t.keyPrefix);
   redis.disconnect();
 });
 
@@ -47,7 +47,7 @@ describe('assignCodes', () => {
   });
 
   it('gives every concurrent writer the same code for the same value', async () => {
-    const writers = Array.from({ length: 8 }, () => new Redis(t.redisUrl));
+    const writers = Array.from({ length: 8 }, () => connectTarget(t.redis));
     const values = Array.from({ length: 300 }, (_, n) => `v${n}`);
     try {
       const results = await Promise.all(

@@ -4,10 +4,15 @@
  * event: hour buckets hold the events inside the hour retention and those of hours not compacted
  * yet; month rollups hold the compacted hours (<= cmp of the API).
  */
-import type { Redis } from 'ioredis';
 import type { VerificationEvent } from '@va/contracts';
 import { hourOf } from '@va/core';
-import { dumpApiCounts, emptyDecodedCounts, readCompactedThrough, type KeySpace } from '@va/store';
+import {
+  dumpApiCounts,
+  emptyDecodedCounts,
+  readCompactedThrough,
+  type KeySpace,
+  type RedisClient,
+} from '@va/store';
 import { diffCounts, expectedCounts } from './verify';
 
 const DAY = 86_400_000;
@@ -16,7 +21,7 @@ const DAY = 86_400_000;
 export const HORIZON_BAND_MS = 2 * DAY;
 
 export async function storeDiff(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   events: readonly VerificationEvent[],
   options: { now: number; hourRetentionMs: number },

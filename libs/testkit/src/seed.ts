@@ -4,7 +4,7 @@
  * is its own pseudo-partition, so calls never collide on offsets.
  */
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@va/store';
 import type { VerificationEvent } from '@va/contracts';
 import { BatchProcessor } from '@va/ingest';
 import type { Retention } from '@va/core';
@@ -16,7 +16,11 @@ export interface SeedOptions {
   retention: Retention;
 }
 
-export async function seedEvents(redis: Redis, events: readonly VerificationEvent[], options: SeedOptions) {
+export async function seedEvents(
+  redis: RedisClient,
+  events: readonly VerificationEvent[],
+  options: SeedOptions,
+) {
   if (events.length === 0) return;
   const processor = new BatchProcessor({
     redis,

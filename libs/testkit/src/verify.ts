@@ -2,7 +2,6 @@
  * Verification helpers of the ingest tests: the counts a list of events must produce (computed
  * independently of the store's encoders), and a comparison with every cube read back from Redis.
  */
-import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import { OUTCOMES, type VerificationEvent } from '@va/contracts';
 import { hourOf } from '@va/core';
@@ -14,6 +13,7 @@ import {
   type DecodedCounts,
   type KeySpace,
   type Resolution,
+  type RedisClient,
 } from '@va/store';
 
 const outcomeIndex = new Map<string, number>(OUTCOMES.map((o, n) => [o, n]));
@@ -80,7 +80,7 @@ export function diffCounts(
 
 /** Reads every cube of every API back and compares it with the expected counts. */
 export async function verifyStored(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   expected: Map<string, DecodedCounts>,
   r: Resolution = 'h',
@@ -95,7 +95,11 @@ export async function verifyStored(
 }
 
 /** Sum of the t cube of every API at resolution r (cheap progress probe). */
-export async function storedTotal(redis: Redis, space: KeySpace, apiIds: readonly string[]): Promise<number> {
+export async function storedTotal(
+  redis: RedisClient,
+  space: KeySpace,
+  apiIds: readonly string[],
+): Promise<number> {
   let total = 0;
   for (const apiId of apiIds) {
     const { sum } = await dumpApiCounts(redis, space, apiId, 'h');
@@ -128,7 +132,7 @@ export async function topicEnds(
 
 /** True once every partition's wm in Redis reached the partition's last offset. */
 export async function caughtUp(
-  redis: Redis,
+  redis: RedisClient,
   space: KeySpace,
   ends: readonly { topic: string; partition: number; last: number }[],
 ): Promise<boolean> {

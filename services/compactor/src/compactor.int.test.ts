@@ -1,29 +1,42 @@
 // The compactor service in-process against a real Redis: the scheduler ticks, a tick fans out
 // into one job per API (deduplicated by job id), jobs compact up to the closed bound.
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@va/config';
-import { closedBoundAt, dayOfHour, hourOf } from '@va/core';
+import { closedBoundAt, hourOf } from '@va/core';
 import { createLogger } from '@va/runtime';
-import { apiKeys, globalKeys, readCompactedThrough, type KeySpace } from '@va/store';
-import { deletePrefix, testEnv, type TestEnv, waitFor } from '@va/testkit/support';
+import {
+  apiKeys,
+  dumpApiCounts,
+  globalKeys,
+  readCompactedThrough,
+  type KeySpace,
+  type RedisClient,
+} from '@va/store';
+import {
+  deletePrefix,
+  testEnv,
+  type TestEnv,
+  waitFor,
+  connectTarget,
+  keysMatching,
+} from '@va/testkit/support';
 import { createCompactor } from './compactor';
 import { COMPACT_JOB, COMPACTION_QUEUE, compactJobId } from './jobs';
 import { createCompactorMetrics } from './metrics';
 import { DEFAULT_COMPACTOR_SETTINGS } from '@va/config';
 
 let t: TestEnv;
-let redis: Redis;
+let redis: RedisClient;
 
 beforeAll(async () => {
   t = await testEnv('compactor service');
-  redis = new Redis(t.redisUrl);
+  redis = connectTarget(t.redis);
 });
 
 afterAll(async () => {
-  await deletePrefix(t.redisUrl, t.keyPrefix);
+  await deletePrefix(t.redis, t.keyPrefix);
   redis.disconnect();
 });
 
@@ -56,7 +69,7 @@ describe('compactor service', () => {
       config,
       logger: createLogger('compactor-test', 'warn'),
       metrics,
-      settings: { ...DEFAULT_COMPACTOR_SETTINGS, maxHoursPerJob: 7 },
+      settings: { ...DEFAULT_COMPACTOR_SETTINGS, maxHoursPerJob: 7, sealing: true },
       now: () => now,
     });
     await compactor.start();
@@ -70,18 +83,16 @@ describe('compactor service', () => {
         { timeoutMs: 30_000, message: 'both APIs compacted' },
       );
       expect(compactor.healthy()).toBe(true);
-      // Every hour up to the bound is in its day, none after it.
-      const keys = apiKeys(space, 'api_a');
-      let sum = 0;
-      for (let d = dayOfHour(first); d <= dayOfHour(bound); d++) {
-        sum += Number((await redis.hget(keys.cube('d', d, 't'), '0')) ?? 0);
-      }
-      expect(sum).toBe(bound - first + 1);
+      // Every hour up to the bound is in its day (sealed or not: cube-dump reads both), none after it.
+      const days = await dumpApiCounts(redis, space, 'api_a', 'd');
+      expect(days.sum.total[0]).toBe(bound - first + 1);
+      const sealed = (await registry.getSingleMetric('va_compactor_buckets_sealed_total')!.get()).values[0]!;
+      expect(sealed.value).toBeGreaterThan(0);
       const hours = (await registry.getSingleMetric('va_compactor_hours_compacted_total')!.get()).values[0]!
         .value;
       expect(hours).toBe(bound - first + 1 + Math.floor(bound / 3) - Math.ceil(first / 3) + 1);
-      // BullMQ's keys stay under <prefix>:bull.
-      const bullKeys = await redis.keys(`${t.keyPrefix}:bull:${COMPACTION_QUEUE}:*`);
+      // BullMQ's keys stay under <prefix>:{bull}.
+      const bullKeys = await keysMatching(redis, `${t.keyPrefix}:{bull}:${COMPACTION_QUEUE}:*`);
       expect(bullKeys.length).toBeGreaterThan(0);
     } finally {
       await compactor.stop();
@@ -90,7 +101,7 @@ describe('compactor service', () => {
   });
 
   it('never queues a second job for an API whose job is still waiting', async () => {
-    const connection = new Redis(t.redisUrl, { maxRetriesPerRequest: null });
+    const connection = connectTarget(t.redis, { maxRetriesPerRequest: null });
     const queue = new Queue(`${COMPACTION_QUEUE}-dedup`, {
       connection,
       prefix: globalKeys(t.keyPrefix).bull,

@@ -6,11 +6,10 @@
  * twice, concurrently, or be killed anywhere without losing or doubling a count.
  */
 import { Queue, Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { Config } from '@va/config';
 import { closedBoundAt } from '@va/core';
 import type { Logger } from '@va/runtime';
-import { compactApi, globalKeys, readGeneration } from '@va/store';
+import { compactApi, connectRedis, globalKeys, readGeneration, sealApi, type RedisClient } from '@va/store';
 import {
   COMPACT_JOB,
   COMPACTION_QUEUE,
@@ -23,7 +22,10 @@ import { recordLag, type CompactorMetrics } from './metrics';
 import type { CompactorSettings } from '@va/config';
 
 export interface CompactorDeps {
-  config: Pick<Config, 'redisUrl' | 'keyPrefix' | 'retention' | 'compactionGraceMs' | 'compactionEveryMs'>;
+  config: Pick<
+    Config,
+    'redisUrl' | 'redisClusterNodes' | 'keyPrefix' | 'retention' | 'compactionGraceMs' | 'compactionEveryMs'
+  >;
   logger: Logger;
   metrics: CompactorMetrics;
   settings: CompactorSettings;
@@ -44,7 +46,7 @@ export interface TickResult {
 }
 
 /** APIs are listed with SSCAN: the set may be large, and SMEMBERS would block Redis. */
-async function knownApis(redis: Redis, prefix: string): Promise<string[]> {
+async function knownApis(redis: RedisClient, prefix: string): Promise<string[]> {
   const out: string[] = [];
   let cursor = '0';
   do {
@@ -60,9 +62,10 @@ export function createCompactor(deps: CompactorDeps): Compactor {
   const prefix = globalKeys(config.keyPrefix).bull;
   // BullMQ wants connections that retry forever (maxRetriesPerRequest: null); the Worker
   // duplicates its own for the blocking commands. Our scripts use a plain client.
-  const queueConnection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
-  const workerConnection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
-  const store = new Redis(config.redisUrl);
+  // On a cluster the prefix is a hash tag (keys.ts), so every key of the queue is in one slot.
+  const queueConnection = connectRedis(config, { maxRetriesPerRequest: null });
+  const workerConnection = connectRedis(config, { maxRetriesPerRequest: null });
+  const store = connectRedis(config);
   for (const client of [queueConnection, workerConnection, store]) {
     client.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis'));
   }
@@ -101,7 +104,22 @@ export function createCompactor(deps: CompactorDeps): Compactor {
     });
     const behind = closedBoundAt(deps.now(), config.compactionGraceMs) - (result.compactedThrough ?? -1);
     recordLag(metrics, behind);
-    return result;
+    if (!settings.sealing || stopping.signal.aborted) return result;
+    const sealed = await sealApi(
+      store,
+      { prefix: config.keyPrefix, generation },
+      apiId,
+      result.compactedThrough,
+      {
+        now: deps.now(),
+        retention: config.retention,
+        signal: stopping.signal,
+      },
+    );
+    metrics.bucketsSealed.inc(sealed.sealed);
+    metrics.sectionBytesWritten.inc(sealed.bytes);
+    metrics.hashesSealed.inc(sealed.hashes);
+    return { ...result, sealed };
   }
 
   const worker = new Worker(

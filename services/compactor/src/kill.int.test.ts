@@ -124,6 +124,7 @@ describe('compactor under SIGKILL', () => {
       COMPACTOR_LOCK_MS: '1500',
       // Short jobs: a new API's 20 days take many jobs, so kills land inside and between them.
       COMPACTOR_MAX_HOURS_PER_JOB: '25',
+      COMPACTOR_SEALING: 'on',
     };
     const space: KeySpace = { prefix: t.keyPrefix, generation: 1 };
     const ingest = startService('ingest', env);

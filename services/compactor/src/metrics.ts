@@ -9,6 +9,10 @@ export interface CompactorMetrics {
    */
   lagHours: Histogram;
   jobs: Counter<'name' | 'result'>;
+  /** Sealing (docs/store-v2.md): buckets sealed, section bytes written, delta hashes folded in. */
+  bucketsSealed: Counter;
+  sectionBytesWritten: Counter;
+  hashesSealed: Counter;
 }
 
 /** Records an API's lag after a job (hours behind the closed bound; negative counts as 0). */
@@ -33,6 +37,21 @@ export function createCompactorMetrics(registry: Registry): CompactorMetrics {
       name: 'va_compactor_jobs_total',
       help: 'Compactor jobs finished, by job name and result.',
       labelNames: ['name', 'result'],
+      registers: [registry],
+    }),
+    bucketsSealed: new Counter({
+      name: 'va_compactor_buckets_sealed_total',
+      help: 'Buckets whose delta hashes were folded into their sealed sections.',
+      registers: [registry],
+    }),
+    sectionBytesWritten: new Counter({
+      name: 'va_compactor_section_bytes_written_total',
+      help: 'Bytes of sealed sections written.',
+      registers: [registry],
+    }),
+    hashesSealed: new Counter({
+      name: 'va_compactor_hashes_sealed_total',
+      help: 'Delta hashes folded into sealed sections (and deleted).',
       registers: [registry],
     }),
   };

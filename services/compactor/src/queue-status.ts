@@ -1,6 +1,6 @@
 /** BullMQ job counts of the compaction queue, for the CLI status command. */
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@va/store';
 import { globalKeys } from '@va/store';
 import { COMPACTION_QUEUE } from './jobs';
 
@@ -11,7 +11,10 @@ export interface QueueCounts {
   failed: number;
 }
 
-export async function compactionQueueCounts(connection: Redis, keyPrefix: string): Promise<QueueCounts> {
+export async function compactionQueueCounts(
+  connection: RedisClient,
+  keyPrefix: string,
+): Promise<QueueCounts> {
   const queue = new Queue(COMPACTION_QUEUE, { connection, prefix: globalKeys(keyPrefix).bull });
   try {
     const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed');

@@ -2,7 +2,7 @@
  * The batch protocol (core/batch-protocol.ts) on Redis: what the worker, the CLI's rebuild and
  * @va/testkit's seeding construct. All logic lives in the core; this only wires the Redis port.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@va/store';
 import { redisStore } from './adapters/redis-store';
 import { BatchProtocol, type BatchProtocolDeps } from './core/batch-protocol';
 
@@ -10,7 +10,7 @@ export type { BatchMessage, PartitionBatch, PreparedBatch, Applied, Conflict } f
 
 export interface BatchProcessorDeps extends Omit<BatchProtocolDeps, 'store'> {
   /** A connected client; the caches are dropped whenever its connection closes. */
-  redis: Redis;
+  redis: RedisClient;
 }
 
 export class BatchProcessor extends BatchProtocol {

@@ -4,9 +4,9 @@
  * config.ingestMetricsPort. SIGTERM/SIGINT: finish the batch in flight (its progress is stored
  * with it), leave the consumer group, disconnect, exit 0.
  */
-import { Redis } from 'ioredis';
 import { loadConfig, loadIngestSettings } from '@va/config';
 import { createLogger, createRegistry, onShutdown, serveMetrics } from '@va/runtime';
+import { connectRedis, type RedisClient } from '@va/store';
 import { createIngestMetrics } from './metrics';
 import { createIngestWorker } from './worker';
 
@@ -17,14 +17,14 @@ async function main(): Promise<void> {
   const metrics = createIngestMetrics(registry);
   // No offline queue and no resend after a reconnect: a command must never reach a Redis other
   // than the one the worker's caches came from (the worker drops them on 'close').
-  const redis = new Redis(config.redisUrl, {
+  const redis = connectRedis(config, {
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
     maxRetriesPerRequest: 1,
     lazyConnect: true,
   });
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis'));
-  await connectRedis(redis, logger);
+  await waitForRedis(redis, logger);
 
   const worker = createIngestWorker({
     config,
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
 }
 
 /** Waits for Redis at start (the stack may start it at the same time). */
-async function connectRedis(redis: Redis, logger: ReturnType<typeof createLogger>): Promise<void> {
+async function waitForRedis(redis: RedisClient, logger: ReturnType<typeof createLogger>): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       await redis.connect();

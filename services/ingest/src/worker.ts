@@ -26,9 +26,9 @@
  * batch); this file wires them to kafkajs (adapters/kafka.ts) and Redis (adapters/redis-store.ts).
  */
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import type { Redis } from 'ioredis';
 import { clockOf, DEFAULT_INGEST_SETTINGS, type Config, type IngestSettings } from '@va/config';
 import type { Logger } from '@va/runtime';
+import type { RedisClient } from '@va/store';
 import {
   consumerControl,
   dlqProducer,
@@ -46,7 +46,7 @@ import type { IngestMetrics } from './metrics';
 export interface IngestWorkerDeps {
   config: Config;
   /** A connected client; the worker drops its caches whenever it reconnects. */
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   metrics: IngestMetrics;
   settings?: Partial<IngestSettings>;
@@ -196,7 +196,16 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
       const outcome = await processor.commit(prepared, expectedWm);
       if (outcome.status === 'conflict') {
         metrics.resyncs.inc({ cause: outcome.cause });
-        logger.warn({ topic, partition, cause: outcome.cause, detail: outcome.detail }, 'CAS failed: resync');
+        if (outcome.cause === 'sealed') {
+          // A rebuild's switch is sealing the APIs (milliseconds): wait a moment instead of spinning.
+          logger.info({ topic, partition, detail: outcome.detail }, 'generation switching: retry');
+          await sleep(Math.min(settings.retryBackoffMs, 100));
+        } else {
+          logger.warn(
+            { topic, partition, cause: outcome.cause, detail: outcome.detail },
+            'CAS failed: resync',
+          );
+        }
         await resync(topic, partition, st);
         return;
       }

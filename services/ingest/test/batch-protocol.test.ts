@@ -256,6 +256,18 @@ describe('the batch protocol', () => {
     expect(store.counted.get('a')).toBe(6);
   });
 
+  it('an API sealed by a rebuild stops the batch before the watermark; nothing of it is written', async () => {
+    const store = new FakeStore();
+    const { p } = worker(store);
+    store.sealed.add('b');
+    expect(await p.process(batch(0, 4, ['a', 'b']), null)).toMatchObject({
+      status: 'conflict',
+      cause: 'sealed',
+    });
+    expect(store.counted.get('b')).toBeUndefined();
+    expect(wmOf(store)).toBeNull();
+  });
+
   it('a closed connection drops every cache: progress is read again', async () => {
     const store = new FakeStore();
     const { p } = worker(store);

@@ -9,12 +9,17 @@
  * (no Kafka; the same scripts), compacts it, and stores a root key for `run` under the prefix.
  * `run` measures, over HTTP:
  *   - under load: a light groupBy=day 30-day query, sampled sequentially, while `--heavy` worst-case
- *     requests (groupBy=key&groupBy=tags&groupBy=hour&start=0&limit=100000) run in a loop;
+ *     requests (groupBy=key&groupBy=tags&groupBy=hour&start=0&limit=100000) run in a loop (in a
+ *     child process, so that receiving their 20 MB answers does not delay the sampler);
  *   - refusals: an over-cap request (groupBy=key&groupBy=hour&start=0, no limit);
  *   - a 100,000-row answer.
+ * With `--pid <service pid>` it also prints the service's CPU time per request (all its threads).
  * REDIS_URL must be a private server (never the shared 6379).
  */
+import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { loadConfig } from '@va/config';
@@ -38,6 +43,7 @@ const { values } = parseArgs({
     url: { type: 'string', default: 'http://127.0.0.1:8080' },
     heavy: { type: 'string', default: '10' },
     samples: { type: 'string', default: '200' },
+    pid: { type: 'string' },
   },
 });
 const mode = process.argv[2];
@@ -97,7 +103,7 @@ interface Timed {
   rows?: number;
 }
 
-async function get(url: string, key: string, gzip = false): Promise<Timed> {
+async function get(url: string, key: string, gzip = false, parse = true): Promise<Timed> {
   const started = performance.now();
   const response = await fetch(url, {
     headers: { authorization: `Bearer ${key}`, ...(gzip && { 'accept-encoding': 'gzip' }) },
@@ -106,8 +112,51 @@ async function get(url: string, key: string, gzip = false): Promise<Timed> {
   const ms = performance.now() - started;
   let rows: number | undefined;
   // fetch decompresses by itself; `bytes` is the size of the JSON.
-  if (response.status === 200) rows = (JSON.parse(body.toString()) as unknown[]).length;
+  if (response.status === 200 && parse) rows = (JSON.parse(body.toString()) as unknown[]).length;
   return { ms, status: response.status, bytes: body.length, ...(rows !== undefined && { rows }) };
+}
+
+/**
+ * The worst-case load, in a process of its own (`load` mode, started by `run`): receiving and
+ * decompressing 20 MB answers in the process that times the light query would add the
+ * client's own event-loop delay to the service's figures.
+ */
+async function load(): Promise<void> {
+  const [url, key] = [process.env.BENCH_URL!, process.env.BENCH_KEY!];
+  let stop = false;
+  process.on('message', () => (stop = true));
+  const heavy: Timed[] = [];
+  await Promise.all(
+    Array.from({ length: Number(values.heavy) }, async () => {
+      while (!stop) heavy.push(await get(url, key, true, false));
+    }),
+  );
+  process.send!(heavy);
+  process.disconnect();
+}
+
+/**
+ * CPU time (ms) the service process has used so far, every thread counted (/proc/<pid>/stat
+ * utime + stime, in clock ticks of 10 ms), with `--pid` (a service on this machine): on a
+ * shared, loaded machine the CPU a request costs says more than its wall time.
+ */
+function serviceCpuMs(): number | undefined {
+  if (values.pid === undefined) return undefined;
+  const stat = readFileSync(`/proc/${values.pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Runs `count` requests one after the other; prints their summary and the service CPU per request. */
+async function measure(name: string, count: number, request: () => Promise<Timed>): Promise<void> {
+  const cpuBefore = serviceCpuMs();
+  const timings: Timed[] = [];
+  for (let i = 0; i < count; i++) timings.push(await request());
+  const cpuAfter = serviceCpuMs();
+  summary(name, timings);
+  if (cpuBefore !== undefined && cpuAfter !== undefined) {
+    console.log(`  service CPU: ${((cpuAfter - cpuBefore) / count).toFixed(0)} ms per request`);
+  }
 }
 
 const quantile = (sorted: readonly number[], q: number): number =>
@@ -144,33 +193,30 @@ async function run(): Promise<void> {
 
   // Warm up (dictionaries are cached per service process).
   await get(light, key);
-  const bigs = [];
-  for (let i = 0; i < 10; i++) bigs.push(await get(big, key, true));
-  summary('100,000-row answer (key x hour, 50 days, gzip), alone', bigs);
-  const worsts = [];
-  for (let i = 0; i < 3; i++) worsts.push(await get(worst, key, true));
-  summary('worst case (key x tags x hour since 1970, limit 100000, gzip), alone', worsts);
-  const refusals = [];
-  for (let i = 0; i < samples; i++) refusals.push(await get(overCap, key));
-  summary('over-cap refusal', refusals);
+  await measure('100,000-row answer (key x hour, 50 days, gzip), alone', 10, () => get(big, key, true));
+  await measure('worst case (key x tags x hour since 1970, limit 100000, gzip), alone', 3, () =>
+    get(worst, key, true),
+  );
+  await measure('over-cap refusal', samples, () => get(overCap, key));
 
-  let stop = false;
-  const heavy: Timed[] = [];
-  const loops = Array.from({ length: Number(values.heavy) }, async () => {
-    while (!stop) heavy.push(await get(worst, key, true));
+  const loader = fork(fileURLToPath(import.meta.url), ['load', '--heavy', values.heavy], {
+    env: { ...process.env, BENCH_URL: worst, BENCH_KEY: key },
   });
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  const heavyDone = new Promise<Timed[]>((resolve) => loader.once('message', (m) => resolve(m as Timed[])));
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
   await loopDelay(); // resets the service's maximum
   const lights = [];
   for (let i = 0; i < samples; i++) lights.push(await get(light, key));
   const delay = await loopDelay();
-  stop = true;
-  await Promise.all(loops);
+  loader.send('stop');
+  const heavy = await heavyDone;
   console.log(`service event-loop delay, max while loaded: ${delay.toFixed(1)} ms`);
   summary(`light 30-day query while ${values.heavy} worst-case requests run`, lights);
   summary('worst-case requests during that time', heavy);
+  if (heavy.length > 0) console.log(`  (${heavy[0]!.bytes} bytes of JSON each, gzip on the wire)`);
 }
 
 if (mode === 'seed') await seed();
 else if (mode === 'run') await run();
+else if (mode === 'load') await load();
 else throw new Error('usage: isolation-bench.ts seed|run [options]');

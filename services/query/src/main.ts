@@ -1,12 +1,12 @@
 /** The query service process: config, Redis, listen; SIGTERM/SIGINT close it cleanly. */
-import { Redis } from 'ioredis';
 import { clockOf, loadConfig } from '@va/config';
 import { createLogger, createRegistry, onShutdown } from '@va/runtime';
+import { connectRedis } from '@va/store';
 import { createServer } from './server';
 
 const config = loadConfig();
 const logger = createLogger('query', config.logLevel);
-const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, connectionName: 'va-query' });
+const redis = connectRedis(config, { maxRetriesPerRequest: 2, connectionName: 'va-query' });
 let lastRedisError = 0;
 redis.on('error', (err: Error) => {
   if (Date.now() - lastRedisError < 5_000) return; // one line per 5 s while Redis is away

@@ -5,11 +5,10 @@
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
-import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import type { Config } from '@va/config';
 import type { Logger } from '@va/runtime';
-import { defineCommands } from '@va/store';
+import { defineCommands, type RedisClient } from '@va/store';
 import type { App } from './http/app';
 import { clientErrorHandler, errorHandler, installErrorHandling } from './http/error-handling';
 import { registerCompression } from './http/compression';
@@ -25,7 +24,7 @@ import { DictionaryCache } from './verifications/dictionary-cache';
 import { ReadPool } from './verifications/read-pool';
 
 export interface ServerDeps {
-  redis: Redis;
+  redis: RedisClient;
   config: Pick<
     Config,
     | 'keyPrefix'
@@ -38,6 +37,7 @@ export interface ServerDeps {
     | 'queryMaxConcurrent'
     | 'queryWorkers'
     | 'redisUrl'
+    | 'redisClusterNodes'
     | 'readTokenKeys'
   > &
     Partial<Pick<Config, 'queryDictionaryCacheEntries'>>;
@@ -81,7 +81,7 @@ export async function createServer(deps: ServerDeps): Promise<App> {
   const pool =
     config.queryWorkers > 0
       ? new ReadPool(config.queryWorkers, {
-          redisUrl: config.redisUrl,
+          redis: { redisUrl: config.redisUrl, redisClusterNodes: config.redisClusterNodes },
           config: { keyPrefix: config.keyPrefix, maxRows: config.maxRows, retention: config.retention },
         })
       : undefined;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ParsedQuery } from '../types';
-import { boundRows, groupsUpperBound, sliceCount } from './bound';
+import { boundRows, everyEventHasAGroup, groupsUpperBound, sliceCount } from './bound';
 
 const H0 = 490_000;
 const query = (groupBy: Partial<ParsedQuery['groupBy']>, extra: Partial<ParsedQuery> = {}): ParsedQuery => ({
@@ -85,5 +85,16 @@ describe('boundRows', () => {
       groupsAllowed: 1000,
       slices: 1,
     });
+  });
+});
+
+describe('everyEventHasAGroup', () => {
+  it('holds for key and tags groupings without filters only', () => {
+    expect(everyEventHasAGroup(query({ key: true, tags: true, granularity: 'hour' }))).toBe(true);
+    expect(everyEventHasAGroup(query({ identity: true }))).toBe(false);
+    expect(everyEventHasAGroup(query({ tag: true }))).toBe(false);
+    expect(everyEventHasAGroup(query({ key: true }, { keyIds: ['k'] }))).toBe(false);
+    expect(everyEventHasAGroup(query({ key: true }, { externalId: 'e' }))).toBe(false);
+    expect(everyEventHasAGroup(query({ key: true }, { tags: ['t'] }))).toBe(false);
   });
 });

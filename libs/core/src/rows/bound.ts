@@ -84,3 +84,20 @@ export function boundRows(input: RowBoundInput): RowBound {
   if (!exact || slices === 0) return { kind: 'unknown' };
   return { kind: 'countGroups', groupsAllowed: Math.floor(maxRows / slices), slices };
 }
+
+/**
+ * Every matching event counts in some group: groupBy key and / or tags (time aside), no
+ * identity or tag grouping (events without identity or tags are left out of those) and no
+ * filter. Then any event in the range makes a group, and the total of the range tells whether
+ * some group has data.
+ */
+export function everyEventHasAGroup(query: ParsedQuery): boolean {
+  const { identity, tag } = query.groupBy;
+  return (
+    !identity &&
+    !tag &&
+    query.keyIds === undefined &&
+    query.externalId === undefined &&
+    query.tags === undefined
+  );
+}

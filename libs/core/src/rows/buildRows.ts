@@ -7,7 +7,8 @@ import type { Datapoint, FieldError } from '@va/contracts';
 import type { Cell, ParsedQuery } from '../types';
 import { overRowCap, rowCapError } from './cap';
 import { addCounts, hasCount, newCounters, ZERO_COUNTERS, type Counters } from './counts';
-import { toDatapoint } from './datapoint';
+import { groupJson, toDatapoint, writeDatapoint } from './datapoint';
+import { ByteWriter } from './json';
 import { compareGroups, groupDimsOf, groupIndex, hasGroupDims, type Group, type GroupDims } from './groups';
 import { orderRows, type RowGrid } from './order';
 
@@ -39,6 +40,74 @@ export function buildRows(
   cells: Iterable<Cell>,
   options: BuildRowsOptions,
 ): BuildRowsResult {
+  const ordered = orderedRows(query, cells, options);
+  if (!ordered.ok) return ordered;
+  const { length, time, counters, group } = ordered.rows;
+  const rows: Datapoint[] = new Array(length);
+  for (let i = 0; i < length; i++) rows[i] = toDatapoint(time(i), counters(i), group(i));
+  return { ok: true, rows };
+}
+
+/** The rows of buildRows as JSON bytes, written in pieces (never one string of the whole answer). */
+export interface RowsJson {
+  /** Number of rows. */
+  length: number;
+  /**
+   * The JSON array, `rowsPerPiece` rows a piece (UTF-8): the pieces joined are JSON.stringify of
+   * buildRows' rows. Lazy: a caller can send each piece before the next is written.
+   */
+  pieces(rowsPerPiece: number): Generator<Uint8Array, void, undefined>;
+}
+
+export type BuildRowsJsonResult = { ok: true; rows: RowsJson } | { ok: false; error: FieldError };
+
+/** buildRows, answered as JSON bytes (writeDatapoint) without building the row objects. */
+export function buildRowsJson(
+  query: ParsedQuery,
+  cells: Iterable<Cell>,
+  options: BuildRowsOptions,
+): BuildRowsJsonResult {
+  const ordered = orderedRows(query, cells, options);
+  if (!ordered.ok) return ordered;
+  const { length, time, counters, groupNumber, groupAt } = ordered.rows;
+  const groupJsons: (string | undefined)[] = [];
+  function* pieces(rowsPerPiece: number): Generator<Uint8Array, void, undefined> {
+    const out = new ByteWriter();
+    out.reserve(1);
+    out.char(0x5b /* [ */);
+    for (let i = 0; i < length; i++) {
+      if (i > 0 && i % rowsPerPiece === 0) yield out.take();
+      if (i > 0) {
+        out.reserve(1);
+        out.char(0x2c /* , */);
+      }
+      const g = groupNumber(i);
+      writeDatapoint(out, time(i), counters(i), (groupJsons[g] ??= groupJson(groupAt(g))));
+    }
+    out.reserve(1);
+    out.char(0x5d /* ] */);
+    yield out.take();
+  }
+  return { ok: true, rows: { length, pieces } };
+}
+
+/** Rows addressed by their position in the answer. */
+interface OrderedRows {
+  length: number;
+  time(i: number): number | null;
+  counters(i: number): readonly number[];
+  group(i: number): Group;
+  /** Number of the group of row i (groupAt gives it). */
+  groupNumber(i: number): number;
+  groupAt(group: number): Group;
+}
+
+/** Groups, zero-filled slices, row cap, order and limit: the rows, not yet written out. */
+function orderedRows(
+  query: ParsedQuery,
+  cells: Iterable<Cell>,
+  options: BuildRowsOptions,
+): { ok: true; rows: OrderedRows } | { ok: false; error: FieldError } {
   const granular = query.groupBy.granularity !== undefined;
   if (granular && options.slices === null) throw new Error('buildRows: a time granularity needs slices');
   const slices: readonly (number | null)[] = granular ? options.slices! : [null];
@@ -70,14 +139,19 @@ export function buildRows(
   };
 
   const refs = orderRows(grid, query, query.limit ?? rowCount);
-  const rows: Datapoint[] = new Array(refs.length);
-  for (let i = 0; i < refs.length; i++) {
-    const group = byRank[refs.group[i]!]!;
-    const slice = refs.slice[i]! + firstSlice;
-    const counters = sums.counters.get(group * n + slice) ?? ZERO_COUNTERS;
-    rows[i] = toDatapoint(slices[slice]!, counters, sums.groups[group]!);
-  }
-  return { ok: true, rows };
+  const groupNumber = (i: number) => byRank[refs.group[i]!]!;
+  const sliceOf = (i: number) => refs.slice[i]! + firstSlice;
+  return {
+    ok: true,
+    rows: {
+      length: refs.length,
+      time: (i) => slices[sliceOf(i)]!,
+      counters: (i) => sums.counters.get(groupNumber(i) * n + sliceOf(i)) ?? ZERO_COUNTERS,
+      group: (i) => sums.groups[groupNumber(i)]!,
+      groupNumber,
+      groupAt: (group) => sums.groups[group]!,
+    },
+  };
 }
 
 interface Sums {

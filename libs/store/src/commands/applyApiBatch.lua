@@ -8,6 +8,8 @@
   KEYS[3..5]  dict:k, dict:i, dict:s  lists (only their lengths are read)
   KEYS[6..8]  idx:h, idx:d, idx:m     zsets of bucket indices holding data
   KEYS[9..11] dict:k:ix, dict:i:ix, dict:s:ix  hashes (only their expiry is set)
+  KEYS[12] dirty                      zset  buckets with a delta to seal (docs/store-v2.md): member
+                                             "<r>:<t>", score = the bucket's last hour
   then per bucket, in ARGV order: its parts set, then one key per cube
 
   ARGV[1]  offset field "<topic>/<partition>"
@@ -23,10 +25,17 @@
     then per cube: suffix, number of fields F, then F pairs field, increment
 
   Returns  {'ok'}                      applied, off[field] = ARGV[3]
+           {'sealed', g'}              a rebuild sealed this API in this generation (sealApiGeneration-1.lua):
+                                       nothing written; the writer resumes in g' once <p>:gen moves
            {'off', actual}             off CAS failed (actual, -1 = none): nothing written
            {'cmp', actual}             cmp CAS failed: nothing written
            {'dict', name, length}      a dictionary is shorter than required: nothing written
 ]]
+--- @include "includes/time"
+local sealed = redis.call('HGET', KEYS[1], '@sealed')
+if sealed then
+  return { 'sealed', sealed }
+end
 local offField = ARGV[1]
 local actualOff = redis.call('HGET', KEYS[1], offField) or '-1'
 if actualOff ~= ARGV[2] then
@@ -48,7 +57,7 @@ for d = 1, 3 do
 end
 
 local index = { h = KEYS[6], d = KEYS[7], m = KEYS[8] }
-local k = 11
+local k = 12
 local a = 10
 local buckets = tonumber(ARGV[8])
 for _ = 1, buckets do
@@ -57,6 +66,7 @@ for _ = 1, buckets do
   k = k + 1
   local parts = KEYS[k]
   redis.call('ZADD', index[r], t, t)
+  redis.call('ZADD', KEYS[12], lastHourOf(r, tonumber(t)), r .. ':' .. t)
   local suffixes = {}
   for c = 1, cubes do
     local suffix, fields = ARGV[a], tonumber(ARGV[a + 1])
@@ -87,7 +97,7 @@ redis.call('HSET', KEYS[1], offField, ARGV[3])
 -- so far can exist any more. PEXPIRETIME: -1 = no expiry yet, -2 = no such key.
 local keepUntil = tonumber(ARGV[9])
 if keepUntil > 0 then
-  for _, key in ipairs({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[9], KEYS[10], KEYS[11] }) do
+  for _, key in ipairs({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[9], KEYS[10], KEYS[11], KEYS[12] }) do
     local current = redis.call('PEXPIRETIME', key)
     if current == -1 or (current >= 0 and current < keepUntil) then
       redis.call('PEXPIREAT', key, ARGV[9])

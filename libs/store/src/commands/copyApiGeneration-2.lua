@@ -1,7 +1,7 @@
 --[[
   Starts one API in a new counter generation g' for a rebuild (docs/rebuild.md): copies its
   dictionaries from g (so that codes stay the same), and with a --since boundary also every
-  bucket before the boundary (COPY keeps the TTL) with its index entries and the compaction
+  bucket before the boundary (its sections, hashes being sealed and delta; COPY keeps the TTL) with its index entries and the compaction
   point, recording what it carried. One script: a live writer of g cannot slip an event in
   between the copy and the record of what was copied. Every key is in the API's slot {api};
   g and g' keys differ only in the generation, so they share that slot. Bucket and dictionary
@@ -47,13 +47,29 @@ if ARGV[3] == '1' then
     local indices = redis.call('ZRANGEBYSCORE', old .. 'idx:' .. r, '-inf', '(' .. bounds[r])
     for _, t in ipairs(indices) do
       local prefix = r .. ':' .. t
-      local suffixes = redis.call('SMEMBERS', old .. prefix .. ':parts')
-      -- A bucket past its retention is gone although trimIndexes has not dropped its entry yet.
-      if #suffixes > 0 then
+      -- The bucket's delta, the hashes being sealed and its sections (docs/store-v2.md); a seal in
+      -- progress is copied as it stands and resumed in g' (its zparts came along).
+      local copied = false
+      for _, set in ipairs({ ':parts', ':zparts' }) do
+        local suffixes = redis.call('SMEMBERS', old .. prefix .. set)
+        local into = set == ':parts' and ':' or ':z:'
         for _, suffix in ipairs(suffixes) do
-          redis.call('COPY', old .. prefix .. ':' .. suffix, new .. prefix .. ':' .. suffix)
+          if redis.call('EXISTS', old .. prefix .. into .. suffix) == 1 then
+            redis.call('COPY', old .. prefix .. into .. suffix, new .. prefix .. into .. suffix)
+          end
         end
-        redis.call('COPY', old .. prefix .. ':parts', new .. prefix .. ':parts')
+        if #suffixes > 0 then
+          redis.call('COPY', old .. prefix .. set, new .. prefix .. set)
+          copied = true
+        end
+      end
+      for _, cube in ipairs({ 't', 'k', 'i', 's', 'x', 'f' }) do
+        if redis.call('COPY', old .. prefix .. ':S:' .. cube, new .. prefix .. ':S:' .. cube) == 1 then
+          copied = true
+        end
+      end
+      -- A bucket past its retention is gone although trimIndexes has not dropped its entry yet.
+      if copied then
         redis.call('ZADD', new .. 'idx:' .. r, t, t)
         carried = carried + 1
       end

@@ -4,7 +4,9 @@ import { OUTCOME_COUNT } from '@va/contracts';
 import {
   decodeSection,
   deriveIdentityKey,
+  emptySection,
   encodeSection,
+  mergeSections,
   NO_IDENTITY,
   rowsOfFirst,
   SECTION_DIMS,
@@ -72,6 +74,47 @@ describe('section codec', () => {
           expect(decoded).toEqual(section);
         },
       ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('merges two sections like adding both into one builder (property)', () => {
+    fc.assert(
+      fc.property(
+        fc
+          .constantFrom<SectionCube>('t', 'k', 'x', 'f')
+          .chain((cube) => fc.tuple(fc.constant(cube), rowsOf(cube), rowsOf(cube))),
+        ([cube, left, right]) => {
+          const a = new SectionRows(cube);
+          const b = new SectionRows(cube);
+          const both = new SectionRows(cube);
+          for (const { dims, outcome, n } of left) {
+            a.add(dims, outcome, n);
+            both.add(dims, outcome, n);
+          }
+          for (const { dims, outcome, n } of right) {
+            b.add(dims, outcome, n);
+            both.add(dims, outcome, n);
+          }
+          expect(mergeSections(a.toSection(1), b.toSection(2), 3)).toEqual(both.toSection(3));
+          expect(mergeSections(emptySection(cube), b.toSection(2), 3)).toEqual(b.toSection(3));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('derives x from f like summing f over tag sets in a builder (property)', () => {
+    fc.assert(
+      fc.property(rowsOf('f'), (rows) => {
+        const f = new SectionRows('f');
+        const x = new SectionRows('x');
+        for (const { dims, outcome, n } of rows) {
+          f.add(dims, outcome, n);
+          x.add(dims.slice(0, 2), outcome, n);
+        }
+        expect(deriveIdentityKey(f.toSection(1), 4)).toEqual(x.toSection(4));
+      }),
       { numRuns: 300 },
     );
   });

@@ -246,18 +246,103 @@ export function rowsOfFirst(section: Section, code: number): [number, number] {
   return [lower(code), code === NO_IDENTITY ? section.rows : lower(code + 1)];
 }
 
-/** The x section (identity × key) of an f section: its rows summed over tag sets. */
-export function deriveIdentityKey(f: Section, version: number): Section {
-  if (f.cube !== 'f') throw new Error(`deriveIdentityKey of cube ${f.cube}`);
-  const x = new SectionRows('x');
-  const dims = [0, 0];
-  for (let r = 0; r < f.rows; r++) {
-    dims[0] = f.dims[0]![r]!;
-    dims[1] = f.dims[1]![r]!;
-    for (let o = 0; o < OUTCOME_COUNT; o++) {
-      const n = f.counts[r * OUTCOME_COUNT + o]!;
-      if (n !== 0) x.add(dims, o, n);
+/** Order of row ra of a against row rb of b (same cube): negative, 0 or positive. */
+function compareRows(a: Section, ra: number, b: Section, rb: number): number {
+  for (let d = 0; d < a.dims.length; d++) {
+    const diff = a.dims[d]![ra]! - b.dims[d]![rb]!;
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
+
+/** Index of the first row of a at or after `from` that does not sort before row rb of b. */
+function firstNotBefore(a: Section, from: number, b: Section, rb: number): number {
+  let lo = from;
+  let hi = a.rows;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareRows(a, mid, b, rb) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The sum of two sections of one cube, as a section of `version`: a merge of their sorted rows
+ * (a sealer adds a small delta `b` to a large section `a`: the runs of `a` between two rows of `b`
+ * are found by binary search and copied whole, so sorting or hashing `a` again is never needed).
+ * Counts are never negative, so a sum of stored rows is never all zeros.
+ */
+export function mergeSections(a: Section, b: Section, version: number): Section {
+  if (a.cube !== b.cube) throw new Error(`mergeSections of ${a.cube} and ${b.cube}`);
+  const dimCount = a.dims.length;
+  const capacity = a.rows + b.rows;
+  const dims = Array.from({ length: dimCount }, () => new Uint32Array(capacity));
+  const counts = new Float64Array(capacity * OUTCOME_COUNT);
+  let rows = 0;
+  let ia = 0;
+  const copyRun = (from: Section, start: number, end: number): void => {
+    if (end <= start) return;
+    for (let d = 0; d < dimCount; d++) dims[d]!.set(from.dims[d]!.subarray(start, end), rows);
+    counts.set(from.counts.subarray(start * OUTCOME_COUNT, end * OUTCOME_COUNT), rows * OUTCOME_COUNT);
+    rows += end - start;
+  };
+  for (let ib = 0; ib < b.rows; ib++) {
+    const stop = firstNotBefore(a, ia, b, ib);
+    copyRun(a, ia, stop);
+    ia = stop;
+    copyRun(b, ib, ib + 1);
+    if (ia < a.rows && compareRows(a, ia, b, ib) === 0) {
+      const into = (rows - 1) * OUTCOME_COUNT;
+      for (let o = 0; o < OUTCOME_COUNT; o++) counts[into + o]! += a.counts[ia * OUTCOME_COUNT + o]!;
+      ia++;
     }
   }
-  return x.toSection(version);
+  copyRun(a, ia, a.rows);
+  return {
+    cube: a.cube,
+    version,
+    rows,
+    dims: dims.map((column) => column.slice(0, rows)),
+    counts: counts.slice(0, rows * OUTCOME_COUNT),
+  };
+}
+
+/** An empty section of a cube. */
+export const emptySection = (cube: SectionCube, version = 0): Section => ({
+  cube,
+  version,
+  rows: 0,
+  dims: Array.from({ length: SECTION_DIMS[cube] }, () => new Uint32Array(0)),
+  counts: new Float64Array(0),
+});
+
+/**
+ * The x section (identity × key) of an f section: its rows summed over tag sets. f is sorted by
+ * (identity, key, set), so the rows of one (identity, key) are adjacent: one linear pass.
+ */
+export function deriveIdentityKey(f: Section, version: number): Section {
+  if (f.cube !== 'f') throw new Error(`deriveIdentityKey of cube ${f.cube}`);
+  const identities = new Uint32Array(f.rows);
+  const keys = new Uint32Array(f.rows);
+  const counts = new Float64Array(f.rows * OUTCOME_COUNT);
+  let rows = 0;
+  for (let r = 0; r < f.rows; r++) {
+    const identity = f.dims[0]![r]!;
+    const key = f.dims[1]![r]!;
+    if (rows === 0 || identities[rows - 1] !== identity || keys[rows - 1] !== key) {
+      identities[rows] = identity;
+      keys[rows] = key;
+      rows++;
+    }
+    for (let o = 0; o < OUTCOME_COUNT; o++)
+      counts[(rows - 1) * OUTCOME_COUNT + o]! += f.counts[r * OUTCOME_COUNT + o]!;
+  }
+  return {
+    cube: 'x',
+    version,
+    rows,
+    dims: [identities.slice(0, rows), keys.slice(0, rows)],
+    counts: counts.slice(0, rows * OUTCOME_COUNT),
+  };
 }

@@ -2,12 +2,22 @@
 // and ports, and the full environment a service child process needs to use them.
 import crypto from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import { Redis } from 'ioredis';
+import {
+  connectRedis,
+  escapeGlob,
+  scanKeys,
+  unlinkKeys,
+  type RedisClient,
+  type RedisTarget,
+} from '@va/store';
 import { inject } from 'vitest';
 import { freePort } from './ports.js';
 
 export interface TestEnv {
+  /** The single test Redis (also set in the `cluster` project, where `redis` points at the cluster). */
   redisUrl: string;
+  /** Where this test's Redis is: the single test Redis, or the `cluster` project's Redis Cluster. */
+  redis: RedisTarget;
   kafkaBrokers: string[];
   /** Unique per call, e.g. `t-ingest-3fa9c2`; use it as REDIS_KEY_PREFIX and in names. */
   keyPrefix: string;
@@ -36,8 +46,18 @@ function slug(name: string): string {
   );
 }
 
+/**
+ * The Redis of this test run: the single test Redis, or in the `cluster` project (vitest.config.ts) its
+ * Redis Cluster. Connect with connectTarget(); clean up with deletePrefix(target, prefix).
+ */
+export function testRedisTarget(): RedisTarget {
+  const nodes = inject('redisClusterNodes');
+  return { redisUrl: inject('redisUrl'), redisClusterNodes: nodes ? nodes.split(',') : [] };
+}
+
 export async function testEnv(name: string): Promise<TestEnv> {
   const redisUrl = inject('redisUrl');
+  const redis = testRedisTarget();
   const brokers = inject('kafkaBrokers');
   const id = `t-${slug(name)}-${crypto.randomBytes(4).toString('hex')}`;
   const [port, ingestMetricsPort, compactorMetricsPort] = [
@@ -57,6 +77,7 @@ export async function testEnv(name: string): Promise<TestEnv> {
   );
   return {
     redisUrl,
+    redis,
     kafkaBrokers: brokers.split(',').map((b) => b.trim()),
     ...names,
     port,
@@ -66,6 +87,7 @@ export async function testEnv(name: string): Promise<TestEnv> {
     env: {
       ...inherited,
       REDIS_URL: redisUrl,
+      REDIS_CLUSTER_NODES: redis.redisClusterNodes.join(','),
       KAFKA_BROKERS: brokers,
       REDIS_KEY_PREFIX: names.keyPrefix,
       KAFKA_TOPIC: names.topic,
@@ -113,23 +135,29 @@ export async function deleteTopics(brokers: string[], topics: string[]): Promise
   }
 }
 
-/** Removes every key starting with prefix (SCAN + UNLINK); returns how many were removed. */
-export async function deletePrefix(redisUrl: string, prefix: string): Promise<number> {
+/**
+ * Removes every key starting with prefix (SCAN + UNLINK, on every master of a cluster); returns how many
+ * were removed. `redis`: the test Redis' URL, or a cluster's target (TestCluster.target).
+ */
+export async function deletePrefix(redis: string | RedisTarget, prefix: string): Promise<number> {
   if (prefix.length === 0) throw new Error('deletePrefix: refusing an empty prefix');
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3 });
-  await redis.connect();
+  const target = typeof redis === 'string' ? { redisUrl: redis, redisClusterNodes: [] } : redis;
+  const client = connectRedis(target, { lazyConnect: true, maxRetriesPerRequest: 3 });
+  await client.connect();
   let removed = 0;
   try {
     // Key names may hold glob characters ({apiId} hash tags, '[' ...): escape the prefix for MATCH.
-    const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) removed += await redis.unlink(...keys);
-    } while (cursor !== '0');
+    for await (const keys of scanKeys(client, `${escapeGlob(prefix)}*`))
+      removed += await unlinkKeys(client, keys);
   } finally {
-    redis.disconnect();
+    client.disconnect();
   }
   return removed;
+}
+
+/** KEYS for tests, on every master of a cluster too (SCAN MATCH `pattern`), sorted and without repeats. */
+export async function keysMatching(redis: RedisClient, pattern: string): Promise<string[]> {
+  const out = new Set<string>();
+  for await (const keys of scanKeys(redis, pattern)) for (const key of keys) out.add(key);
+  return [...out].sort();
 }

@@ -4,6 +4,7 @@
 export * from './context';
 export * from './processes';
 export * from './redis-server';
+export * from './redis-cluster';
 export { track } from './children';
 export * from './kafka-proxy';
 export * from './private-kafka';

@@ -5,6 +5,11 @@ declare module 'vitest' {
     kafkaBrokers: string;
     /** redis:// URL of the test Redis (shared by all test files: isolate with a key prefix). */
     redisUrl: string;
+    /**
+     * host:port,... of the `cluster` project's Redis Cluster (cluster-global-setup.ts); undefined in the
+     * `integration` project. testEnv() and testRedisTarget() use it when set.
+     */
+    redisClusterNodes?: string;
   }
 }
 

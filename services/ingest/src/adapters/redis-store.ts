@@ -2,10 +2,10 @@
  * The StorePort on Redis, through @va/store's scripts and readers. The one place where the
  * store's encoding of none (-1) meets the core's `null` (fromWire/toWire).
  */
-import type { Redis } from 'ioredis';
 import {
   advanceWatermark,
   applyApiBatches,
+  isCluster,
   DictionaryWriter,
   readApiProgress,
   readGeneration,
@@ -14,11 +14,12 @@ import {
   type ApiCodes,
   type KeySpace,
   type MissingValues,
+  type RedisClient,
 } from '@va/store';
 import type { ApplyOutcome, PlannedApply, StorePort } from '../core/ports';
 import { fromWire, toWire } from '../core/types';
 
-export function redisStore(redis: Redis, prefix: string): StorePort {
+export function redisStore(redis: RedisClient, prefix: string): StorePort {
   return {
     readGeneration: () => readGeneration(redis, prefix),
 
@@ -68,6 +69,9 @@ export function redisStore(redis: Redis, prefix: string): StorePort {
 
     onReset(listener) {
       redis.on('close', listener);
+      // A cluster stays up while one node's connection drops (a failover): that node may come back as
+      // another server with fewer writes, so the caches go too.
+      if (isCluster(redis)) redis.on('-node', listener);
     },
   };
 }

@@ -28,7 +28,9 @@ export type ApplyOutcome =
   | { status: 'ok' }
   | { status: 'off'; actual: Offset }
   | { status: 'cmp'; actual: Offset }
-  | { status: 'dict'; dict: string; length: number };
+  | { status: 'dict'; dict: string; length: number }
+  /** A rebuild sealed the API in this generation (it is switching to `generation`): nothing written. */
+  | { status: 'sealed'; generation: number };
 
 export type WatermarkMove = { ok: true } | { ok: false; actual: Offset };
 
@@ -56,7 +58,7 @@ export interface StorePort {
     expected: Offset,
     next: number,
   ): Promise<WatermarkMove>;
-  /** Called when the store may have lost what the core cached (the Redis connection closed). */
+  /** Called when the store may have lost what the core cached (a connection or cluster node lost). */
   onReset(listener: () => void): void;
 }
 

@@ -40,7 +40,7 @@ export interface PartitionBatch {
   lastOffset: number;
 }
 
-export type ConflictCause = 'off' | 'dict' | 'wm' | 'redis-reset' | 'cmp-retries';
+export type ConflictCause = 'off' | 'dict' | 'wm' | 'redis-reset' | 'cmp-retries' | 'sealed';
 
 export interface Conflict {
   status: 'conflict';

@@ -3,10 +3,9 @@
  * One Redis round trip either way, which also brings the counter generation and the API's owner.
  * Every failure here is 401 unauthorized, before the query is looked at (CONTRACT §5 order).
  */
-import type { Redis } from 'ioredis';
 import type { Config } from '@va/config';
 import { looksLikeReadToken, verifyReadToken, type ReadTokenClaims } from '@va/read-tokens';
-import { hashRootKey, readAccess, readTokenAccess } from '@va/store';
+import { hashRootKey, readAccess, readTokenAccess, type RedisClient } from '@va/store';
 import { ApiError } from '../http/api-error';
 
 export type Principal =
@@ -21,7 +20,7 @@ export interface Authenticated {
 }
 
 export interface AuthDeps {
-  redis: Redis;
+  redis: RedisClient;
   config: Pick<Config, 'keyPrefix' | 'readTokenKeys'>;
 }
 

@@ -4,11 +4,10 @@
  * service cannot leak them). No library covers a distributed semaphore with expiry in a
  * few lines (redlock-style packages are mutexes), hence this small script.
  */
-import type { Redis } from 'ioredis';
-import { command, globalKeys } from '@va/store';
+import { command, globalKeys, type RedisClient } from '@va/store';
 
 export interface SlotDeps {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   /** Slots per root key; 0 = no limit. */
   max: number;

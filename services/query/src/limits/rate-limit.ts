@@ -7,12 +7,11 @@
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
-import { globalKeys } from '@va/store';
+import { globalKeys, type RedisClient } from '@va/store';
 import type { App } from '../http/app';
 
 export interface RateLimitDeps {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   /** Requests per window and root key; 0 = no limit. */
   max: number;

@@ -7,7 +7,6 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
 import {
   CreateReadTokenRequest,
   READ_TOKEN_DEFAULT_TTL_S,
@@ -21,7 +20,7 @@ import {
   createReadTokenPermission,
   mintReadToken,
 } from '@va/read-tokens';
-import { apiWorkspace } from '@va/store';
+import { apiWorkspace, type RedisClient } from '@va/store';
 import { bearerToken } from '../auth/bearer';
 import { authenticate, type Authenticated } from '../auth/principal';
 import { ApiError } from '../http/api-error';
@@ -31,7 +30,7 @@ import { checkBody } from '../http/body-errors';
 export const CREATE_READ_TOKEN = '/v1/analytics.createReadToken';
 
 export interface CreateReadTokenDeps {
-  redis: Redis;
+  redis: RedisClient;
   config: Pick<Config, 'keyPrefix' | 'readTokenKeys'>;
   now: () => number;
 }

@@ -2,18 +2,21 @@
  * Query isolation against the real service and Redis: the time budget (the error, and that
  * the read stops: no Redis command after it), the rate and concurrency limits shared by two
  * service instances on one Redis (429 + Retry-After in the envelope, after 401), the early
- * refusal of answers over the row cap (no counter read), and compressed answers.
+ * refusal of answers over the row cap (no counter read), streamed and compressed answers.
  */
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorEnvelope, VerificationEvent } from '@va/contracts';
 import { loadConfig } from '@va/config';
 import type { App } from '../http/app';
+import { ROWS_PER_PIECE } from '../http/json-body';
 import { acquireSlot } from '../limits/concurrency';
 import { createServer } from '../server';
 import { queryHarness, type QueryHarness } from '../testing/harness';
 import { startRedisProxy, type RedisProxy } from '../testing/redis-proxy';
+import { answerVerifications } from '../verifications/answer';
+import { DictionaryCache } from '../verifications/dictionary-cache';
 
 const PATH = '/v1/analytics.getVerifications';
 const HOUR = 3_600_000;
@@ -191,15 +194,32 @@ describe('the concurrency limit per root key', () => {
 });
 
 describe('the row cap, decided before reading', () => {
-  it('refuses time slices over the cap without reading a counter', async () => {
+  it('refuses time slices over the cap from the range alone: no counter, dictionary or meta read', async () => {
     const proxy = await proxied(0);
-    const app = await service({ MAX_ROWS: '1000' }, proxy.url);
-    for (const query of ['apiId=api_main&groupBy=hour&start=0', 'apiId=api_main&groupBy=day&start=0']) {
-      const response = await get(app, query);
-      expect(response.statusCode).toBe(400);
-      expect(response.json<ErrorEnvelope>().error.errors[0]).toMatchObject({ location: 'query.limit' });
+    for (const workers of ['0', '1']) {
+      const app = await service({ MAX_ROWS: '1000', QUERY_WORKERS: workers }, proxy.url);
+      for (const query of ['apiId=api_main&groupBy=hour&start=0', 'apiId=api_main&groupBy=day&start=0']) {
+        const response = await get(app, query);
+        expect(response.statusCode).toBe(400);
+        expect(response.json<ErrorEnvelope>().error.errors[0]).toMatchObject({ location: 'query.limit' });
+      }
     }
     expect(counterReads(proxy)).toEqual([]);
+    // Only the checks before it (root key, API owner) touched the API's keys: no dictionary, no meta.
+    expect(proxy.sent.filter((c) => c.args.some((a) => /:dict:|:cmp$|:idx:/.test(a)))).toEqual([]);
+  });
+
+  it('refuses over the rate limit before reading anything of the API', async () => {
+    const proxy = await proxied(0);
+    const app = await service({ QUERY_RATE_LIMIT: '1', QUERY_RATE_WINDOW_MS: '60000' }, proxy.url);
+    const other = await h.rootKey();
+    const query = 'apiId=api_main&groupBy=key&groupBy=hour&start=0';
+    const auth = { authorization: `Bearer ${other}` };
+    expect((await get(app, 'apiId=api_main', auth)).statusCode).toBe(200);
+    const before = proxy.sent.length;
+    expect((await get(app, query, auth)).statusCode).toBe(429);
+    const sent = proxy.sent.slice(before);
+    expect(sent.filter((c) => c.args.some((a) => /:dict:|:cmp$|:idx:|:[hdm]:\d+:/.test(a)))).toEqual([]);
   });
 
   it('refuses groups x slices over the cap reading only the total counters', async () => {
@@ -243,6 +263,48 @@ describe('the row cap, decided before reading', () => {
         .reverse(),
     );
   });
+});
+
+describe('streamed answers', () => {
+  it('sends a big answer in pieces, byte for byte the JSON of the answer built as row objects', async () => {
+    const inline = await service({});
+    const pooled = await service({ QUERY_WORKERS: '1' });
+    const deps = {
+      redis: h.redis,
+      config: h.config,
+      now: () => h.now,
+      dictionaries: new DictionaryCache(h.redis),
+    };
+    for (const query of [
+      `apiId=api_main&groupBy=key&groupBy=hour&start=${h.now - 99 * HOUR}`,
+      `apiId=api_main&groupBy=key&groupBy=tags&groupBy=hour&start=${h.now - 60 * HOUR}&orderBy=total&order=desc`,
+      'apiId=api_main&groupBy=identity&groupBy=hour&start=0&limit=3000', // a worker's (no start in 400 days)
+    ]) {
+      const want = await answerVerifications(deps, {
+        authorization: `Bearer ${key}`,
+        params: new URLSearchParams(query),
+      });
+      expect(want.rows.length, query).toBeGreaterThan(ROWS_PER_PIECE);
+      for (const app of [inline, pooled]) {
+        const plain = await get(app, query);
+        expect(plain.statusCode, query).toBe(200);
+        expect(plain.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(plain.headers['content-length'], query).toBeUndefined(); // a stream: no length up front
+        expect(plain.body, query).toBe(JSON.stringify(want.rows));
+        // Compressed by the plugin on the main thread, or by the worker itself.
+        const gzip = await get(app, query, { 'accept-encoding': 'gzip' });
+        expect(gzip.headers['content-encoding']).toBe('gzip');
+        expect(gunzipSync(gzip.rawPayload).toString(), query).toBe(plain.body);
+        const br = await get(app, query, { 'accept-encoding': 'gzip;q=0.5, br' });
+        expect(br.headers['content-encoding']).toBe('br');
+        expect(br.headers.vary).toMatch(/accept-encoding/i);
+        expect(brotliDecompressSync(br.rawPayload).toString(), query).toBe(plain.body);
+      }
+    }
+    // A small answer goes in one piece, with its length.
+    const small = await get(inline, 'apiId=api_main&groupBy=key');
+    expect(Number(small.headers['content-length'])).toBe(small.rawPayload.length);
+  }, 60_000);
 });
 
 describe('compression', () => {

@@ -9,11 +9,13 @@ import { verificationsQuerySchema, type Datapoint, type ErrorEnvelope } from '@v
 import { ApiError, RowCapError } from '../http/api-error';
 import type { App } from '../http/app';
 import { withBudget } from '../http/budget';
+import { negotiateEncoding, type Encoding } from '../http/compression';
+import { bytesBody, jsonBody } from '../http/json-body';
 import type { QueryMetrics } from '../http/metrics';
 import { acquireSlot, type SlotDeps } from '../limits/concurrency';
 import type { RateCheck } from '../limits/rate-limit';
 import { authorize, type VerificationsDeps } from '../verifications/answer';
-import { readAnswer, refuseEarly, type Answer } from '../verifications/read-answer';
+import { readAnswerJson, refuseEarly, type JsonAnswer } from '../verifications/read-answer';
 import { isHeavy, type ReadPool } from '../verifications/read-pool';
 
 export interface RouteDeps extends VerificationsDeps {
@@ -51,10 +53,11 @@ export function queryPairs(url: string | undefined): URLSearchParams {
   return new URLSearchParams(q < 0 ? '' : url!.slice(q + 1));
 }
 
-/** Rows serialised by a worker of the pool. */
-interface JsonAnswer {
-  json: Buffer;
-  precision: Answer['precision'];
+/** Rows serialised by a worker of the pool (compressed when `encoding` is set). */
+interface BytesAnswer {
+  bytes: Buffer;
+  encoding: Encoding | null;
+  precision: JsonAnswer['precision'];
 }
 
 export function getVerificationsRoute(app: App, deps: RouteDeps): void {
@@ -88,7 +91,7 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
     async (request, reply) => {
       const { metrics } = deps;
       try {
-        const answer = await withBudget<Answer | JsonAnswer>(deps.budgetMs, async (signal) => {
+        const answer = await withBudget<JsonAnswer | BytesAnswer>(deps.budgetMs, async (signal) => {
           const authorized = await authorize(deps, {
             authorization: request.headers.authorization,
             params: queryPairs(request.raw.url),
@@ -119,23 +122,31 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
             if (deps.pool && (await isHeavy(deps, space, query))) {
               await refuseEarly(deps, space, query, now, signal);
               const budgetMs = Math.max(1, deps.budgetMs - reply.elapsedTime);
-              const result = await deps.pool.run({ space, query, now, budgetMs }, signal);
+              const encoding = negotiateEncoding(request.headers['accept-encoding']);
+              const result = await deps.pool.run({ space, query, now, budgetMs, encoding }, signal);
               if (!result.ok) {
                 const { kind, detail, errors } = result.error;
                 throw result.rowCap ? new RowCapError(errors) : new ApiError(kind, detail, errors);
               }
-              const json = Buffer.from(result.json.buffer, result.json.byteOffset, result.json.byteLength);
-              return { json, precision: result.precision };
+              const bytes = Buffer.from(result.json.buffer, result.json.byteOffset, result.json.byteLength);
+              return { bytes, encoding: result.encoding, precision: result.precision };
             }
-            return await readAnswer(deps, space, query, now, signal);
+            return await readAnswerJson(deps, space, query, now, signal);
           } finally {
             metrics.inFlight.dec();
             await release();
           }
         });
         if (answer.precision !== 'hour') reply.header('x-precision', answer.precision);
-        if ('json' in answer) return reply.type('application/json; charset=utf-8').send(answer.json as never);
-        return answer.rows;
+        // Written here, not by fastify's serializer: large answers go out as a stream of pieces.
+        reply.type('application/json; charset=utf-8');
+        if (!('bytes' in answer)) return reply.send(jsonBody(answer.rows) as never);
+        if (!answer.encoding) return reply.send(bytesBody(answer.bytes) as never);
+        // Compressed by the worker: @fastify/compress leaves a response with Content-Encoding alone.
+        return reply
+          .header('content-encoding', answer.encoding)
+          .header('vary', 'accept-encoding')
+          .send(answer.bytes as never);
       } catch (error) {
         if (error instanceof RowCapError) metrics.refused('row_cap');
         else if (error instanceof ApiError && error.kind === 'query_timeout') metrics.refused('timeout');

@@ -1,10 +1,10 @@
 /** What answering a getVerifications request needs (its own module: answer.ts and read-answer.ts both use it). */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@va/store';
 import type { Config } from '@va/config';
 import type { DictionaryCache } from './dictionary-cache';
 
 export interface VerificationsDeps {
-  redis: Redis;
+  redis: RedisClient;
   config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'readTokenKeys'>;
   now: () => number;
   dictionaries: DictionaryCache;

@@ -9,8 +9,7 @@
  * an API is taken from the cache, the least recently used other APIs are dropped until the rest
  * fits. The API in use is never dropped, so the bound can be exceeded by what one API loads.
  */
-import type { Redis } from 'ioredis';
-import { DICTIONARIES, ReadDictionaries, type KeySpace } from '@va/store';
+import { DICTIONARIES, ReadDictionaries, type KeySpace, type RedisClient } from '@va/store';
 
 export interface DictionaryCacheOptions {
   /** Entries over all cached APIs (default 2,000,000). */
@@ -25,7 +24,7 @@ export class DictionaryCache {
   private readonly maxEntries: number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     options: DictionaryCacheOptions = {},
   ) {
     this.maxEntries = options.maxEntries ?? 2_000_000;

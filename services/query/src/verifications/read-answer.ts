@@ -18,19 +18,28 @@ import type { Datapoint } from '@va/contracts';
 import {
   boundRows,
   buildRows,
+  buildRowsJson,
+  chooseSlices,
+  countedCells,
+  edgeSlices,
+  everyEventHasAGroup,
+  groupCount,
   groupsUpperBound,
   horizonsAt,
   hourOf,
   planReads,
   rowCapError,
   sliceCount,
-  sliceStarts,
+  timeOrdered,
   type BucketRead,
+  type BuildRowsOptions,
   type Cell,
   type ParsedQuery,
+  type PlanInput,
   type Precision,
   type ReadPlan,
   type RowBound,
+  type RowsJson,
 } from '@va/core';
 import {
   decodeCells,
@@ -44,12 +53,16 @@ import { RowCapError } from '../http/api-error';
 import type { Config } from '@va/config';
 import type { VerificationsDeps } from './deps';
 import { cubeQueryOf, dictionariesOf } from './cube-query';
-import { groupCount } from './group-count';
-import { chooseSlices, firstHourOfIndex, indexOfHour } from './slices';
 
 export interface Answer {
   rows: Datapoint[];
   /** 'hour' unless part of the range was answered from day or month rollups (X-Precision). */
+  precision: Precision;
+}
+
+/** An Answer whose rows are JSON text, written when asked (buildRowsJson). */
+export interface JsonAnswer {
+  rows: RowsJson;
   precision: Precision;
 }
 
@@ -94,6 +107,17 @@ async function prepare(
   signal: AbortSignal | undefined,
 ): Promise<Prepared> {
   const { redis, config } = deps;
+  if (query.startHour !== undefined) {
+    // Slices over the cap without groups: refused from the range alone, before any Redis command
+    // (with groups, `over` needs the groups, so any bound of them does here).
+    const early = boundRows({
+      query,
+      startHour: query.startHour,
+      groupsUpper: Infinity,
+      maxRows: config.maxRows,
+    });
+    if (early.kind === 'over') throw tooManyRows(rowCapError(early.rowCount, config.maxRows));
+  }
   const dicts = deps.dictionaries.get(space, query.apiId);
   signal?.throwIfAborted();
   const [meta] = await Promise.all([
@@ -132,7 +156,7 @@ async function cheapRefusal({ r, bound }: Prepared): Promise<boolean> {
   if (bound.kind !== 'countGroups') return true;
   if (bound.groupsAllowed > 0 || !everyEventHasAGroup(r.query)) return false;
   const total = await readCells(r, totalCube, undefined);
-  if (counted(total.cells).length > 0) throw tooManyRows(atLeast(rowCapError(bound.slices, maxRows)));
+  if (countedCells(total.cells).length > 0) throw tooManyRows(atLeast(rowCapError(bound.slices, maxRows)));
   return true;
 }
 
@@ -151,6 +175,7 @@ export async function refuseEarly(
   await cheapRefusal(await prepare(deps, space, query, now, signal));
 }
 
+/** The rows of a query as Datapoint objects (buildRows). */
 export async function readAnswer(
   deps: ReadDeps,
   space: KeySpace,
@@ -158,6 +183,40 @@ export async function readAnswer(
   now: number,
   signal?: AbortSignal,
 ): Promise<Answer> {
+  const input = await readRowsInput(deps, space, query, now, signal);
+  const built = buildRows(query, input.cells, input.options);
+  if (!built.ok) throw tooManyRows(built.error);
+  return { rows: built.rows, precision: input.precision };
+}
+
+/** The same rows as JSON text, written in pieces (buildRowsJson): what the service sends. */
+export async function readAnswerJson(
+  deps: ReadDeps,
+  space: KeySpace,
+  query: ParsedQuery,
+  now: number,
+  signal?: AbortSignal,
+): Promise<JsonAnswer> {
+  const input = await readRowsInput(deps, space, query, now, signal);
+  const built = buildRowsJson(query, input.cells, input.options);
+  if (!built.ok) throw tooManyRows(built.error);
+  return { rows: built.rows, precision: input.precision };
+}
+
+/** What buildRows needs for the answer: the cells read and the slices to show. */
+interface RowsInput {
+  cells: readonly Cell[];
+  options: BuildRowsOptions;
+  precision: Precision;
+}
+
+async function readRowsInput(
+  deps: ReadDeps,
+  space: KeySpace,
+  query: ParsedQuery,
+  now: number,
+  signal: AbortSignal | undefined,
+): Promise<RowsInput> {
   const { config } = deps;
   const prepared = await prepare(deps, space, query, now, signal);
   const { r, cubeQuery, bound } = prepared;
@@ -167,7 +226,7 @@ export async function readAnswer(
   let wholeRange: Cell[] | undefined;
   if (!(await cheapRefusal(prepared)) && bound.kind === 'countGroups') {
     wholeRange = (await readCells(r, cubeQuery, undefined)).cells;
-    const groups = groupCount(query, counted(wholeRange));
+    const groups = groupCount(query, wholeRange);
     if (groups > bound.groupsAllowed) {
       throw tooManyRows(rowCapError(groups * bound.slices, config.maxRows));
     }
@@ -180,7 +239,11 @@ export async function readAnswer(
       ? { cells: wholeRange, precision: undefined }
       : await readCells(r, cubeQuery, undefined);
     const precision = read.precision ?? fullPlan(r, undefined).precision;
-    return { rows: rowsOf(query, read.cells, startHour, config.maxRows), precision };
+    return {
+      cells: read.cells,
+      options: rowsOptions(query, read.cells, startHour, config.maxRows),
+      precision,
+    };
   }
 
   // 3. A limit in time order: only the first / last slices' counters, the groups of the range.
@@ -194,24 +257,31 @@ export async function readAnswer(
       plan.reads.length > NARROW_FACTOR * Math.max(coarseReads, 1)
     ) {
       wholeRange ??= (await readCells(r, cubeQuery, undefined, undefined, coarse)).cells;
-      const groups = groupCount(query, counted(wholeRange));
-      if (groups === 0) return { rows: [], precision: plan.precision };
-      const needed = neededSlices(query, startHour, Math.ceil(query.limit / groups));
+      const groups = groupCount(query, wholeRange);
+      if (groups === 0) return { cells: [], options: noRows(config.maxRows), precision: plan.precision };
+      const needed = edgeSlices(
+        startHour,
+        query.endHour,
+        granularity,
+        query.order,
+        Math.ceil(query.limit / groups),
+      );
       const wanted = new Set(needed);
       const fine = await readCells(r, cubeQuery, granularity, (read) => wanted.has(read.slice!), plan);
-      const built = buildRows(query, fine.cells, {
-        slices: needed,
-        trimLeading: false,
-        maxRows: config.maxRows,
-        groupCells: wholeRange,
-      });
-      if (!built.ok) throw tooManyRows(built.error);
-      return { rows: built.rows, precision: plan.precision };
+      return {
+        cells: fine.cells,
+        options: { slices: needed, trimLeading: false, maxRows: config.maxRows, groupCells: wholeRange },
+        precision: plan.precision,
+      };
     }
   }
 
   const read = await readCells(r, cubeQuery, granularity, undefined, plan);
-  return { rows: rowsOf(query, read.cells, startHour, config.maxRows), precision: read.precision! };
+  return {
+    cells: read.cells,
+    options: rowsOptions(query, read.cells, startHour, config.maxRows),
+    precision: read.precision,
+  };
 }
 
 const totalCube: CubeQuery = {
@@ -221,23 +291,6 @@ const totalCube: CubeQuery = {
   sets: null,
   group: { key: false, identity: false, set: false },
 };
-
-/** groupBy key / tags without filters: every event counts in some group. */
-function everyEventHasAGroup(query: ParsedQuery): boolean {
-  const { identity, tag } = query.groupBy;
-  return (
-    !identity &&
-    !tag &&
-    query.keyIds === undefined &&
-    query.externalId === undefined &&
-    query.tags === undefined
-  );
-}
-
-/** Cells that count something (a group needs a matching event). */
-const counted = (cells: readonly Cell[]): Cell[] => cells.filter((c) => c.counts.some((n) => n !== 0));
-
-const timeOrdered = (query: ParsedQuery): boolean => query.orderBy === undefined || query.orderBy === 'time';
 
 /** What the dictionaries (after the filters) allow each grouped dimension. */
 export function groupSources(cube: CubeQuery, dicts: ReadDictionaries, query: ParsedQuery) {
@@ -253,25 +306,44 @@ export function groupSources(cube: CubeQuery, dicts: ReadDictionaries, query: Pa
   };
 }
 
-function fullPlan(r: Reader, granularity: ParsedQuery['groupBy']['granularity']) {
-  return planReads({
+/**
+ * Plans made lately, by their whole input (planReads is pure, its plans are never changed):
+ * planning a range since 1970 takes milliseconds of the main thread, and a dashboard or a
+ * client retrying a refused query asks the same range again and again. Hours change the
+ * input (horizons, data-through hour), so entries age out by themselves.
+ */
+const PLAN_MEMO_ENTRIES = 64;
+const planMemo = new Map<string, ReadPlan>();
+
+function fullPlan(r: Reader, granularity: ParsedQuery['groupBy']['granularity']): ReadPlan {
+  const input: PlanInput = {
     startHour: r.startHour,
     endHour: r.query.endHour,
     ...(granularity && { granularity }),
     compactedThrough: r.compactedThrough,
     horizons: horizonsAt(r.now, r.deps.config.retention),
     dataThroughHour: hourOf(r.now + FUTURE_MS),
-  });
-}
-
-/** The first (ascending) or last (descending) `count` slice starts of the range. */
-function neededSlices(query: ParsedQuery, startHour: number, count: number): number[] {
-  const g = query.groupBy.granularity!;
-  const from = indexOfHour(startHour, g);
-  const to = indexOfHour(query.endHour, g);
-  if (to - from + 1 <= count) return sliceStarts(startHour, query.endHour, g);
-  if (query.order === 'desc') return sliceStarts(firstHourOfIndex(to - count + 1, g), query.endHour, g);
-  return sliceStarts(startHour, firstHourOfIndex(from + count, g) - 1, g);
+  };
+  const { horizons: hz } = input;
+  const key = [
+    input.startHour,
+    input.endHour,
+    granularity,
+    input.compactedThrough,
+    hz.hour,
+    hz.day,
+    hz.month,
+    input.dataThroughHour,
+  ].join(' ');
+  let plan = planMemo.get(key);
+  if (plan) {
+    planMemo.delete(key); // most recently used last
+  } else {
+    plan = planReads(input);
+    if (planMemo.size >= PLAN_MEMO_ENTRIES) planMemo.delete(planMemo.keys().next().value!);
+  }
+  planMemo.set(key, plan);
+  return plan;
 }
 
 /** Reads and decodes the cells of a plan (optionally only some of its reads), planning again when compaction moves. */
@@ -306,28 +378,29 @@ const atLeast = (error: ReturnType<typeof rowCapError>) => ({
   message: error.message.replace('gives ', 'gives at least '),
 });
 
-function rowsOf(query: ParsedQuery, cells: readonly Cell[], startHour: number, maxRows: number): Datapoint[] {
+/** A grouped query with no group having data: no rows. */
+const noRows = (maxRows: number): BuildRowsOptions => ({ slices: [], trimLeading: false, maxRows });
+
+/** The slices to show (chooseSlices; throws its refusal). */
+function rowsOptions(
+  query: ParsedQuery,
+  cells: readonly Cell[],
+  startHour: number,
+  maxRows: number,
+): BuildRowsOptions {
   const granularity = query.groupBy.granularity;
-  let slices: number[] | null = null;
-  let trimLeading = false;
-  if (granularity && startHour > query.endHour) {
-    slices = [];
-  } else if (granularity) {
-    const choice = chooseSlices({
-      startHour,
-      endHour: query.endHour,
-      granularity,
-      fromFirstData: query.startHour === undefined,
-      limit: query.limit,
-      maxRows,
-      dataSlices: cells.flatMap((c) => (c.slice === null ? [] : [c.slice])),
-      groupCount: () => groupCount(query, cells),
-    });
-    if (!choice.ok) throw tooManyRows(rowCapError(choice.rowCount, maxRows));
-    slices = choice.slices;
-    trimLeading = choice.trimLeading;
-  }
-  const built = buildRows(query, cells, { slices, trimLeading, maxRows });
-  if (!built.ok) throw tooManyRows(built.error);
-  return built.rows;
+  if (!granularity) return { slices: null, trimLeading: false, maxRows };
+  if (startHour > query.endHour) return noRows(maxRows);
+  const choice = chooseSlices({
+    startHour,
+    endHour: query.endHour,
+    granularity,
+    fromFirstData: query.startHour === undefined,
+    limit: query.limit,
+    maxRows,
+    dataSlices: cells.flatMap((c) => (c.slice === null ? [] : [c.slice])),
+    groupCount: () => groupCount(query, cells),
+  });
+  if (!choice.ok) throw tooManyRows(rowCapError(choice.rowCount, maxRows));
+  return { slices: choice.slices, trimLeading: choice.trimLeading, maxRows };
 }

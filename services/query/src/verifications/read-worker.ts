@@ -1,19 +1,20 @@
 /**
  * A worker thread of the read pool (read-pool.ts): answers heavy queries off the main thread,
- * with its own Redis connection and dictionary cache, and hands back the rows as JSON bytes
- * (moved, not copied) so that the main thread only sends them.
+ * with its own Redis connection and dictionary cache, and hands back the rows as JSON bytes,
+ * compressed as the client accepts (moved, not copied), so that the main thread only sends them.
  */
-import { Redis } from 'ioredis';
 import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
 import type { Config } from '@va/config';
 import type { ParsedQuery, Precision } from '@va/core';
-import { defineCommands, type KeySpace } from '@va/store';
+import { connectRedis, defineCommands, type KeySpace, type RedisTarget } from '@va/store';
 import { ApiError, RowCapError } from '../http/api-error';
+import { compressBytes, type Encoding } from '../http/compression';
+import { jsonBytes } from '../http/json-body';
 import { DictionaryCache } from './dictionary-cache';
-import { readAnswer } from './read-answer';
+import { readAnswerJson } from './read-answer';
 
 export interface WorkerSetup {
-  redisUrl: string;
+  redis: RedisTarget;
   config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention'>;
 }
 
@@ -23,28 +24,38 @@ export interface ReadTask {
   now: number;
   /** What is left of the request's time budget (ms). */
   budgetMs: number;
+  /** The response's Content-Encoding (negotiated by the main thread), or null for none. */
+  encoding: Encoding | null;
 }
 
 export type ReadResult =
-  | { ok: true; json: Uint8Array; precision: Precision }
+  /** `json` is the answer's JSON, compressed when `encoding` is set. */
+  | { ok: true; json: Uint8Array; encoding: Encoding | null; precision: Precision }
   | { ok: false; error: Pick<ApiError, 'kind' | 'detail' | 'errors'>; rowCap: boolean };
 
 const setup = workerData as WorkerSetup;
-const redis = new Redis(setup.redisUrl, { maxRetriesPerRequest: 2, connectionName: 'va-query-worker' });
+const redis = connectRedis(setup.redis, { maxRetriesPerRequest: 2, connectionName: 'va-query-worker' });
 defineCommands(redis);
 const deps = { redis, config: setup.config, now: Date.now, dictionaries: new DictionaryCache(redis) };
 
 export default async function read(task: ReadTask): Promise<ReadResult> {
   try {
-    const answer = await readAnswer(
+    const answer = await readAnswerJson(
       deps,
       task.space,
       task.query,
       task.now,
       AbortSignal.timeout(Math.ceil(task.budgetMs)),
     );
-    const json = new TextEncoder().encode(JSON.stringify(answer.rows));
-    const result: ReadResult = { ok: true, json, precision: answer.precision };
+    const plain = jsonBytes(answer.rows);
+    const packed = task.encoding ? compressBytes(plain, task.encoding) : null;
+    const json = packed ? ownBuffer(packed) : plain;
+    const result: ReadResult = {
+      ok: true,
+      json,
+      encoding: packed ? task.encoding : null,
+      precision: answer.precision,
+    };
     // piscina's Transferable interface: the JSON's memory moves to the main thread, uncopied.
     return move({
       [transferableSymbol]: json.buffer,
@@ -57,4 +68,12 @@ export default async function read(task: ReadTask): Promise<ReadResult> {
     }
     throw error;
   }
+}
+
+/** The bytes over an ArrayBuffer of their own (zlib may hand back a view into a larger or pooled one), so they can move. */
+function ownBuffer(bytes: Buffer): Buffer {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  const own = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(own);
+  return own;
 }

@@ -4,9 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
-import { globalKeys } from '@va/store';
+import { globalKeys, type RedisClient } from '@va/store';
 import { topicOffsets } from '../ops/kafka';
 import { readTopicRanges } from '../ops/topic-reader';
 import { foundLine, type BackfillRecord, type LineKind } from './resume';
@@ -19,12 +18,12 @@ export async function fileSha256(path: string): Promise<string> {
 
 export const recordKey = (prefix: string, sha256: string): string => globalKeys(prefix).backfill(sha256);
 
-export async function loadRecord(redis: Redis, key: string): Promise<BackfillRecord | undefined> {
+export async function loadRecord(redis: RedisClient, key: string): Promise<BackfillRecord | undefined> {
   const raw = await redis.get(key);
   return raw === null ? undefined : (JSON.parse(raw) as BackfillRecord);
 }
 
-export async function saveRecord(redis: Redis, key: string, record: BackfillRecord): Promise<void> {
+export async function saveRecord(redis: RedisClient, key: string, record: BackfillRecord): Promise<void> {
   await redis.set(key, JSON.stringify(record));
 }
 

@@ -3,7 +3,6 @@
 // queries (the real query service) keep answering. The rebuild process is SIGKILLed half-way and
 // resumed. Afterwards every cube equals the counts computed from the events; during the rebuild no
 // query total ever went down or above the events produced. Then a second rebuild is aborted.
-import { Redis } from 'ioredis';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
@@ -15,6 +14,7 @@ import {
   readRebuildState,
   readWatermarks,
   type KeySpace,
+  type RedisClient,
 } from '@va/store';
 import {
   createTopics,
@@ -25,6 +25,8 @@ import {
   killAllChildren,
   startService,
   waitFor,
+  connectTarget,
+  keysMatching,
 } from '@va/testkit/support';
 import {
   caughtUp,
@@ -49,7 +51,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let t: TestEnv;
 let env: Record<string, string>;
-let redis: Redis;
+let redis: RedisClient;
 let kafka: Kafka;
 let producer: ReturnType<Kafka['producer']>;
 const events: VerificationEvent[] = [];
@@ -65,7 +67,7 @@ beforeAll(async () => {
     INGEST_REBALANCE_TIMEOUT_MS: '8000',
     INGEST_RETRY_BACKOFF_MS: '200',
   };
-  redis = new Redis(t.redisUrl);
+  redis = connectTarget(t.redis);
   kafka = new Kafka({ clientId: 'rebuild-test', brokers: t.kafkaBrokers, logLevel: logLevel.NOTHING });
   producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
@@ -75,7 +77,7 @@ afterAll(async () => {
   await producer.disconnect();
   redis.disconnect();
   await deleteTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic]);
-  await deletePrefix(t.redisUrl, t.keyPrefix);
+  await deletePrefix(t.redis, t.keyPrefix);
 });
 
 const space = (generation: number): KeySpace => ({ prefix: t.keyPrefix, generation });
@@ -172,7 +174,7 @@ describe('rebuild', () => {
 
     // Damage: every counter of one API deleted, one counter of another lowered.
     const [lost, lowered] = [...apis.keys()].sort();
-    const lostKeys = (await redis.keys(`${generationRoot(t.keyPrefix, 1)}{${lost}}:*`)).filter(
+    const lostKeys = (await keysMatching(redis, `${generationRoot(t.keyPrefix, 1)}{${lost}}:*`)).filter(
       (k) => !/:(dict:.*|off|cmp)$/.test(k),
     );
     expect(lostKeys.length).toBeGreaterThan(0);
@@ -235,7 +237,7 @@ describe('rebuild', () => {
 
     expect(await readGeneration(redis, t.keyPrefix)).toBe(2);
     expect((await readRebuildState(redis, t.keyPrefix))?.status).toBe('done');
-    expect(await redis.keys(`${generationRoot(t.keyPrefix, 1)}*`)).toEqual([]);
+    expect(await keysMatching(redis, `${generationRoot(t.keyPrefix, 1)}*`)).toEqual([]);
     expect(await storeDiff(redis, space(2), events, { now, hourRetentionMs: hourMs })).toEqual([]);
     const totals = await probe.totals();
     for (const [apiId, n] of totals) expect(n, apiId).toBe(events.filter((e) => e.apiId === apiId).length);
@@ -257,7 +259,7 @@ describe('rebuild', () => {
     expect(run.stderr()).toMatch(/rebuild aborted/);
     expect(await readGeneration(redis, t.keyPrefix)).toBe(2);
     expect((await readRebuildState(redis, t.keyPrefix))?.status).toBe('aborted');
-    expect(await redis.keys(`${generationRoot(t.keyPrefix, 3)}*`)).toEqual([]);
+    expect(await keysMatching(redis, `${generationRoot(t.keyPrefix, 3)}*`)).toEqual([]);
     const resume = await runCli(['rebuild', 'resume'], env);
     expect(resume.code).toBe(1);
     expect(resume.stderr).toMatch(/nothing to resume \(aborted\)/);

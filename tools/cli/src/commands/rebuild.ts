@@ -5,8 +5,8 @@
  * ../program/rebuild.ts).
  */
 import { hostname } from 'node:os';
-import { Redis } from 'ioredis';
 import { clockOf, loadConfig } from '@va/config';
+import { connectRedis, describeTarget } from '@va/store';
 import { beginRebuild } from '../rebuild/begin';
 import { abortRebuild, rebuildStatus, resumeRebuild } from '../rebuild/control';
 import type { RebuildDeps } from '../rebuild/deps';
@@ -17,14 +17,14 @@ import { UsageError } from '../usage-error';
 async function withDeps(action: (deps: RebuildDeps) => Promise<number>): Promise<number> {
   // The replaying worker logs only errors unless LOG_LEVEL is set: the CLI's own output is on stdout.
   const config = loadConfig(process.env, { LOG_LEVEL: 'error' });
-  const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3 });
+  const redis = connectRedis(config, { lazyConnect: true, maxRetriesPerRequest: 3 });
   let lastError: Error | undefined;
   redis.on('error', (err: Error) => (lastError = err));
   try {
     await redis.connect();
   } catch (err) {
     redis.disconnect();
-    throw new Error(`cannot reach Redis at ${config.redisUrl}: ${(lastError ?? (err as Error)).message}`);
+    throw new Error(`cannot reach ${describeTarget(config)}: ${(lastError ?? (err as Error)).message}`);
   }
   try {
     return await action({

@@ -5,9 +5,8 @@
  * When nothing moves for a while it asks Kafka whether any worker is in the consumer group, so
  * that "no worker runs" is said at once instead of after the whole timeout.
  */
-import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
-import { partitionField, readGeneration, readWatermarks } from '@va/store';
+import { partitionField, readGeneration, readWatermarks, type RedisClient } from '@va/store';
 
 export interface AppliedTarget {
   topic: string;
@@ -51,7 +50,7 @@ async function groupHasMembers(kafka: Kafka, group: string): Promise<boolean> {
 }
 
 export async function waitApplied(
-  redis: Redis,
+  redis: RedisClient,
   kafka: Kafka,
   targets: readonly AppliedTarget[],
   options: WaitOptions,

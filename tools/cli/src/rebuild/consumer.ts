@@ -5,10 +5,10 @@
  * the live workers keep writing g. It never produces to the DLQ (the live workers did that when the
  * records were new; a replay only counts what it leaves out) and never pauses the backfill topic.
  */
-import { Redis } from 'ioredis';
 import { loadIngestSettings, type Config } from '@va/config';
 import { createIngestMetrics, createIngestWorker, type IngestWorker } from '@va/ingest';
 import { createLogger, createRegistry } from '@va/runtime';
+import { connectRedis } from '@va/store';
 import type { ValidEvent } from '@va/ingest';
 
 export interface RebuildConsumer {
@@ -35,7 +35,7 @@ export async function startRebuildConsumer(options: RebuildConsumerOptions): Pro
   // retries while the rebuild compacts what it is writing).
   const logger = createLogger('rebuild', config.logLevel);
   // Like services/ingest/src/main.ts: never send a command to a Redis the caches did not come from.
-  const redis = new Redis(config.redisUrl, {
+  const redis = connectRedis(config, {
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
     maxRetriesPerRequest: 1,

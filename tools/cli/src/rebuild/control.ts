@@ -26,7 +26,7 @@ export async function rebuildStatus(deps: RebuildDeps, json: boolean): Promise<n
     readGeneration(redis, prefix),
   ]);
   let progress = null;
-  if (state && ['copying', 'replaying', 'compacting'].includes(state.status)) {
+  if (state && ['copying', 'replaying', 'compacting', 'switching'].includes(state.status)) {
     const spans = await topicOffsets(kafka, replayedTopics(config));
     const [target, source] = await Promise.all([
       readWatermarks(redis, { prefix, generation: state.target }, spans),

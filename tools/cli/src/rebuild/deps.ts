@@ -1,12 +1,12 @@
 /** What every rebuild subcommand works with (commands/rebuild.ts builds it). */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@va/store';
 import type { Kafka } from 'kafkajs';
 import type { Config } from '@va/config';
 
 export interface RebuildDeps {
   config: Config;
   /** A client that reconnects: a rebuild runs for a long time. */
-  redis: Redis;
+  redis: RedisClient;
   kafka: Kafka;
   /** One line of the command's output (stdout). */
   out: (line: string) => void;

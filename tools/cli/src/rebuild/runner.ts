@@ -4,8 +4,10 @@
  *   copying     per API: dictionaries, and with --since the buckets before the boundary, into g'
  *   replaying   the rebuild consumer (the ingest worker with generation g' and its own group)
  *               replays both topics into g' until every partition of g' holds what g holds
- *   compacting  compact g' up to the closed bound, then switch atomically once g' >= g (retried
- *               while the live workers move g ahead)
+ *   compacting  compact g' up to the closed bound, then switch once g' >= g (retried while the live
+ *               workers move g ahead)
+ *   switching   every API is sealed in g (one script per API's slot), then <p>:gen = g'
+ *               (libs/store generation-switch.ts; a resumed run finishes it)
  *   switched    stop the consumer, delete its group and generation g
  *
  * Every phase is idempotent and the consumer's progress is the wm of g' in Redis, so a SIGKILL
@@ -86,7 +88,7 @@ export async function runRebuild(deps: RebuildDeps, state: RebuildState): Promis
       // the end (they wait for the compactor: docs/rollups.md "Retention").
       await compact(deps, target, check, 'before the replay');
     }
-    if (status === 'replaying' || status === 'compacting') {
+    if (status === 'replaying' || status === 'compacting' || status === 'switching') {
       consumer = await startConsumer(deps, state, target);
       if (status === 'replaying') {
         out(`replaying ${topics.join(' and ')} into generation ${target.generation}`);

@@ -52,3 +52,9 @@ end
 local function expiresAt(res, index, retentionMs)
   return bucketEnd(res, index) + retentionMs
 end
+
+-- Last hour index of bucket `index` of resolution 'h', 'd' or 'm' (time.ts lastHourOf): the score of a
+-- bucket in an API's dirty set (docs/store-v2.md).
+local function lastHourOf(res, index)
+  return bucketEnd(res, index) / HOUR_MS - 1
+end

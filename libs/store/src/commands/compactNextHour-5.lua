@@ -8,6 +8,8 @@
   KEYS[2]  <p>:g<g>:{api}:idx:h    zset    hour indices holding data
   KEYS[3]  <p>:g<g>:{api}:idx:d    zset    day indices holding data
   KEYS[4]  <p>:g<g>:{api}:idx:m    zset    month indices holding data
+  KEYS[5]  <p>:g<g>:{api}:dirty    zset    buckets to seal (docs/store-v2.md): the hour merged here and
+                                           the day and month it was merged into are marked
 
   ARGV[1]  bucket root "<p>:g<g>:{api}:" (keys.ts apiKeys().bucketRoot)
   ARGV[2]  closed bound: last hour index that may be compacted
@@ -74,11 +76,13 @@ local hourPrefix = root .. 'h:' .. int(h)
 local targets = {}
 local dayExpire = expiresAt('d', d, dayRetention)
 if dayExpire > now then
-  targets[#targets + 1] = { prefix = root .. 'd:' .. int(d), expire = int(dayExpire), index = KEYS[3], t = int(d) }
+  targets[#targets + 1] =
+    { prefix = root .. 'd:' .. int(d), expire = int(dayExpire), index = KEYS[3], t = int(d), res = 'd' }
 end
 local monthExpire = expiresAt('m', m, monthRetention)
 if monthExpire > now then
-  targets[#targets + 1] = { prefix = root .. 'm:' .. int(m), expire = int(monthExpire), index = KEYS[4], t = int(m) }
+  targets[#targets + 1] =
+    { prefix = root .. 'm:' .. int(m), expire = int(monthExpire), index = KEYS[4], t = int(m), res = 'm' }
 end
 
 local suffixes = redis.call('SMEMBERS', hourPrefix .. ':parts')
@@ -109,6 +113,7 @@ if #merged > 0 then
     end
     redis.call('PEXPIREAT', parts, target.expire)
     redis.call('ZADD', target.index, target.t, target.t)
+    redis.call('ZADD', KEYS[5], lastHourOf(target.res, tonumber(target.t)), target.res .. ':' .. target.t)
   end
 end
 
@@ -120,6 +125,9 @@ end
 redis.call('PEXPIREAT', hourPrefix .. ':parts', hourExpire)
 if expiresAt('h', h, hourRetention) <= now then
   redis.call('ZREM', KEYS[2], found[1])
+elseif #suffixes > 0 then
+  -- Compacted: the hour may be sealed now (ingest marked it when it wrote it; again for a v1 store).
+  redis.call('ZADD', KEYS[5], int(h), 'h:' .. int(h))
 end
 
 redis.call('SET', KEYS[1], int(h), 'KEEPTTL')

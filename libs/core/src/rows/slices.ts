@@ -1,19 +1,24 @@
 /**
- * The time slices handed to buildRows (pure). Normally every slice of the range; but a range
- * can hold millions of slices (groupBy=hour over years), more than any response may show.
- * Then, with a limit, only the slices that can reach the first `limit` rows are kept: every
- * slice holding data, and the first and last `limit + (slices with data)` slices of the
- * range — whatever the order, the rows of the other slices are all-zero rows that sort
- * after those (ties fall back to time order). Without a limit such a range is over the
- * row cap unless no group has data.
+ * Which time slices an answer shows (CONTRACT §3 "Slices and groups", "Order and limit"). Pure.
+ *
+ * Normally every slice of the range; but a range can hold millions of slices (groupBy=hour
+ * over years), more than any response may show. Then, with a limit, only the slices that can
+ * reach the first `limit` rows are kept: every slice holding data, and the first and last
+ * `limit + (slices with data)` slices of the range — whatever the order, the rows of the other
+ * slices are all-zero rows that sort after those (ties fall back to time order). Without a
+ * limit such a range is over the row cap unless no group has data.
  */
 import type { Granularity } from '@va/contracts';
-import { dayOfHour, dayStart, hourStart, monthOfHour, monthStart, sliceStarts } from '@va/core';
+import { dayOfHour, dayStart, hourStart, monthOfHour, monthStart, sliceStarts } from '../time';
+import type { ParsedQuery } from '../types';
 
+/** Number of the slice holding hour `h`: hours, days or months since 1970. */
 export const indexOfHour = (h: number, g: Granularity): number =>
   g === 'hour' ? h : g === 'day' ? dayOfHour(h) : monthOfHour(h);
+/** Start (ms) of slice number `i`. */
 export const startOfIndex = (i: number, g: Granularity): number =>
   g === 'hour' ? hourStart(i) : g === 'day' ? dayStart(i) : monthStart(i);
+/** First hour of slice number `i`. */
 export const firstHourOfIndex = (i: number, g: Granularity): number =>
   g === 'hour' ? i : g === 'day' ? i * 24 : Math.floor(monthStart(i) / 3_600_000);
 
@@ -76,4 +81,28 @@ export function chooseSlices(input: SliceInput): SliceChoice {
   for (let i = Math.max(to - edge + 1, from); i <= to; i++) kept.add(i);
   const slices = [...kept].sort((a, b) => a - b).map((i) => startOfIndex(i, g));
   return { ok: true, slices, trimLeading: false };
+}
+
+/** Rows in time order: no orderBy, or orderBy=time. */
+export const timeOrdered = (query: Pick<ParsedQuery, 'orderBy'>): boolean =>
+  query.orderBy === undefined || query.orderBy === 'time';
+
+/**
+ * A limit in time order shows the first (ascending) or last (descending) slices of the range:
+ * the starts of the first / last `count` slices of [startHour, endHour]. With `groups` groups
+ * having data, `count` = ceil(limit / groups) is enough for the first `limit` rows.
+ */
+export function edgeSlices(
+  startHour: number,
+  endHour: number,
+  granularity: Granularity,
+  order: ParsedQuery['order'],
+  count: number,
+): number[] {
+  const from = indexOfHour(startHour, granularity);
+  const to = indexOfHour(endHour, granularity);
+  if (to - from + 1 <= count) return sliceStarts(startHour, endHour, granularity);
+  if (order === 'desc')
+    return sliceStarts(firstHourOfIndex(to - count + 1, granularity), endHour, granularity);
+  return sliceStarts(startHour, firstHourOfIndex(from + count, granularity) - 1, granularity);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sliceStarts } from '@va/core';
-import { chooseSlices, type SliceInput } from './slices';
+import { sliceStarts } from '../time';
+import { chooseSlices, edgeSlices, type SliceInput } from './slices';
 
 const H = 3_600_000;
 const base: SliceInput = {
@@ -80,5 +80,15 @@ describe('chooseSlices', () => {
       maxRows: 5,
     });
     expect(months).toEqual({ ok: false, rowCount: 13 });
+  });
+});
+
+describe('edgeSlices', () => {
+  it('gives the first or last slices of a range, or all of a short one', () => {
+    expect(edgeSlices(1000, 1009, 'hour', undefined, 3)).toEqual([1000, 1001, 1002].map((h) => h * H));
+    expect(edgeSlices(1000, 1009, 'hour', 'desc', 3)).toEqual([1007, 1008, 1009].map((h) => h * H));
+    expect(edgeSlices(1000, 1009, 'hour', 'asc', 20)).toEqual(sliceStarts(1000, 1009, 'hour'));
+    expect(edgeSlices(5, 24 * 5, 'day', undefined, 2)).toEqual([0, 1].map((d) => d * 24 * H));
+    expect(edgeSlices(5, 24 * 5, 'day', 'desc', 2)).toEqual([4, 5].map((d) => d * 24 * H));
   });
 });

@@ -1,0 +1,171 @@
+// Sealing (docs/store-v2.md) against a real Redis: events written through the ingest worker's batch
+// processor, compacted and sealed in rounds, with late events landing while seals are in progress
+// and seals that die half way; cube-dump (sections + sealing + delta hashes) must equal the counts
+// computed from the events at every step, and sealed buckets must really be sections.
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VerificationEvent } from '@va/contracts';
+import { DAY_MS, dayOfHour, hourOf, monthOfHour, type Retention } from '@va/core';
+import { diffCounts, expectedCounts } from '@va/testkit';
+import { seedEvents } from '@va/testkit/seed';
+import { deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
+import { createGenerator, seededRandom } from '@va/workload';
+import { command } from './commands';
+import { compactApi, readCompactedThrough } from './compaction';
+import { dumpApiCounts, emptyDecodedCounts } from './cube-dump';
+import { apiKeys, type KeySpace, type Resolution } from './keys';
+import { sealApi, sealBucket, sealableBuckets } from './seal';
+
+const retention: Retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
+// Real time: Redis expires buckets by its own clock (bucket end + retention).
+const now = Date.now();
+
+let t: TestEnv;
+let redis: Redis;
+let space: KeySpace;
+
+beforeAll(async () => {
+  t = await testEnv('seal');
+  redis = new Redis(t.redisUrl);
+  space = { prefix: t.keyPrefix, generation: 1 };
+});
+
+afterAll(async () => {
+  await deletePrefix(t.redisUrl, t.keyPrefix);
+  redis.disconnect();
+});
+
+/** What each resolution must hold: hours all events; days and months the compacted hours. */
+async function differences(events: readonly VerificationEvent[]): Promise<string[]> {
+  const problems: string[] = [];
+  for (const apiId of [...new Set(events.map((e) => e.apiId))].sort()) {
+    const cmp = (await readCompactedThrough(redis, space, apiId)) ?? -1;
+    const mine = events.filter((e) => e.apiId === apiId);
+    for (const r of ['h', 'd', 'm'] as const) {
+      const expected =
+        expectedCounts(mine, (e) => r === 'h' || hourOf(e.time) <= cmp).get(apiId) ?? emptyDecodedCounts();
+      const { sum } = await dumpApiCounts(redis, space, apiId, r);
+      problems.push(...diffCounts(`${apiId} ${r}`, expected, sum, 3));
+    }
+  }
+  return problems;
+}
+
+const seed = (events: readonly VerificationEvent[]) =>
+  seedEvents(redis, events, { prefix: space.prefix, now, retention });
+
+/** Delta hashes (v1 keys) of an API: cube hashes that are neither sections nor sealing hashes. */
+async function deltaKeys(apiId: string): Promise<string[]> {
+  const base = apiKeys(space, apiId).base;
+  const out: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${base}:[hdm]:*`, 'COUNT', 1000);
+    out.push(...keys.filter((k) => !/:S:|:z:|:zparts$|:parts$/.test(k)));
+    cursor = next;
+  } while (cursor !== '0');
+  return out;
+}
+
+describe('sealableBuckets', () => {
+  it('takes compacted hours and any day or month, oldest first, at most max', () => {
+    const dirty = [
+      { member: 'h:10', score: 10 },
+      { member: 'h:12', score: 12 },
+      { member: 'd:0', score: 23 },
+      { member: 'm:0', score: 743 },
+      { member: 'x:1', score: 1 },
+    ];
+    expect(sealableBuckets(dirty, 11, 10).map((b) => `${b.res}:${b.index}`)).toEqual(['h:10', 'd:0', 'm:0']);
+    expect(sealableBuckets(dirty, null, 10).map((b) => `${b.res}:${b.index}`)).toEqual(['d:0', 'm:0']);
+    expect(sealableBuckets(dirty, 20, 1).map((b) => `${b.res}:${b.index}`)).toEqual(['h:10']);
+  });
+});
+
+describe('sealing', () => {
+  it('keeps every count exactly once through rounds of late events, seals in progress and dying seals', async () => {
+    const random = seededRandom(17);
+    const generator = createGenerator({
+      seed: 17,
+      apis: 2,
+      keys: 60,
+      identities: 12,
+      startMs: now - 8 * DAY_MS,
+      spanMs: 8 * DAY_MS - 3 * 3_600_000,
+    });
+    const all: VerificationEvent[] = [];
+    const apis = generator.apiIds;
+    for (let round = 0; round < 3; round++) {
+      const events = Array.from({ length: 800 }, () => generator.next());
+      all.push(...events);
+      await seed(events);
+      expect(await differences(all)).toEqual([]);
+      const closedBound = hourOf(now) - 2 - (2 - round) * 24 * 3; // compaction catches up in steps
+      for (const apiId of apis) {
+        await compactApi(redis, space, apiId, { closedBound, retention, now });
+        const cmp = await readCompactedThrough(redis, space, apiId);
+        // A seal that dies after its first step (beginSeal) leaves its sealing hashes behind...
+        const keys = apiKeys(space, apiId);
+        const pick = (await redis.zrange(keys.dirty, 0, -1))[Math.floor(random() * 3)];
+        if (pick && (pick.startsWith('d') || pick.startsWith('m'))) {
+          const [r, index] = pick.split(':') as [Resolution, string];
+          await command<string[]>(redis, 'beginSeal')(
+            keys.parts(r, Number(index)),
+            keys.sealingParts(r, Number(index)),
+            keys.dirty,
+            keys.sealSequence,
+            `${keys.bucketPrefix(r, Number(index))}:`,
+            pick,
+          );
+        }
+        // ...late events land meanwhile (in the hashes being sealed' buckets too)...
+        const late = Array.from({ length: 200 }, () => generator.next()).filter((e) => e.apiId === apiId);
+        all.push(...late);
+        await seed(late);
+        expect(await differences(all)).toEqual([]);
+        // ...and the next run resumes it and seals the rest.
+        const run = await sealApi(redis, space, apiId, cmp, { now, retention });
+        expect(run.sealed).toBeGreaterThan(0);
+        expect(await differences(all)).toEqual([]);
+      }
+    }
+    // After a full compaction and seal, only hours after cmp (and nothing else) keep delta hashes.
+    for (const apiId of apis) {
+      await compactApi(redis, space, apiId, { closedBound: hourOf(now) - 2, retention, now });
+      const cmp = await readCompactedThrough(redis, space, apiId);
+      await sealApi(redis, space, apiId, cmp, { now, retention });
+      const left = await deltaKeys(apiId);
+      expect(left.filter((k) => !new RegExp(`:h:(${hourOf(now) - 1}|${hourOf(now)}):`).test(k))).toEqual([]);
+      const sections = await redis.keys(`${apiKeys(space, apiId).base}:d:*:S:*`);
+      expect(sections.length).toBeGreaterThan(0);
+    }
+    expect(await differences(all)).toEqual([]);
+  });
+
+  it('a stale commit loses: two sealers of one bucket count nothing twice', async () => {
+    const generator = createGenerator({
+      seed: 5,
+      apis: 1,
+      keys: 10,
+      identities: 3,
+      startMs: now - 3 * DAY_MS,
+      spanMs: DAY_MS,
+    });
+    const events = Array.from({ length: 300 }, () => ({ ...generator.next(), apiId: 'api_stale' }));
+    await seed(events);
+    await compactApi(redis, space, 'api_stale', { closedBound: hourOf(now) - 2, retention, now });
+    const day = dayOfHour(hourOf(events[0]!.time));
+    const sealers = await Promise.all(
+      [0, 1, 2].map(() => sealBucket(redis, space, 'api_stale', 'd', day, { now, retention })),
+    );
+    expect(sealers.filter((s) => s !== null).length).toBeGreaterThanOrEqual(1);
+    expect(await differences(events)).toEqual([]);
+    // A late event for that day after the seal, and a second seal: still exact, one section.
+    const late = [{ ...events[0]!, requestId: 'late-1' }];
+    await seed(late);
+    await sealBucket(redis, space, 'api_stale', 'd', day, { now, retention });
+    expect(await differences([...events, ...late])).toEqual([]);
+    expect(await redis.exists(apiKeys(space, 'api_stale').parts('d', day))).toBe(0);
+    expect(monthOfHour(hourOf(events[0]!.time))).toBeGreaterThan(0);
+  });
+});

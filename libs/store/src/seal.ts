@@ -1,0 +1,203 @@
+/**
+ * Sealing (docs/store-v2.md "Sealing"): folds the delta hashes of a bucket into its sections.
+ * beginSeal-4.lua moves the delta out of the writers' way, this module adds it to the current
+ * sections (section/delta-rows.ts, section/codec.ts) and commitSeal-1.lua swaps the result in.
+ * The choice of buckets (`sealableBuckets`) is pure; the rest is the Redis adapter around it.
+ */
+import { expiresAt, lastHourOf, type Retention } from '@va/core';
+import { command } from './commands';
+import type { RedisClient } from './connection';
+import { apiKeys, RESOLUTIONS, type KeySpace, type Resolution } from './keys';
+import { execPipeline, newPipeline } from './pipeline';
+import {
+  decodeSection,
+  deriveIdentityKey,
+  emptySection,
+  encodeSection,
+  mergeSections,
+  SECTION_CUBES,
+  SECTION_VERSION_OFFSET,
+  type Section,
+  type SectionCube,
+} from './section/codec';
+import { addDeltaHash, emptySectionRows } from './section/delta-rows';
+
+export interface DirtyBucket {
+  res: Resolution;
+  index: number;
+  /** The bucket's last hour (its score in dirty). */
+  lastHour: number;
+}
+
+/**
+ * The dirty buckets that may be sealed now, oldest first, at most `max`: an hour once compacted
+ * (`<= cmp`; compactNextHour reads an hour's hashes, so an hour after cmp stays a delta), any day or
+ * month (only compaction and late events write them; an open one is sealed again when written again).
+ */
+export function sealableBuckets(
+  dirty: readonly { member: string; score: number }[],
+  compactedThrough: number | null,
+  max: number,
+): DirtyBucket[] {
+  const out: DirtyBucket[] = [];
+  for (const { member, score } of dirty) {
+    const [res, index] = member.split(':') as [Resolution, string];
+    if (!RESOLUTIONS.includes(res)) continue;
+    if (res === 'h' && (compactedThrough === null || score > compactedThrough)) continue;
+    out.push({ res, index: Number(index), lastHour: score });
+  }
+  out.sort((a, b) => a.lastHour - b.lastHour || a.res.localeCompare(b.res));
+  return out.slice(0, max);
+}
+
+export interface SealOptions {
+  now: number;
+  retention: Retention;
+}
+
+export interface BucketSealed {
+  /** Bytes of the sections written. */
+  bytes: number;
+  /** Delta hashes folded in. */
+  hashes: number;
+}
+
+/** Delta hashes read per round trip while sealing (plain HGETALLs, not a script). */
+const HASHES_PER_ROUND_TRIP = 500;
+
+/**
+ * Seals one bucket. Null when there was nothing to seal or another sealer got there first (its
+ * commit wins; this one's reads are discarded and the bucket stays as the other left it).
+ */
+export async function sealBucket(
+  redis: RedisClient,
+  space: KeySpace,
+  apiId: string,
+  res: Resolution,
+  index: number,
+  options: SealOptions,
+): Promise<BucketSealed | null> {
+  const keys = apiKeys(space, apiId);
+  const root = `${keys.bucketPrefix(res, index)}:`;
+  const begin = await command<string[]>(redis, 'beginSeal')(
+    keys.parts(res, index),
+    keys.sealingParts(res, index),
+    keys.dirty,
+    keys.sealSequence,
+    root,
+    `${res}:${index}`,
+  );
+  if (begin[0] !== 'seal') return null;
+  const version = Number(begin[1]);
+  const suffixes = begin.slice(2);
+
+  const current = await execPipeline(
+    SECTION_CUBES.reduce((p, cube) => p.getBuffer(keys.section(res, index, cube)), newPipeline(redis)),
+  );
+  const rows = emptySectionRows();
+  const held: Buffer[] = [];
+  const old = new Map<SectionCube, Section>();
+  SECTION_CUBES.forEach((cube, n) => {
+    const bytes = current[n] as Buffer | null;
+    held.push(bytes ? bytes.subarray(SECTION_VERSION_OFFSET, SECTION_VERSION_OFFSET + 8) : Buffer.alloc(0));
+    // x is derived from f below: its old rows are in f already.
+    if (bytes && cube !== 'x') old.set(cube, decodeSection(bytes));
+  });
+  for (let from = 0; from < suffixes.length; from += HASHES_PER_ROUND_TRIP) {
+    const chunk = suffixes.slice(from, from + HASHES_PER_ROUND_TRIP);
+    const hashes = await execPipeline(
+      chunk.reduce((p, suffix) => p.hgetall(keys.sealing(res, index, suffix)), newPipeline(redis)),
+    );
+    chunk.forEach((suffix, n) => addDeltaHash(rows, suffix, hashes[n] as Record<string, string>));
+  }
+
+  const expireAt = expiresAt(res, index, options.retention);
+  // The delta is small, the old section may be large: sort the delta alone, then merge linearly.
+  const merged = (cube: SectionCube): Section =>
+    mergeSections(old.get(cube) ?? emptySection(cube), rows.get(cube)!.toSection(version), version);
+  const f = merged('f');
+  const sections = new Map(
+    SECTION_CUBES.map((cube) => {
+      const section = cube === 'x' ? deriveIdentityKey(f, version) : cube === 'f' ? f : merged(cube);
+      return [cube, section.rows > 0 ? encodeSection(section) : Buffer.alloc(0)] as const;
+    }),
+  );
+  const args: (string | number | Buffer)[] = [
+    keys.sealingParts(res, index),
+    keys.sealSequence,
+    root,
+    expireAt > options.now ? expireAt : 0,
+    SECTION_CUBES.length,
+  ];
+  SECTION_CUBES.forEach((cube, n) => args.push(cube, held[n]!, sections.get(cube)!));
+  const commit = await command<string[]>(redis, 'commitSeal')(...args);
+  if (commit[0] !== 'ok') return null;
+  let bytes = 0;
+  for (const section of sections.values()) bytes += section.length;
+  return { bytes, hashes: suffixes.length };
+}
+
+export interface SealRun {
+  sealed: number;
+  bytes: number;
+  hashes: number;
+  /** Dirty buckets left for the next run (sealable or not). */
+  dirtyLeft: number;
+}
+
+/** Buckets sealed per run at most (one compactor job); the next job goes on. */
+export const SEAL_MAX_BUCKETS = 2_000;
+
+/**
+ * Seals the API's sealable dirty buckets (at most `max`). `compactedThrough` must be the API's
+ * compaction point as the caller last read it: an hour after it is never sealed.
+ */
+export async function sealApi(
+  redis: RedisClient,
+  space: KeySpace,
+  apiId: string,
+  compactedThrough: number | null,
+  options: SealOptions & { max?: number; signal?: AbortSignal },
+): Promise<SealRun> {
+  const keys = apiKeys(space, apiId);
+  await markV1BucketsDirty(redis, space, apiId, options);
+  const raw = await redis.zrange(keys.dirty, 0, -1, 'WITHSCORES');
+  const dirty: { member: string; score: number }[] = [];
+  for (let n = 0; n < raw.length; n += 2) dirty.push({ member: raw[n]!, score: Number(raw[n + 1]) });
+  const run: SealRun = { sealed: 0, bytes: 0, hashes: 0, dirtyLeft: dirty.length };
+  for (const bucket of sealableBuckets(dirty, compactedThrough, options.max ?? SEAL_MAX_BUCKETS)) {
+    if (options.signal?.aborted) break;
+    const done = await sealBucket(redis, space, apiId, bucket.res, bucket.index, options);
+    run.dirtyLeft--;
+    if (!done) continue;
+    run.sealed++;
+    run.bytes += done.bytes;
+    run.hashes += done.hashes;
+  }
+  return run;
+}
+
+/**
+ * Moving a store written by the v1 code (docs/store-v2.md "Moving a running deployment"): its
+ * buckets are in idx:h/d/m but not in dirty. Done once per API: the API's seq is created after
+ * (expiring after the month retention unless a seal moves it on: commitSeal-2.lua). Marking a
+ * bucket twice is harmless; a crash before seq is set marks them again.
+ */
+async function markV1BucketsDirty(
+  redis: RedisClient,
+  space: KeySpace,
+  apiId: string,
+  { now, retention }: SealOptions,
+): Promise<void> {
+  const keys = apiKeys(space, apiId);
+  if ((await redis.exists(keys.sealSequence)) === 1) return;
+  for (const res of RESOLUTIONS) {
+    const indices = (await redis.zrange(keys.bucketIndex(res), 0, -1)).map(Number);
+    for (let from = 0; from < indices.length; from += 1_000) {
+      const args: (string | number)[] = [];
+      for (const t of indices.slice(from, from + 1_000)) args.push(lastHourOf(res, t), `${res}:${t}`);
+      await redis.zadd(keys.dirty, ...args);
+    }
+  }
+  await redis.set(keys.sealSequence, '0', 'PXAT', now + retention.monthMs + 32 * 24 * 3_600_000, 'NX');
+}

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { NO_IDENTITY } from './codec';
+import { addDeltaHash, emptySectionRows } from './delta-rows';
+
+describe('addDeltaHash', () => {
+  it('reads every cube of the v1 layout into rows by code', () => {
+    const rows = emptySectionRows();
+    addDeltaHash(rows, 't', { '0': '5', '8': '1' });
+    addDeltaHash(rows, 'k:0', { '1a:0': '3', '2:4': '2' });
+    addDeltaHash(rows, 'f:b', { '1.2:0': '4' });
+    addDeltaHash(rows, 'f:_', { '1.0:1': '2' });
+    expect(rows.get('t')!.toSection(1).counts).toEqual(new Float64Array([5, 0, 0, 0, 0, 0, 0, 0, 1]));
+    const k = rows.get('k')!.toSection(1);
+    expect(Array.from(k.dims[0]!)).toEqual([2, 46]);
+    const f = rows.get('f')!.toSection(1);
+    expect(f.dims.map((column) => Array.from(column))).toEqual([
+      [11, NO_IDENTITY],
+      [1, 1],
+      [2, 0],
+    ]);
+  });
+
+  it('throws on fields it does not understand instead of counting them elsewhere', () => {
+    const rows = emptySectionRows();
+    expect(() => addDeltaHash(rows, 'k:0', { '1a': '3' })).toThrow(/no outcome/);
+    expect(() => addDeltaHash(rows, 'k:0', { '1a:9': '3' })).toThrow(/bad outcome/);
+    expect(() => addDeltaHash(rows, 'f:1', { '1:0': '3' })).toThrow(/no tag set/);
+    expect(() => addDeltaHash(rows, 'q:1', { '1:0': '3' })).toThrow(/unknown cube/);
+    expect(() => addDeltaHash(rows, 'i:0', { 'A:0': '3' })).toThrow(/bad code/);
+    expect(() => addDeltaHash(rows, 'i:0', { '1:0': 'x' })).toThrow(/bad value/);
+  });
+});

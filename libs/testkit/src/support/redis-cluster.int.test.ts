@@ -1,0 +1,88 @@
+// The local Redis Cluster of the tests (infra/redis-cluster.mjs through startTestCluster) and the store's
+// cluster plumbing (libs/store connection.ts, pipeline.ts): pipelines over many slots come back in order,
+// a scan sees every master, a SIGKILLed master is replaced by its replica without losing what was
+// replicated, and stop() leaves no process, port or file behind.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CACHE_DIR } from '@va/infra/paths';
+import { command, execPipeline, isCluster, masterNodes, newPipeline, type RedisClient } from '@va/store';
+import { connectTarget, keysMatching, startTestCluster, testRedisTarget, type TestCluster } from './index.js';
+import { portOpen } from './ports.js';
+
+const prefix = `t-cluster-${process.pid}`;
+const keyOf = (n: number) => `${prefix}:{api_${n}}:n`;
+
+describe('the cluster project', () => {
+  it('points the tests at a Redis Cluster', () => {
+    const target = testRedisTarget();
+    expect(target.redisClusterNodes).toHaveLength(6);
+    const redis = connectTarget(target);
+    expect(isCluster(redis)).toBe(true);
+    redis.disconnect();
+  });
+});
+
+describe('a private test cluster', () => {
+  let cluster: TestCluster;
+  let redis: RedisClient;
+
+  beforeAll(async () => {
+    cluster = await startTestCluster();
+    redis = cluster.connect();
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await cluster?.stop();
+  });
+
+  it('has 3 masters, runs pipelines over many slots in order, and scans every master', async () => {
+    await redis.ping();
+    expect(masterNodes(redis)).toHaveLength(3);
+    const write = newPipeline(redis);
+    for (let n = 0; n < 200; n++) write.set(keyOf(n), String(n));
+    await execPipeline(write);
+    const read = newPipeline(redis);
+    for (let n = 0; n < 200; n++) read.get(keyOf(n));
+    expect(await execPipeline(read)).toEqual(Array.from({ length: 200 }, (_, n) => String(n)));
+    const owners = new Set(await Promise.all([0, 1, 2, 3, 4, 5].map((n) => cluster.masterOf(keyOf(n)))));
+    expect(owners.size).toBeGreaterThan(1);
+    expect(await keysMatching(redis, `${prefix}:*`)).toHaveLength(200);
+  });
+
+  it('fails a SIGKILLed master over to its replica and keeps what was replicated, Lua commands too', async () => {
+    const key = keyOf(7);
+    const wm = `${prefix}:{api_7}:wm`; // same slot as key
+    const advance = command<[number, string?]>(redis, 'advanceWatermark');
+    await redis.set(key, 'before the crash');
+    expect(await advance(wm, 'live/0', -1, 41)).toEqual([1]);
+    // Replication is asynchronous: wait until the replica has it (WAIT runs on the key's master).
+    const master = cluster.masterOf(key);
+    const port = await master;
+    const node = masterNodes(redis).find((n) => n.options.port === port)!;
+    expect(await node.call('WAIT', 1, 5_000)).toBe(1);
+    const promoted = await cluster.killMaster(port);
+    expect(promoted).not.toBe(port);
+    expect(await cluster.masterOf(key)).toBe(promoted);
+    expect(await redis.get(key)).toBe('before the crash');
+    // The promoted replica has no script cache: EVALSHA answers NOSCRIPT and ioredis sends the script again.
+    expect(await advance(wm, 'live/0', 41, 42)).toEqual([1]);
+    await redis.set(key, 'after the failover');
+    expect(await redis.get(key)).toBe('after the failover');
+    await cluster.restartNode(port);
+    expect(await cluster.masterOf(key)).toBe(promoted);
+  });
+
+  it('stops with nothing left behind', async () => {
+    redis.disconnect();
+    await cluster.stop();
+    for (const port of cluster.ports) {
+      expect(await portOpen('127.0.0.1', port, 200)).toBe(false);
+      expect(await portOpen('127.0.0.1', port + 10_000, 200)).toBe(false);
+    }
+    const dirs = fs.existsSync(path.join(CACHE_DIR, 'test-clusters'))
+      ? fs.readdirSync(path.join(CACHE_DIR, 'test-clusters'))
+      : [];
+    expect(dirs.filter((d) => d.startsWith(`${cluster.ports[0]}-`))).toEqual([]);
+  });
+});
