@@ -1,6 +1,7 @@
 /** The Markdown tables of a run (bench/results/latest.md, printed at the end). */
 import type { IngestResult } from './phases/ingest';
 import { GOALS, type BenchResults } from './results';
+import { RANGE_CHECKS } from './scenarios';
 import { round } from './stats';
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -87,6 +88,12 @@ export function markdownReport(r: BenchResults): string {
       '',
     ]);
     summary.push([
+      'Redis memory per ingested event',
+      `${round(mem.dataSetBytes / Math.max(1, ds.totalEvents))} B (used_memory delta / ${int(ds.totalEvents)} events)`,
+      '≤ 16 B',
+      mark(mem.dataSetBytes / Math.max(1, ds.totalEvents) <= 16),
+    ]);
+    summary.push([
       'Redis memory, data set',
       `${bytes(mem.dataSetBytes)} (${int(mem.keys)} keys; counters h/d/m ${int(mem.counterFields.h)} / ${int(mem.counterFields.d)} / ${int(mem.counterFields.m)})`,
       '',
@@ -114,9 +121,12 @@ export function markdownReport(r: BenchResults): string {
         row.push(ms(run.latencyMs.p50), ms(run.latencyMs.p99), `${int(run.requestsPerSecond)}${failed}`);
       }
       const first = q.runs[0]!.latencyMs;
+      const reference = q.referenceP50Ms;
       row.push(
-        ms(q.referenceP50Ms),
-        `${mark(first.p50 <= q.referenceP50Ms * GOALS.referenceShare)} (${ms(q.referenceP50Ms * GOALS.referenceShare)})`,
+        reference === undefined ? '-' : ms(reference),
+        reference === undefined
+          ? '-'
+          : `${mark(first.p50 <= reference * GOALS.referenceShare)} (${ms(reference * GOALS.referenceShare)})`,
         mark(first.p50 < GOALS.queryP50Ms && first.p99 < GOALS.queryP99Ms),
       );
       return row;
@@ -127,10 +137,51 @@ export function markdownReport(r: BenchResults): string {
         r.queries
           .map((q) => {
             const run = q.runs[q.runs.length - 1]!;
-            return `${q.name} service CPU ${ms(run.serviceCpuMsPerRequest)} ms, Redis ${int(run.redisUsecPerRequest)} µs`;
+            const cache = run.sectionCache
+              ? `, sections ${int(run.sectionCache.hits)} cached / ${int(run.sectionCache.misses)} sent`
+              : '';
+            return `${q.name} service CPU ${ms(run.serviceCpuMsPerRequest)} ms, Redis ${int(run.redisUsecPerRequest)} µs${cache}`;
           })
           .join('; ') +
         '.',
+      '',
+    );
+  }
+
+  const ranges = RANGE_CHECKS.flatMap((check) => {
+    const month = r.queries.find((q) => q.name === check.month)?.runs[0]?.latencyMs.p50;
+    const year = r.queries.find((q) => q.name === check.year)?.runs[0]?.latencyMs.p50;
+    if (month === undefined || year === undefined) return [];
+    const ratio = year / month;
+    return [
+      [
+        check.title,
+        ms(month),
+        ms(year),
+        round(ratio).toString(),
+        `≤ ${check.maxRatio}×`,
+        mark(ratio <= check.maxRatio),
+      ],
+    ];
+  });
+  if (ranges.length > 0) {
+    lines.push('Time ranges (p50 at c=1 of the range-* scenarios):', '');
+    lines.push(...table(['query', '1 month p50 ms', '1 year p50 ms', 'ratio', 'goal', 'met'], ranges), '');
+  }
+
+  if (r.memory?.families) {
+    lines.push('Redis memory by key family (MEMORY USAGE, summed):', '');
+    const families = Object.entries(r.memory.families).sort(([, a], [, b]) => b.bytes - a.bytes);
+    lines.push(
+      ...table(
+        ['family', 'keys', 'bytes', 'bytes per key'],
+        families.map(([family, f]) => [
+          family,
+          int(f.keys),
+          bytes(f.bytes),
+          int(f.bytes / Math.max(1, f.keys)),
+        ]),
+      ),
       '',
     );
   }

@@ -39,7 +39,7 @@ export interface BenchResults {
   ingestLive?: { produce: ProduceResult; ingest: IngestResult };
   compaction?: CompactionResult;
   memory?: MemoryResult;
-  queryContext?: { externalId: string; tags: [string, string] };
+  queryContext?: { externalId: string; tags: [string, string]; keyId: string };
   queries: ScenarioResult[];
   freshness?: FreshnessResult;
   /** CPU profiles written by --cpu-prof, one per service process and phase. */

@@ -12,13 +12,15 @@ export interface ScenarioContext {
   externalId: string;
   /** Two tags for the tag filter scenario. */
   tags: [string, string];
+  /** keyId of the key the key-filter time-range scenarios ask about (the busiest one). */
+  keyId: string;
 }
 
 export interface Scenario {
   name: string;
   title: string;
-  /** ClickHouse p50 in ms for the same question (from the issue). */
-  referenceP50Ms: number;
+  /** ClickHouse p50 in ms for the same question (from the issue); none for the time-range checks. */
+  referenceP50Ms?: number;
   params(ctx: ScenarioContext): [string, string][];
 }
 
@@ -108,6 +110,48 @@ export const SCENARIOS: readonly Scenario[] = [
   },
 ];
 
+/**
+ * The issue's "time ranges" check: with groupBy=day, a 1-year query may take at most `maxRatio`
+ * times the 1-month one (p50 at c=1), alone, with a key filter and with a tag filter. Each pair
+ * is two scenarios of RANGE_SCENARIOS, run like the others.
+ */
+export interface RangeCheck {
+  title: string;
+  month: string;
+  year: string;
+  maxRatio: number;
+}
+
+const DAYS_365 = 365 * 24 * HOUR_MS;
+
+function rangePair(
+  name: string,
+  title: string,
+  filter: (c: ScenarioContext) => [string, string][],
+): [Scenario, Scenario] {
+  const of = (span: string, ms: number): Scenario => ({
+    name: `range-${name}-${span}`,
+    title: `${title}, by day, ${span === 'year' ? '1 year' : '1 month'}`,
+    params: (c) => [...filter(c), ['start', String(c.now - ms)], ['groupBy', 'day']],
+  });
+  return [of('month', DAYS_30), of('year', DAYS_365)];
+}
+
+export const RANGE_SCENARIOS: readonly Scenario[] = [
+  ...rangePair('api', 'the API', () => []),
+  ...rangePair('key', 'one key', (c) => [['keyId', c.keyId]]),
+  ...rangePair('tag', 'one tag', (c) => [['tag', c.tags[0]]]),
+];
+
+export const RANGE_CHECKS: readonly RangeCheck[] = [
+  { title: 'groupBy=day', month: 'range-api-month', year: 'range-api-year', maxRatio: 1.5 },
+  { title: 'groupBy=day, key filter', month: 'range-key-month', year: 'range-key-year', maxRatio: 2 },
+  { title: 'groupBy=day, tag filter', month: 'range-tag-month', year: 'range-tag-year', maxRatio: 2 },
+];
+
+/** Every scenario: the issue's (with a ClickHouse reference), then the time-range pairs. */
+export const ALL_SCENARIOS: readonly Scenario[] = [...SCENARIOS, ...RANGE_SCENARIOS];
+
 /** The path and query string of a scenario: apiId first, then its own parameters. */
 export function scenarioPath(scenario: Scenario, ctx: ScenarioContext): string {
   const search = new URLSearchParams([['apiId', ctx.apiId], ...scenario.params(ctx)]);
@@ -115,12 +159,12 @@ export function scenarioPath(scenario: Scenario, ctx: ScenarioContext): string {
 }
 
 export function selectScenarios(names: readonly string[] | null): Scenario[] {
-  if (names === null) return [...SCENARIOS];
-  const unknown = names.filter((n) => !SCENARIOS.some((s) => s.name === n));
+  if (names === null) return [...ALL_SCENARIOS];
+  const unknown = names.filter((n) => !ALL_SCENARIOS.some((s) => s.name === n));
   if (unknown.length > 0) {
     throw new Error(
-      `unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`,
+      `unknown scenario ${unknown.join(', ')}; known: ${ALL_SCENARIOS.map((s) => s.name).join(', ')}`,
     );
   }
-  return SCENARIOS.filter((s) => names.includes(s.name));
+  return ALL_SCENARIOS.filter((s) => names.includes(s.name));
 }

@@ -109,7 +109,7 @@ describe('compiled services (dist/)', () => {
       expect(cmdline.join(' ')).not.toContain('tsx');
       // The Lua scripts travel with every bundle that runs them.
       expect(fs.readdirSync(path.join(ROOT, 'services', name, 'dist', 'commands'))).toContain(
-        'readHashes.lua',
+        'readBuckets.lua',
       );
       expect(
         fs.existsSync(path.join(ROOT, 'services', name, 'dist', 'commands', 'includes', 'time.lua')),

@@ -7,6 +7,8 @@
  *     right when the server was restarted since (a reloaded AOF packs memory differently).
  * Counter hashes are split by resolution (keys.ts: `<p>:g<g>:{api}:<r>:<t>:<cube>[:<part>]`) and
  * by encoding: a hash past hash-max-listpack-entries turns into a hashtable, several times bigger.
+ * MEMORY USAGE is also summed per key family (familyOf): sealed sections per resolution and cube,
+ * delta and sealing hashes per resolution and cube, parts sets, dictionaries, bucket indexes.
  */
 import type { Redis } from 'ioredis';
 import { usedMemory } from '../redis-info';
@@ -31,6 +33,30 @@ export interface MemoryResult {
   encodings: Record<string, number>;
   /** Hash keys per resolution and cube ("h:f", "d:k", ...): where the keys (and their overhead) are. */
   hashesByCube: Record<string, number>;
+  /** Keys and MEMORY USAGE bytes per key family (familyOf). */
+  families: Record<string, { keys: number; bytes: number }>;
+}
+
+const BUCKET_KEY = /:\{[^}]*\}:([hdm]):-?\d+:(.*)$/;
+
+/**
+ * The family of a key, for the per-cube breakdown: "section h:f" (sealed section), "delta d:k"
+ * (counter hash), "sealing h:i" (hash being sealed), "parts m" (parts and zparts sets),
+ * "dictionaries", "bucket indexes", or "other".
+ */
+export function familyOf(key: string): string {
+  const bucket = BUCKET_KEY.exec(key);
+  if (bucket) {
+    const [, res, rest] = bucket as unknown as [string, string, string];
+    const [first, second] = rest.split(':');
+    if (first === 'S') return `section ${res}:${second}`;
+    if (first === 'z') return `sealing ${res}:${second}`;
+    if (first === 'parts' || first === 'zparts') return `parts ${res}`;
+    return `delta ${res}:${first}`;
+  }
+  if (key.includes(':dict:')) return 'dictionaries';
+  if (key.includes(':idx:')) return 'bucket indexes';
+  return 'other';
 }
 
 const COUNTER_KEY = /:\{[^}]*\}:([hdm]):-?\d+:([tkisf])(?::[^:]*)?$/;
@@ -43,11 +69,19 @@ export async function measureMemory(
   const used = await usedMemory(redis);
   let keys = 0;
   let memoryUsageBytes = 0;
+  const families: Record<string, { keys: number; bytes: number }> = {};
   await scanPrefix(redis, prefix, async (page) => {
     keys += page.length;
     const pipeline = redis.pipeline();
     for (const key of page) pipeline.call('MEMORY', 'USAGE', key, 'SAMPLES', '0');
-    for (const [err, bytes] of (await pipeline.exec()) ?? []) if (!err) memoryUsageBytes += Number(bytes);
+    ((await pipeline.exec()) ?? []).forEach(([err, reply], n) => {
+      if (err) return;
+      const bytes = Number(reply);
+      memoryUsageBytes += bytes;
+      const family = (families[familyOf(page[n]!)] ??= { keys: 0, bytes: 0 });
+      family.keys++;
+      family.bytes += bytes;
+    });
   });
 
   let hashKeys = 0;
@@ -95,5 +129,6 @@ export async function measureMemory(
     bytesPerCounterByMemoryUsage: memoryUsageBytes / Math.max(1, hashFields),
     encodings,
     hashesByCube,
+    families,
   };
 }

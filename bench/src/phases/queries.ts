@@ -28,6 +28,8 @@ export interface LoadRun {
   latencyMs: Summary;
   serviceCpuMsPerRequest: number;
   redisUsecPerRequest: number;
+  /** Sealed sections the service's caches answered (hits) and Redis sent (misses) during the run. */
+  sectionCache: { hits: number; misses: number; bytes: number };
   commandStats: CommandStat[];
   slowLog: { total: number; slowest: SlowEntry[] };
 }
@@ -35,7 +37,8 @@ export interface LoadRun {
 export interface ScenarioResult {
   name: string;
   title: string;
-  referenceP50Ms: number;
+  /** Absent for the time-range scenarios. */
+  referenceP50Ms?: number;
   path: string;
   rows: number;
   responseBytes: number;
@@ -53,13 +56,19 @@ export interface QueryTarget {
   warmupRequests: number;
 }
 
-async function cpuSeconds(baseUrl: string): Promise<number> {
-  return (await scrape(`${baseUrl}/metrics`)).get('process_cpu_seconds_total') ?? 0;
+async function serviceFigures(baseUrl: string) {
+  const metrics = await scrape(`${baseUrl}/metrics`);
+  return {
+    cpu: metrics.get('process_cpu_seconds_total') ?? 0,
+    hits: metrics.get('va_query_section_cache_hits_total') ?? 0,
+    misses: metrics.get('va_query_section_cache_misses_total') ?? 0,
+    bytes: metrics.get('va_query_section_cache_bytes') ?? 0,
+  };
 }
 
 async function load(target: QueryTarget, path: string, connections: number): Promise<LoadRun> {
   await resetStats(target.redis);
-  const cpu0 = await cpuSeconds(target.baseUrl);
+  const before = await serviceFigures(target.baseUrl);
   const latencies: number[] = [];
   const instance = autocannon({
     url: `${target.baseUrl}${path}`,
@@ -72,7 +81,7 @@ async function load(target: QueryTarget, path: string, connections: number): Pro
     if (statusCode === 200) latencies.push(ms);
   });
   const result = await instance;
-  const cpu1 = await cpuSeconds(target.baseUrl);
+  const after = await serviceFigures(target.baseUrl);
   const stats = await commandStats(target.redis, 50);
   const requests = result.requests.total;
   const redisUsec = stats.reduce((sum, s) => sum + s.usec, 0);
@@ -83,8 +92,13 @@ async function load(target: QueryTarget, path: string, connections: number): Pro
     requestsPerSecond: requests / Math.max(result.duration, 0.001),
     failures: result.non2xx + result.errors + result.timeouts,
     latencyMs: summarize(latencies),
-    serviceCpuMsPerRequest: ((cpu1 - cpu0) * 1000) / Math.max(1, requests),
+    serviceCpuMsPerRequest: ((after.cpu - before.cpu) * 1000) / Math.max(1, requests),
     redisUsecPerRequest: redisUsec / Math.max(1, requests),
+    sectionCache: {
+      hits: after.hits - before.hits,
+      misses: after.misses - before.misses,
+      bytes: after.bytes,
+    },
     commandStats: stats.slice(0, 6),
     slowLog: await slowLog(target.redis, 5),
   };
@@ -112,7 +126,7 @@ export async function runScenario(
   return {
     name: scenario.name,
     title: scenario.title,
-    referenceP50Ms: scenario.referenceP50Ms,
+    ...(scenario.referenceP50Ms !== undefined && { referenceP50Ms: scenario.referenceP50Ms }),
     path,
     rows: reply.rows.length,
     responseBytes: reply.bytes,

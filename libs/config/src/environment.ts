@@ -113,6 +113,11 @@ export const ENVIRONMENT = {
     nonNegativeInt,
     'Dictionary entries the query service keeps in memory over all APIs (least recently used APIs dropped beyond).',
   ),
+  QUERY_SECTION_CACHE_MB: variable(
+    '256',
+    nonNegativeInt,
+    'Memory (MiB) for decoded sealed sections the query service keeps between queries, split evenly between its main thread and each read worker; 0 = none.',
+  ),
   QUERY_TIMEOUT_MS: variable(
     '10000',
     positiveInt,
@@ -222,7 +227,7 @@ export const ENVIRONMENT = {
     "Job lock: a killed worker's job is picked up again after about this long.",
   ),
   COMPACTOR_SEALING: variable(
-    'off',
+    'on',
     onOff,
     'Seal compacted buckets into packed sections after compaction (docs/store-v2.md): on or off.',
   ),

@@ -51,6 +51,8 @@ export interface Config {
   maxRows: number;
   /** Dictionary entries the query service keeps in memory over all APIs (least recently used go first). */
   queryDictionaryCacheEntries: number;
+  /** MiB of decoded sealed sections kept between queries (main thread and read workers together). */
+  querySectionCacheMb: number;
   /** Time budget of one query request; past it the request is answered 503 query_timeout and its reads stop. */
   queryTimeoutMs: number;
   /** Requests per root key and window (all query services together, counted in Redis); 0 = no limit. */
@@ -110,6 +112,7 @@ export function loadConfig(
     compactionEveryMs: e.COMPACTION_EVERY_MS,
     maxRows: e.MAX_ROWS,
     queryDictionaryCacheEntries: e.QUERY_DICTIONARY_CACHE_ENTRIES,
+    querySectionCacheMb: e.QUERY_SECTION_CACHE_MB,
     queryTimeoutMs: e.QUERY_TIMEOUT_MS,
     queryRateLimit: e.QUERY_RATE_LIMIT,
     queryRateWindowMs: e.QUERY_RATE_WINDOW_MS,

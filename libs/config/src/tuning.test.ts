@@ -27,7 +27,7 @@ describe('loadCompactorSettings', () => {
       concurrency: 4,
       lockDurationMs: 30_000,
       maxHoursPerJob: 5_000,
-      sealing: false,
+      sealing: true,
     });
     expect(loadCompactorSettings({ COMPACTOR_CONCURRENCY: '1' }).concurrency).toBe(1);
     expect(() => loadCompactorSettings({ COMPACTOR_LOCK_MS: '0' })).toThrow(/COMPACTOR_LOCK_MS/);

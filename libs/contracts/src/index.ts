@@ -6,3 +6,4 @@ export * from './datapoint';
 export * from './error';
 export * from './query';
 export * from './read-token';
+export * from './message-key';

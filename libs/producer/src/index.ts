@@ -3,7 +3,7 @@
  */
 export { buildEvent, eventProblems, InvalidEventError } from './event';
 export type { EventInput, EventProblem, VerificationEvent } from './event';
-export { messageKey, type KeyStrategy } from './key';
+export { messageKey, MESSAGE_KEYS, type KeyStrategy } from './key';
 export { CLIENT_RETRY, createProducer, VerificationProducer } from './producer';
 export type { BatchSender, DeliveredBatch, ProducerOptions, RawMessage } from './producer';
 export { producerMetrics, type ProducerMetrics } from './metrics';

@@ -64,7 +64,7 @@ export interface ProducerOptions<R = unknown> {
   brokers?: string[];
   clientId?: string;
   logLevel?: logLevel;
-  /** Message key: `apiId` (default) keeps an API on one partition; see the README before changing it. */
+  /** Message key: `apiId` (default) keeps an API on one partition; `apiId+keyId` spreads it over them by key. */
   key?: KeyStrategy;
   /** Most events in one batch (default 5000). */
   batchSize?: number;

@@ -22,4 +22,6 @@ export * from './read-token-access';
 export * from './connection';
 export * from './pipeline';
 export * from './section/codec';
+export * from './section-cache';
+export * from './read-sections';
 export * from './seal';

@@ -14,7 +14,7 @@ import { Command, type ChainableCommander, type Cluster } from 'ioredis';
 import { defineCommands, scriptKeyCount } from './commands';
 import { isCluster, type RedisClient } from './connection';
 
-type Args = (string | number)[];
+type Args = (string | number | Buffer)[];
 
 /**
  * Queues the Lua command `name` on a pipeline of `redis`. The arguments go as ONE array

@@ -1,16 +1,18 @@
 /**
- * Reading counters for a query (docs/design.md "Read path"): the API's meta (compaction
- * point, first buckets holding data) and the cube hashes of a list of bucket reads, in as
- * few round trips as the layout allows:
+ * Reading counters for a query (docs/design.md "Read path", docs/store-v2.md "Reading"): the API's
+ * meta (compaction point, first buckets holding data) and the counters of a list of bucket reads,
+ * in as few round trips as the layout allows:
  *   1. meta (one pipeline; the caller loads dictionaries beside it);
- *   2. the `parts` sets of the buckets, only for reads that cannot name their hashes up front
- *      (cube f without an identity filter; k, i, s when the caller gives no `codeCount`);
- *   3. every hash, with few calls of the script readHashes (commands/readHashes.lua; one
- *      pipeline), each returning its hashes (HGETALL, or HMGET when a filter names a few codes
- *      of a sharded cube) as one string per hash together with the compaction point. Thousands
- *      of pipelined HGETALLs cost the client far more per command and per field (ioredis
- *      replies, objects, GC) than these few replies; the client sums them (FieldSums).
- * Calls hold at most READ_MAX_KEYS hashes, cut only between families (chunksOf): whenever the
+ *   2. every bucket, with few calls of the script readBuckets (commands/readBuckets.lua; one
+ *      pipeline per round), each returning, with the compaction point, per bucket: its sealed
+ *      section of the query's cube (only when the caller's cached copy is not current), and its
+ *      sealing (`z:`) and delta hashes as one string per hash: named when the filters name them,
+ *      else found in the bucket's parts and zparts sets inside the script. A bucket's value is
+ *      section + sealing + delta, and a seal moves counts between them atomically, so one call
+ *      sees each count once.
+ * Sections are summed over their typed arrays by code (read-sections.ts); hash fields are summed
+ * per field in the client (FieldSums), as thousands of pipelined HGETALLs would cost far more.
+ * Calls hold at most READ_MAX_KEYS of work, cut only between families (chunksOf): whenever the
  * plan reads an hour bucket and the day or month rollup around it, a compaction in between
  * would otherwise count that hour twice, so such buckets are read in one atomic call and each
  * call's compaction point is checked. When the compaction point moved, the caller plans again.
@@ -30,6 +32,9 @@ import { apiKeys, code36, cubeSuffix, SHARD_BITS, shardOf, type Cube, type KeySp
 import { execPipeline, newPipeline, queueCommand } from './pipeline';
 import type { ReadDictionaries } from './read-dictionaries';
 import { CodeCounts, FieldSums, groupCodes, type CodeSelection, type Sign } from './read-fields';
+import { compactCounts, SectionSums, type SectionView } from './read-sections';
+import type { CachedSection, SectionStore } from './section-cache';
+import { decodeSection, SECTION_VERSION_OFFSET, type SectionCube } from './section/codec';
 
 export interface ApiMeta {
   /** Last hour compacted into the rollups; null = none yet. */
@@ -77,40 +82,48 @@ export interface CubeQuery {
   group: { key: boolean; identity: boolean; set: boolean };
   /**
    * Length of the dictionary of a k, i or s cube's dimension, loaded for this query. When given
-   * (and there are at most DENSE_PARTS_MAX parts), the cube's parts are taken to be
-   * 0 .. (codeCount - 1) >> SHARD_BITS (codes are dense, and no counter uses a code its dictionary
-   * did not hold when it was written) and no `parts` set is read: a part missing in a bucket
-   * reads as an empty hash. Codes assigned after the dictionary was loaded may be missed, as
-   * events written after the read are.
+   * (and there are at most DENSE_PARTS_MAX parts), the parts 0 .. (codeCount - 1) >> SHARD_BITS
+   * are named (codes are dense, and no counter uses a code its dictionary did not hold when it was
+   * written), so that a bucket whose parts set also lists thousands of f parts is not walked.
+   * Codes assigned after the dictionary was loaded may be missed, as events written after the
+   * read are.
    */
   codeCount?: number;
 }
 
 const signOf = (read: BucketRead): Sign => (read.subtract ? -1 : 1);
 
+/** A filter naming at most this many codes of a sharded cube (or identities of f) names its hashes. */
+const HMGET_MAX_CODES = 64;
+
+/** What one bucket read asks readBuckets.lua for (its items, see the script's header). */
+type Item =
+  /**
+   * The bucket's section of the cube; `held` = the cached copy whose version is sent. `fallback`:
+   * the f section, read where the x section (`key`) is absent.
+   */
+  | { kind: 'S'; key: string; held: CachedSection | undefined; fallback?: string }
+  /** One delta or sealing hash (HGETALL, or HMGET of `fields`); `part` as in FieldSums. */
+  | { kind: 'H'; key: string; part: string; fields?: string[] }
+  /** Every hash of the cube in the bucket's parts and zparts sets (of `allowed` parts only when given). */
+  | { kind: 'P'; cube: Cube; parts: string; zparts: string; root: string; allowed: string[] | null };
+
+interface Unit {
+  read: BucketRead;
+  items: Item[];
+  /** Estimated work in Redis (see READ_MAX_KEYS). */
+  weight: number;
+}
+
 /**
- * With `codeCount`, a read names the parts of a k, i or s cube itself when there are at most
- * this many; beyond, it reads the bucket's `parts` set, so that sparse buckets of a large
- * dictionary do not read thousands of absent hashes (each costs a readHashes call about 9 µs).
+ * With `codeCount`, a read of a k, i or s cube names its parts (0 .. (codeCount - 1) >> SHARD_BITS)
+ * when there are at most this many; the script reads them by name where the bucket's parts set is
+ * larger, and walks the set where it is smaller (none at all once the bucket is sealed).
  */
 export const DENSE_PARTS_MAX = 64;
 
-/** A filter naming at most this many codes of a sharded cube is read with HMGET. */
-const HMGET_MAX_CODES = 64;
-
-interface Fetch {
-  res: BucketRead['res'];
-  index: number;
-  cube: Cube;
-  slice: number | null;
-  key: string;
-  /** Part of the hash (f: identity code or "_"). */
-  part: string;
-  /** HMGET these fields; absent = HGETALL. */
-  fields?: string[];
-  /** -1 for the planner's `subtract` reads. */
-  sign: Sign;
-}
+/** Work of a P item: it reads the hashes its sets list (few once a bucket is sealed). */
+const PARTS_WEIGHT = 8;
 
 const toSet = (codes: readonly number[] | null): Set<string> | null =>
   codes ? new Set(codes.map(code36)) : null;
@@ -130,6 +143,15 @@ function filterCodes(q: CubeQuery): readonly number[] | null {
   return q.cube === 'k' ? q.keys : q.cube === 'i' ? q.identities : q.cube === 's' ? q.sets : null;
 }
 
+/**
+ * The section cube a query reads: its own cube, except that a query of cube f that neither
+ * filters nor groups by tag sets reads the identity × key sections `x` (the tag-set detail of f is
+ * most of its bytes). The delta of x is f's hashes.
+ */
+export function sectionCubeOf(q: Pick<CubeQuery, 'cube' | 'sets' | 'group'>): SectionCube {
+  return q.cube === 'f' && q.sets === null && !q.group.set ? 'x' : q.cube;
+}
+
 /** HMGET fields per shard for a few codes: every outcome of each code. */
 function fieldsByShard(codes: readonly number[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
@@ -146,72 +168,84 @@ function fieldsByShard(codes: readonly number[]): Map<string, string[]> {
   return out;
 }
 
-/** The fetches of a read that need no `parts` set; undefined when they do. */
-function directFetches(
-  q: CubeQuery,
-  read: BucketRead,
-  keys: ReturnType<typeof apiKeys>,
-): Fetch[] | undefined {
-  const { res, index, slice } = read;
-  const sign = signOf(read);
-  const at = { res, index, cube: q.cube, slice };
-  if (q.cube === 't') return [{ ...at, key: keys.cube(res, index, 't'), part: '', sign }];
+/**
+ * What every bucket of a query reads besides its section, worked out once per query: the hashes
+ * it names (suffix, part, HMGET fields), or the parts it looks up in its parts sets (null = every
+ * part of the cube).
+ */
+type DeltaPlan =
+  | { kind: 'named'; hashes: { suffix: string; part: string; fields?: string[] }[] }
+  | { kind: 'parts'; allowed: string[] | null };
+
+function deltaPlanOf(q: CubeQuery): DeltaPlan {
+  if (q.cube === 't') return { kind: 'named', hashes: [{ suffix: 't', part: '' }] };
   if (q.cube === 'f') {
-    if (q.identities === null) return undefined;
-    return q.identities.map((code) => {
-      const part = code36(code);
-      return { ...at, key: keys.cube(res, index, cubeSuffix('f', part)), part, sign };
-    });
+    if (q.identities !== null && q.identities.length <= HMGET_MAX_CODES) {
+      const parts = [...new Set(q.identities.map(code36))];
+      return { kind: 'named', hashes: parts.map((part) => ({ suffix: cubeSuffix('f', part), part })) };
+    }
+    return { kind: 'parts', allowed: q.identities?.map(code36) ?? null };
   }
   const codes = filterCodes(q);
-  if (codes === null || codes.length > HMGET_MAX_CODES) {
-    if (q.codeCount === undefined) return undefined;
-    const shards = codes
-      ? new Set(codes.map(shardOf))
-      : Array.from({ length: (q.codeCount + (1 << SHARD_BITS) - 1) >> SHARD_BITS }, (_, n) => code36(n));
-    if ((Array.isArray(shards) ? shards.length : shards.size) > DENSE_PARTS_MAX) return undefined;
-    return [...shards].map((part) => ({
-      ...at,
-      key: keys.cube(res, index, cubeSuffix(q.cube, part)),
-      part,
-      sign,
+  if (codes !== null && codes.length <= HMGET_MAX_CODES) {
+    const hashes = [...fieldsByShard(codes)].map(([shard, fields]) => ({
+      suffix: cubeSuffix(q.cube, shard),
+      part: shard,
+      fields,
     }));
+    return { kind: 'named', hashes };
   }
-  return [...fieldsByShard(codes)].map(([shard, fields]) => ({
-    ...at,
-    key: keys.cube(res, index, cubeSuffix(q.cube, shard)),
-    part: shard,
-    fields,
-    sign,
-  }));
+  if (codes === null && q.codeCount !== undefined) {
+    // Every part the dictionary's length allows: the script reads them by name where the
+    // parts set is larger (an hour not sealed yet lists every f part too).
+    const parts = (q.codeCount + (1 << SHARD_BITS) - 1) >> SHARD_BITS;
+    return {
+      kind: 'parts',
+      allowed: parts <= DENSE_PARTS_MAX ? Array.from({ length: parts }, (_, part) => code36(part)) : null,
+    };
+  }
+  return { kind: 'parts', allowed: codes ? [...new Set(codes.map(shardOf))] : null };
 }
 
-/** The fetches of a read from its bucket's `parts` set. */
-function fetchesFromParts(
+/**
+ * The items of one bucket read: its section, and its delta and sealing hashes (`<b>:<suffix>`
+ * and `<b>:z:<suffix>`): named when the filters name them, else from the parts sets in Redis.
+ */
+function unitOf(
   q: CubeQuery,
+  delta: DeltaPlan,
   read: BucketRead,
-  parts: readonly string[],
   keys: ReturnType<typeof apiKeys>,
-): Fetch[] {
-  const prefix = `${q.cube}:`;
-  const codes = filterCodes(q);
-  const shards = codes ? new Set(codes.map(shardOf)) : null;
-  const out: Fetch[] = [];
-  for (const suffix of parts) {
-    if (!suffix.startsWith(prefix)) continue;
-    const part = suffix.slice(prefix.length);
-    if (shards && !shards.has(part)) continue;
-    out.push({
-      res: read.res,
-      index: read.index,
+  sections: SectionStore | undefined,
+): Unit {
+  const { res, index } = read;
+  const cube = sectionCubeOf(q);
+  const sectionKey = keys.section(res, index, cube);
+  const held = sections?.get(sectionKey);
+  const items: Item[] = [
+    cube === 'x'
+      ? { kind: 'S', key: sectionKey, held, fallback: keys.section(res, index, 'f') }
+      : { kind: 'S', key: sectionKey, held },
+  ];
+  if (delta.kind === 'named') {
+    for (const { suffix, part, fields } of delta.hashes) {
+      for (const key of [keys.cube(res, index, suffix), keys.sealing(res, index, suffix)]) {
+        items.push(fields ? { kind: 'H', key, part, fields } : { kind: 'H', key, part });
+      }
+    }
+  } else {
+    items.push({
+      kind: 'P',
       cube: q.cube,
-      slice: read.slice,
-      key: keys.cube(read.res, read.index, suffix),
-      part,
-      sign: signOf(read),
+      parts: keys.parts(res, index),
+      zparts: keys.sealingParts(res, index),
+      root: `${keys.bucketPrefix(res, index)}:`,
+      allowed: delta.allowed,
     });
   }
-  return out;
+  let weight = 0;
+  for (const item of items) weight += item.kind === 'P' ? PARTS_WEIGHT : 1;
+  return { read, items, weight };
 }
 
 /**
@@ -235,16 +269,18 @@ export function readsOverlap(reads: readonly BucketRead[]): boolean {
 }
 
 export interface ReadOptions {
-  /** Hashes per readHashes call (default READ_MAX_KEYS). */
+  /** Work per readBuckets call, in READ_MAX_KEYS units (default READ_MAX_KEYS). */
   maxKeys?: number;
-  /** readHashes calls per round trip (default READ_CALLS_PER_ROUND_TRIP). */
+  /** readBuckets calls per round trip (default READ_CALLS_PER_ROUND_TRIP). */
   callsPerRoundTrip?: number;
   /** Once aborted, no further Redis call is made: the read throws the signal's reason. */
   signal?: AbortSignal;
+  /** Decoded sections kept between reads (section-cache.ts); without, every section is sent. */
+  sections?: SectionStore;
 }
 
 /**
- * readHashes calls sent per round trip. Sending a large read in rounds lets the commands of
+ * readBuckets calls sent per round trip. Sending a large read in rounds lets the commands of
  * other requests on the same connection in between (Redis answers one connection in order),
  * spreads the parsing over several turns of the event loop, and lets an aborted read stop.
  */
@@ -255,9 +291,13 @@ export type CountsRead =
   /** The compaction point moved since the plan: plan again with this one. */
   | { ok: false; compactedThrough: number | null };
 
+type ItemReply = Buffer | number | null | Buffer[];
+
 /**
- * Reads and sums the cube hashes of `reads` (planned with `compactedThrough`).
- * Filters with an empty code list match nothing and read nothing.
+ * Reads and sums the counters of `reads` (planned with `compactedThrough`): per bucket its
+ * sealed section of the cube (sectionCubeOf), summed over typed arrays (read-sections.ts), plus
+ * its sealing and delta hashes (read-fields.ts). Filters with an empty code list match nothing
+ * and read nothing.
  */
 export async function readCounts(
   redis: RedisClient,
@@ -272,122 +312,201 @@ export async function readCounts(
   if ([q.keys, q.identities, q.sets].some((codes) => codes !== null && codes.length === 0)) {
     return { ok: true, counts };
   }
+  if (reads.length === 0) return { ok: true, counts };
   const keys = apiKeys(space, apiId);
-
-  const fetches: Fetch[] = [];
-  const needParts: BucketRead[] = [];
-  for (const read of reads) {
-    const direct = directFetches(q, read, keys);
-    if (direct) fetches.push(...direct);
-    else needParts.push(read);
-  }
-  if (needParts.length > 0) {
-    options.signal?.throwIfAborted();
-    const pipeline = newPipeline(redis);
-    for (const read of needParts) pipeline.smembers(keys.parts(read.res, read.index));
-    const replies = (await execPipeline(pipeline)) as string[][];
-    needParts.forEach((read, n) => fetches.push(...fetchesFromParts(q, read, replies[n] ?? [], keys)));
-  }
-  if (fetches.length === 0) return { ok: true, counts };
+  const cache = options.sections;
+  const delta = deltaPlanOf(q);
+  const units = reads.map((read) => unitOf(q, delta, read, keys, cache));
 
   const snapshot = readsOverlap(reads);
-  const chunks = chunksOf(fetches, reads, options.maxKeys ?? READ_MAX_KEYS);
-  // Sum by field first (per slice, and per part in cube f), so that each distinct field is
-  // decoded into its group once however many buckets hold it.
+  const chunks = chunksOf(units, reads, options.maxKeys ?? READ_MAX_KEYS);
+  // Hash fields are summed per field first (per slice, and per part in cube f), so that each
+  // distinct field is decoded into its group once however many buckets hold it.
   const sums = new Map<string, { slice: number | null; part: string; fields: FieldSums }>();
+  const fieldsOf = (slice: number | null, part: string): FieldSums => {
+    const id = `${slice}/${q.cube === 'f' ? part : ''}`;
+    let entry = sums.get(id);
+    if (!entry) {
+      entry = { slice, part, fields: new FieldSums(q.cube) };
+      sums.set(id, entry);
+    }
+    return entry.fields;
+  };
+  const sections = new SectionSums(q);
   const perRoundTrip = options.callsPerRoundTrip ?? READ_CALLS_PER_ROUND_TRIP;
   for (let from = 0; from < chunks.length; from += perRoundTrip) {
     options.signal?.throwIfAborted();
     const batch = chunks.slice(from, from + perRoundTrip);
     const pipeline = newPipeline(redis);
-    for (const chunk of batch) queueCommand(redis, pipeline, 'readHashes', readHashesArgs(keys, chunk));
-    const replies = (await execPipeline(pipeline)) as (string | null)[][];
+    for (const chunk of batch)
+      queueCommand(redis, pipeline, 'readBucketsBuffer', readBucketsArgs(keys, chunk));
+    const replies = (await execPipeline(pipeline)) as ItemReply[][];
     if (snapshot) {
-      // Each call read cmp with its hashes atomically, and a call holds whole families (see
+      // Each call read cmp with its buckets atomically, and a call holds whole families (see
       // chunksOf): every family was read at the compaction point the plan was made with.
       for (const reply of replies) {
-        const now = parseIndex(reply[0]);
+        const now = parseIndex(reply[0]?.toString());
         if (now !== compactedThrough) return { ok: false, compactedThrough: now };
       }
     }
     batch.forEach((chunk, c) => {
       const reply = replies[c]!;
-      chunk.forEach((f, n) => {
-        const id = `${f.slice}/${f.cube === 'f' ? f.part : ''}`;
-        let entry = sums.get(id);
-        if (!entry) {
-          entry = { slice: f.slice, part: f.part, fields: new FieldSums(q.cube) };
-          sums.set(id, entry);
+      let n = 1;
+      for (const unit of chunk) {
+        const { slice } = unit.read;
+        const sign = signOf(unit.read);
+        for (const item of unit.items) {
+          const value = reply[n++];
+          if (item.kind === 'S') {
+            const section = sectionOf(item, value, cache);
+            if (section) sections.add(slice, section, sign);
+          } else if (item.kind === 'H') {
+            if (Buffer.isBuffer(value) && value.length > 0) {
+              fieldsOf(slice, item.part).addText(value.toString('latin1'), sign);
+            }
+          } else {
+            const found = (value ?? []) as Buffer[];
+            for (let m = 0; m + 1 < found.length; m += 2) {
+              const member = found[m]!.toString('latin1');
+              const part = member === item.cube ? '' : member.slice(item.cube.length + 1);
+              fieldsOf(slice, part).addText(found[m + 1]!.toString('latin1'), sign);
+            }
+          }
         }
-        entry.fields.addText(reply[n + 1] ?? '', f.sign);
-      });
+      }
     });
   }
   options.signal?.throwIfAborted();
   const sel = selectionOf(q);
   for (const { slice, part, fields } of sums.values()) fields.addTo(counts.slice(slice), sel, part);
+  sections.addTo(counts);
   return { ok: true, counts };
 }
 
+/** The section of an S item's reply: sent (decoded, cached), unchanged (the cached copy) or none. */
+function sectionOf(
+  item: Extract<Item, { kind: 'S' }>,
+  value: ItemReply | undefined,
+  cache: SectionStore | undefined,
+): SectionView | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === 'number') {
+    if (!item.held) throw new Error(`readBuckets: ${item.key} unchanged, but no version was sent`);
+    cache?.hit();
+    return item.held.section;
+  }
+  if (!Buffer.isBuffer(value)) throw new Error(`readBuckets: unexpected reply for ${item.key}`);
+  const section = compactCounts(decodeSection(value));
+  if (cache) {
+    cache.miss();
+    const version = Buffer.from(value.subarray(SECTION_VERSION_OFFSET, SECTION_VERSION_OFFSET + 8));
+    cache.set(item.key, { version, section });
+  }
+  return section;
+}
+
 /**
- * Hashes per readHashes call. A call blocks Redis while it runs (measured: about 9 µs per
- * hash plus a fraction of a µs per field, 5-10 ms for 500 hashes of the i cube); this bounds
- * it, except for one family larger than this, which is never split.
+ * Work per readBuckets call, in units of about one hash read (a section, a hash, or a few for
+ * a parts lookup: PARTS_WEIGHT). A call blocks Redis while it runs (measured in v1: about 9 µs per
+ * hash plus a fraction of a µs per field, 5-10 ms for 500 hashes of the i cube; a section is one
+ * memcpy); this bounds it, except for one family larger than this, which is never split.
  */
 export const READ_MAX_KEYS = 500;
 
 /**
- * The fetches in readHashes calls of at most `maxKeys` hashes, each call made of whole
+ * The bucket reads in readBuckets calls of at most `maxKeys` work, each call made of whole
  * families. A family is the coarsest bucket read around a bucket (its month when the month
  * rollup is read, else its day when the day rollup is read, else the bucket itself): only
  * buckets of one family can count the same hour twice (or subtract an hour their rollup lacks)
  * if a compaction or a late event lands between their reads, so each family is read in one
- * atomic call, with the compaction point.
+ * atomic call, with the compaction point. A bucket's section, sealing and delta hashes are
+ * always read in one call (a seal moves counts between them).
  */
-function chunksOf(fetches: readonly Fetch[], reads: readonly BucketRead[], maxKeys: number): Fetch[][] {
+function chunksOf(units: readonly Unit[], reads: readonly BucketRead[], maxKeys: number): Unit[][] {
   const days = new Set<number>();
   const months = new Set<number>();
   for (const r of reads) {
     if (r.res === 'd') days.add(r.index);
     else if (r.res === 'm') months.add(r.index);
   }
-  const familyOf = (f: Fetch): string => {
-    const month = f.res === 'm' ? f.index : f.res === 'd' ? monthOfDay(f.index) : monthOfHour(f.index);
+  const familyOf = ({ read }: Unit): string => {
+    const month =
+      read.res === 'm' ? read.index : read.res === 'd' ? monthOfDay(read.index) : monthOfHour(read.index);
     if (months.has(month)) return `m${month}`;
-    if (f.res === 'm') return `m${f.index}`;
-    const day = f.res === 'd' ? f.index : dayOfHour(f.index);
+    if (read.res === 'm') return `m${read.index}`;
+    const day = read.res === 'd' ? read.index : dayOfHour(read.index);
     if (days.has(day)) return `d${day}`;
-    return `${f.res}${f.index}`;
+    return `${read.res}${read.index}`;
   };
-  const families = new Map<string, Fetch[]>();
-  for (const f of fetches) {
-    const family = familyOf(f);
+  const families = new Map<string, Unit[]>();
+  for (const u of units) {
+    const family = familyOf(u);
     const members = families.get(family);
-    if (members) members.push(f);
-    else families.set(family, [f]);
+    if (members) members.push(u);
+    else families.set(family, [u]);
   }
-  const chunks: Fetch[][] = [];
-  let chunk: Fetch[] = [];
+  const chunks: Unit[][] = [];
+  let chunk: Unit[] = [];
+  let weight = 0;
   for (const members of families.values()) {
-    if (chunk.length > 0 && chunk.length + members.length > maxKeys) {
+    const add = members.reduce((sum, u) => sum + u.weight, 0);
+    if (chunk.length > 0 && weight + add > maxKeys) {
       chunks.push(chunk);
       chunk = [];
+      weight = 0;
     }
-    for (const f of members) chunk.push(f);
+    for (const u of members) chunk.push(u);
+    weight += add;
   }
   if (chunk.length > 0) chunks.push(chunk);
   return chunks;
 }
 
-/** numkeys, KEYS and ARGV of one readHashes call (commands/readHashes.lua). */
-function readHashesArgs(keys: ReturnType<typeof apiKeys>, chunk: readonly Fetch[]): string[] {
-  const args: string[] = [String(chunk.length + 1), keys.compactedThrough];
-  for (const f of chunk) args.push(f.key);
-  for (const f of chunk) {
-    args.push(String(f.fields?.length ?? 0));
-    if (f.fields) for (const field of f.fields) args.push(field);
+/**
+ * numkeys, KEYS and ARGV of one readBuckets call (commands/readBuckets.lua). Per bucket: its S
+ * item; before its H items a G guard (no parts and no zparts set: no hash to read), and the
+ * field lists of its HMGETs, each sent once per call (F).
+ */
+function readBucketsArgs(keys: ReturnType<typeof apiKeys>, chunk: readonly Unit[]): (string | Buffer)[] {
+  const names: string[] = [keys.compactedThrough];
+  const argv: (string | Buffer)[] = [];
+  const lists = new Map<string, number>();
+  const listOf = (fields: readonly string[]): number => {
+    const id = fields.join(' ');
+    let n = lists.get(id);
+    if (n === undefined) {
+      n = lists.size + 1;
+      lists.set(id, n);
+      argv.push('F', String(fields.length), ...fields);
+    }
+    return n;
+  };
+  for (const unit of chunk) {
+    const hashes = unit.items.filter((item) => item.kind === 'H');
+    const listIds = hashes.map((item) => (item.fields ? listOf(item.fields) : 0));
+    for (const item of unit.items) {
+      if (item.kind === 'S') {
+        names.push(item.key);
+        if (item.fallback) names.push(item.fallback);
+        argv.push(item.fallback ? 'X' : 'S', item.held?.version ?? '');
+        if (hashes.length > 0) {
+          names.push(
+            keys.parts(unit.read.res, unit.read.index),
+            keys.sealingParts(unit.read.res, unit.read.index),
+          );
+          argv.push('G', String(hashes.length));
+        }
+      } else if (item.kind === 'H') {
+        names.push(item.key);
+        argv.push('H', String(listIds[hashes.indexOf(item)]));
+      } else {
+        const list = item.allowed ? listOf(item.allowed) : 0;
+        names.push(item.parts, item.zparts);
+        argv.push('P', item.root, item.cube, String(list));
+      }
+    }
   }
-  return args;
+  return [String(names.length), ...names, ...argv];
 }
 
 /**

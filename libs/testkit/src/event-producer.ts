@@ -1,10 +1,11 @@
 /**
- * Produces events to Kafka fast: chunks of messages (key = apiId, value = JSON) sent with a few
+ * Produces events to Kafka fast: chunks of messages (key = apiId, or apiId/keyId to spread a hot API
+ * over the partitions; value = JSON) sent with a few
  * requests in flight, acknowledged by all in-sync replicas; optionally paced to a rate.
  * Used by `produce`, the ingest tests and the benchmark.
  */
 import type { Message, Producer } from 'kafkajs';
-import type { VerificationEvent } from '@va/contracts';
+import { messageKey, type MessageKey, type VerificationEvent } from '@va/contracts';
 
 export interface ProduceOptions {
   topic: string;
@@ -19,8 +20,8 @@ export interface ProduceOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export const eventMessage = (event: VerificationEvent): Message => ({
-  key: event.apiId,
+export const eventMessage = (event: VerificationEvent, key: MessageKey = 'apiId'): Message => ({
+  key: messageKey(event, key),
   value: JSON.stringify(event),
 });
 
@@ -79,6 +80,9 @@ export async function produceMessages(
   return sent;
 }
 
-export function* eventMessages(events: Iterable<VerificationEvent>): Iterable<Message> {
-  for (const event of events) yield eventMessage(event);
+export function* eventMessages(
+  events: Iterable<VerificationEvent>,
+  key: MessageKey | ((event: VerificationEvent) => MessageKey) = 'apiId',
+): Iterable<Message> {
+  for (const event of events) yield eventMessage(event, typeof key === 'function' ? key(event) : key);
 }

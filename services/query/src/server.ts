@@ -8,7 +8,7 @@ import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { Registry } from 'prom-client';
 import type { Config } from '@va/config';
 import type { Logger } from '@va/runtime';
-import { defineCommands, type RedisClient } from '@va/store';
+import { defineCommands, SectionCache, type RedisClient } from '@va/store';
 import type { App } from './http/app';
 import { clientErrorHandler, errorHandler, installErrorHandling } from './http/error-handling';
 import { registerCompression } from './http/compression';
@@ -22,6 +22,7 @@ import { createReadTokenRoute } from './routes/v1_analytics_createReadToken';
 import { GET_VERIFICATIONS, getVerificationsRoute } from './routes/v1_analytics_getVerifications';
 import { DictionaryCache } from './verifications/dictionary-cache';
 import { ReadPool } from './verifications/read-pool';
+import { registerSectionCacheMetrics } from './verifications/section-metrics';
 
 export interface ServerDeps {
   redis: RedisClient;
@@ -40,7 +41,7 @@ export interface ServerDeps {
     | 'redisClusterNodes'
     | 'readTokenKeys'
   > &
-    Partial<Pick<Config, 'queryDictionaryCacheEntries'>>;
+    Partial<Pick<Config, 'queryDictionaryCacheEntries' | 'querySectionCacheMb'>>;
   /** Server clock (unix ms); defaults to Date.now. */
   now?: () => number;
   logger?: Logger;
@@ -70,7 +71,8 @@ export async function createServer(deps: ServerDeps): Promise<App> {
   installErrorHandling(app, config.docsUrl);
   await registerOpenApi(app, config.docsUrl);
   await registerCompression(app);
-  const metrics = registerMetrics(app, deps.registry ?? new Registry(), GET_VERIFICATIONS);
+  const registry = deps.registry ?? new Registry();
+  const metrics = registerMetrics(app, registry, GET_VERIFICATIONS);
   healthRoute(app, () => redis.status === 'ready');
   const rateLimit = await registerRateLimit(app, {
     redis,
@@ -78,14 +80,28 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     max: config.queryRateLimit,
     windowMs: config.queryRateWindowMs,
   });
+  // One section cache per thread (main and each read worker), the budget split evenly: a
+  // decoded section is typed arrays that one thread cannot lend another without copying.
+  const sectionCacheBytes = Math.floor(
+    ((config.querySectionCacheMb ?? 256) * 2 ** 20) / (1 + Math.max(0, config.queryWorkers)),
+  );
+  const sections = new SectionCache(sectionCacheBytes);
   const pool =
     config.queryWorkers > 0
       ? new ReadPool(config.queryWorkers, {
           redis: { redisUrl: config.redisUrl, redisClusterNodes: config.redisClusterNodes },
           config: { keyPrefix: config.keyPrefix, maxRows: config.maxRows, retention: config.retention },
+          sectionCacheBytes,
         })
       : undefined;
   if (pool) app.addHook('onClose', () => pool.close());
+  registerSectionCacheMetrics(registry, () => {
+    const total = sections.stats();
+    const workers = pool?.sectionCacheStats();
+    if (workers)
+      for (const field of ['hits', 'misses', 'entries', 'bytes'] as const) total[field] += workers[field];
+    return total;
+  });
   getVerificationsRoute(app, {
     redis,
     config,
@@ -95,6 +111,7 @@ export async function createServer(deps: ServerDeps): Promise<App> {
         maxEntries: config.queryDictionaryCacheEntries,
       }),
     }),
+    sections,
     budgetMs: config.queryTimeoutMs,
     rateLimit,
     // A slot outlives the budget a little: the work stops at its next Redis call after it.

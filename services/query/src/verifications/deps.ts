@@ -1,6 +1,7 @@
 /** What answering a getVerifications request needs (its own module: answer.ts and read-answer.ts both use it). */
 import type { RedisClient } from '@va/store';
 import type { Config } from '@va/config';
+import type { SectionStore } from '@va/store';
 import type { DictionaryCache } from './dictionary-cache';
 
 export interface VerificationsDeps {
@@ -8,4 +9,6 @@ export interface VerificationsDeps {
   config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'readTokenKeys'>;
   now: () => number;
   dictionaries: DictionaryCache;
+  /** Decoded sealed sections kept between queries (section-cache.ts of @va/store); none = fetch every time. */
+  sections?: SectionStore;
 }

@@ -2,8 +2,9 @@
  * The rows of an authorized, valid query: load dictionaries and meta, bound the rows (libs/core
  * boundRows), plan (planReads), read counters (libs/store), build rows (buildRows).
  *
- * Round trips: meta + dictionary tails (one flush); parts sets (only when needed); counters
- * (readHashes calls in rounds, each atomic with the compaction point; planned again if it moved).
+ * Round trips: meta + dictionary tails (one flush); counters (readBuckets calls in rounds, each
+ * atomic with the compaction point, sections only when the cache's copy is not current; planned
+ * again if the compaction point moved).
  *
  * Work follows the answer, not the range:
  *   - a request whose rows certainly exceed the cap is refused before any counter is read, or
@@ -361,6 +362,7 @@ async function readCells(
     const reads = keep ? plan.reads.filter(keep) : plan.reads;
     const read = await readCounts(redis, r.space, r.query.apiId, cubeQuery, reads, r.compactedThrough, {
       ...(r.signal && { signal: r.signal }),
+      ...(r.deps.sections && { sections: r.deps.sections }),
     });
     if (read.ok) {
       r.signal?.throwIfAborted();

@@ -10,7 +10,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { groupsUpperBound, sliceCount, type ParsedQuery } from '@va/core';
-import type { KeySpace } from '@va/store';
+import type { KeySpace, SectionCacheStats } from '@va/store';
 import type { VerificationsDeps } from './deps';
 import { cubeQueryOf, dictionariesOf } from './cube-query';
 import { groupSources } from './read-answer';
@@ -22,6 +22,8 @@ const LIGHT_HOURS = 24 * 400;
 
 export class ReadPool {
   private readonly pool: Piscina<ReadTask, ReadResult>;
+  /** Each worker's section cache as its last task reported it. */
+  private readonly sections = new Map<number, SectionCacheStats>();
 
   constructor(threads: number, setup: WorkerSetup) {
     // Run from TypeScript sources (tsx, vitest) the worker loads them through tsx too.
@@ -39,8 +41,22 @@ export class ReadPool {
     return Math.max(1, Math.min(4, availableParallelism() - 1));
   }
 
-  run(task: ReadTask, signal: AbortSignal): Promise<ReadResult> {
-    return this.pool.run(task, { signal });
+  async run(task: ReadTask, signal: AbortSignal): Promise<ReadResult> {
+    const result = await this.pool.run(task, { signal });
+    this.sections.set(result.sections.thread, result.sections.stats);
+    return result;
+  }
+
+  /** The workers' section caches together (as of each one's last task). */
+  sectionCacheStats(): SectionCacheStats {
+    const total = { hits: 0, misses: 0, entries: 0, bytes: 0 };
+    for (const s of this.sections.values()) {
+      total.hits += s.hits;
+      total.misses += s.misses;
+      total.entries += s.entries;
+      total.bytes += s.bytes;
+    }
+    return total;
   }
 
   get queued(): number {

@@ -1,12 +1,21 @@
 /**
  * A worker thread of the read pool (read-pool.ts): answers heavy queries off the main thread,
- * with its own Redis connection and dictionary cache, and hands back the rows as JSON bytes,
- * compressed as the client accepts (moved, not copied), so that the main thread only sends them.
+ * with its own Redis connection, dictionary cache and section cache, and hands back the rows as
+ * JSON bytes, compressed as the client accepts (moved, not copied), so that the main thread only
+ * sends them, with its section cache's figures (the main thread's metrics add them up).
  */
+import { threadId } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
 import type { Config } from '@va/config';
 import type { ParsedQuery, Precision } from '@va/core';
-import { connectRedis, defineCommands, type KeySpace, type RedisTarget } from '@va/store';
+import {
+  connectRedis,
+  defineCommands,
+  SectionCache,
+  type KeySpace,
+  type RedisTarget,
+  type SectionCacheStats,
+} from '@va/store';
 import { ApiError, RowCapError } from '../http/api-error';
 import { compressBytes, type Encoding } from '../http/compression';
 import { jsonBytes } from '../http/json-body';
@@ -16,6 +25,8 @@ import { readAnswerJson } from './read-answer';
 export interface WorkerSetup {
   redis: RedisTarget;
   config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention'>;
+  /** Bytes of this worker's section cache. */
+  sectionCacheBytes: number;
 }
 
 export interface ReadTask {
@@ -28,15 +39,30 @@ export interface ReadTask {
   encoding: Encoding | null;
 }
 
-export type ReadResult =
-  /** `json` is the answer's JSON, compressed when `encoding` is set. */
+/** The worker's section cache as the task left it (cumulative), by thread. */
+export interface WorkerSections {
+  thread: number;
+  stats: SectionCacheStats;
+}
+
+/** `json` is the answer's JSON, compressed when `encoding` is set. */
+export type ReadResult = (
   | { ok: true; json: Uint8Array; encoding: Encoding | null; precision: Precision }
-  | { ok: false; error: Pick<ApiError, 'kind' | 'detail' | 'errors'>; rowCap: boolean };
+  | { ok: false; error: Pick<ApiError, 'kind' | 'detail' | 'errors'>; rowCap: boolean }
+) & { sections: WorkerSections };
 
 const setup = workerData as WorkerSetup;
 const redis = connectRedis(setup.redis, { maxRetriesPerRequest: 2, connectionName: 'va-query-worker' });
 defineCommands(redis);
-const deps = { redis, config: setup.config, now: Date.now, dictionaries: new DictionaryCache(redis) };
+const sections = new SectionCache(setup.sectionCacheBytes);
+const deps = {
+  redis,
+  config: setup.config,
+  now: Date.now,
+  dictionaries: new DictionaryCache(redis),
+  sections,
+};
+const sectionsNow = (): WorkerSections => ({ thread: threadId, stats: sections.stats() });
 
 export default async function read(task: ReadTask): Promise<ReadResult> {
   try {
@@ -55,6 +81,7 @@ export default async function read(task: ReadTask): Promise<ReadResult> {
       json,
       encoding: packed ? task.encoding : null,
       precision: answer.precision,
+      sections: sectionsNow(),
     };
     // piscina's Transferable interface: the JSON's memory moves to the main thread, uncopied.
     return move({
@@ -64,7 +91,12 @@ export default async function read(task: ReadTask): Promise<ReadResult> {
   } catch (error) {
     if (error instanceof ApiError) {
       const { kind, detail, errors } = error;
-      return { ok: false, error: { kind, detail, errors }, rowCap: error instanceof RowCapError };
+      return {
+        ok: false,
+        error: { kind, detail, errors },
+        rowCap: error instanceof RowCapError,
+        sections: sectionsNow(),
+      };
     }
     throw error;
   }

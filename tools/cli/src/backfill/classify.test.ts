@@ -34,6 +34,11 @@ describe('classify', () => {
     expect(String(c.message.value)).toBe(raw);
   });
 
+  it('keys it by apiId/keyId with the apiId+keyId key', () => {
+    const c = classify(record(JSON.stringify(event)), ctx, 'apiId+keyId');
+    expect(c.message.key).toBe('api_1/key_1');
+  });
+
   it("dead-letters what the worker refuses, in the worker's format", () => {
     const cases: [string, string][] = [
       ['{not json', 'not_json'],

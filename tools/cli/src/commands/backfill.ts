@@ -18,6 +18,7 @@ import { Registry } from 'prom-client';
 import { createProducer } from '@va/producer';
 import { SingleBar, Presets } from 'cli-progress';
 import { clockOf, loadConfig } from '@va/config';
+import type { MessageKey } from '@va/contracts';
 import { decodeContext } from '@va/ingest';
 import { classify } from '../backfill/classify';
 import { lineHeaders, newRecord, ResumeState, VALID, type LineKind } from '../backfill/resume';
@@ -45,6 +46,8 @@ export interface BackfillOptions {
   timeoutMs: number;
   wait: boolean;
   json: boolean;
+  /** Message key of the produced events (default apiId); apiId+keyId spreads an API over the partitions. */
+  key?: MessageKey | undefined;
 }
 
 /** A bar on a TTY (stderr, like every progress display of the CLI); nothing otherwise. */
@@ -132,7 +135,7 @@ export async function backfillCommand(options: BackfillOptions): Promise<number>
             if (!state.needs(line)) return;
             // The decoder's notion of "now" (future and expired events) follows the clock.
             if (++read % 10_000 === 0) ctx = decodeContext(clock(), config.retention);
-            const c = classify(rec, ctx);
+            const c = classify(rec, ctx, options.key ?? 'apiId');
             if (c.ok) valids++;
             await producer.sendRaw({
               topic: c.ok ? config.backfillTopic : config.dlqTopic,

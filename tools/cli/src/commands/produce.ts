@@ -1,7 +1,7 @@
 /**
  * `produce`: writes generated verification events (generator.ts) to Kafka. Without a start time
  * the events are live (time = now, minus up to a second); with one, times are uniform in
- * [start, start + span). Sent with @va/producer (validated, key = apiId, idempotent).
+ * [start, start + span). Sent with @va/producer (validated, key = apiId or apiId/keyId, idempotent).
  * Progress bar on a TTY, a summary at the end. Options: ../program/produce.ts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,7 +9,7 @@ import { logLevel } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { SingleBar, Presets } from 'cli-progress';
 import { loadConfig } from '@va/config';
-import { OUTCOMES } from '@va/contracts';
+import { OUTCOMES, type MessageKey } from '@va/contracts';
 import { createProducer } from '@va/producer';
 import { createGenerator } from '@va/workload';
 
@@ -27,6 +27,8 @@ export interface ProduceOptions {
   spanMs: number;
   /** Defaults to the live topic (KAFKA_TOPIC). */
   topic?: string | undefined;
+  /** Message key (default apiId); apiId+keyId spreads an API over the partitions. */
+  key?: MessageKey | undefined;
 }
 
 export async function produceCommand(input: ProduceOptions): Promise<number> {
@@ -46,7 +48,7 @@ export async function produceCommand(input: ProduceOptions): Promise<number> {
   let minTime = Infinity;
   let maxTime = -Infinity;
 
-  // @va/producer: validated events, key = apiId, idempotent batches (a retry never writes twice).
+  // @va/producer: validated events, key = apiId (or apiId/keyId), idempotent batches (a retry never writes twice).
   const bar = process.stdout.isTTY
     ? new SingleBar(
         { format: 'produce [{bar}] {percentage}% | {value}/{total} events | {eta}s left' },
@@ -58,6 +60,7 @@ export async function produceCommand(input: ProduceOptions): Promise<number> {
     topic,
     brokers: config.kafkaBrokers,
     clientId: 'va-cli-produce',
+    key: options.key ?? 'apiId',
     logLevel: logLevel.WARN,
     registry: new Registry(), // a one-shot command: nobody scrapes its metrics
     onDelivered: ({ refs }) => {

@@ -1,7 +1,8 @@
 /** `backfill`: body in ../commands/backfill.ts. */
 import type { Command } from '@commander-js/extra-typings';
 import { complete } from './action';
-import { positiveInt } from './parsers';
+import { MESSAGE_KEYS } from '@va/contracts';
+import { oneOf, positiveInt } from './parsers';
 
 export function registerBackfill(program: Command): void {
   program
@@ -16,6 +17,12 @@ export function registerBackfill(program: Command): void {
     .option('--timeout <seconds>', 'how long to wait for the ingest worker', positiveInt, 600)
     .option('--no-wait', 'do not wait for the ingest worker to count the events')
     .option('--json', 'print the summary as one JSON object')
+    .option(
+      '--key <key>',
+      `message key of the produced events: ${MESSAGE_KEYS.join(' or ')} (spreads each API over the partitions)`,
+      oneOf(MESSAGE_KEYS),
+      'apiId' as const,
+    )
     .addHelpText(
       'after',
       '\nExactly one of --file and --from-topic. Exit 3 when the ingest worker did not count everything in time\n' +
@@ -33,6 +40,7 @@ export function registerBackfill(program: Command): void {
           timeoutMs: options.timeout * 1000,
           wait: options.wait,
           json: options.json === true,
+          key: options.key,
         }),
       );
     });

@@ -1,7 +1,8 @@
 /** `produce`: body in ../commands/produce.ts. */
 import type { Command } from '@commander-js/extra-typings';
 import { complete } from './action';
-import { nonNegativeInt, positiveInt } from './parsers';
+import { MESSAGE_KEYS } from '@va/contracts';
+import { nonNegativeInt, oneOf, positiveInt } from './parsers';
 
 export function registerProduce(program: Command): void {
   program
@@ -19,6 +20,12 @@ export function registerProduce(program: Command): void {
     .option('--start-ms <unixMs>', 'historical times from here instead of now', nonNegativeInt)
     .option('--span-ms <ms>', 'with --start-ms: times spread over this span', nonNegativeInt, 3_600_000)
     .option('--topic <topic>', 'topic to write to (default: the live topic, KAFKA_TOPIC)')
+    .option(
+      '--key <key>',
+      `message key: ${MESSAGE_KEYS.join(' or ')} (spreads each API over the partitions by key)`,
+      oneOf(MESSAGE_KEYS),
+      'apiId' as const,
+    )
     .addHelpText(
       'after',
       '\nExample:\n  npm run cli -- produce --events 100000 --rate 5000 --apis 5 --keys 500 --identities 100',

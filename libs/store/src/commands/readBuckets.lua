@@ -1,0 +1,157 @@
+--[[
+  Reads the counters of some buckets of one API for a query (libs/store/src/read.ts, docs/store-v2.md
+  "Reading") in one call, together with the compaction point: atomic, so sections, sealing hashes,
+  delta hashes and cmp are one snapshot (a count is in exactly one of them at any instant). Variable
+  number of keys; every key is in the hash slot {api}. The caller bounds the work per call (the call
+  blocks Redis while it runs): no field is summed here, each value is returned as one string.
+
+  KEYS[1]      <p>:g<g>:{api}:cmp    string last compacted hour
+  KEYS[2..]    the keys of the items below, in item order
+
+  ARGV     a sequence of items, each a letter and its arguments:
+    S v           KEYS: one section string (<b>:S:<c>). v = the 8 version bytes the caller holds
+                  ("" = none). Reply: nil = no section; 1 = the section's version bytes are v
+                  (GETRANGE key 4 11: unchanged, the caller uses its copy); else the whole string.
+    X v           As S, with KEYS: the x section, then the f section of the bucket: the f section is
+                  read where the x section is absent (a reader of x sums any section with identity
+                  and key columns).
+    F n f1..fn    Defines field list number j (the j-th F of the call) for H items. No reply.
+    G n           KEYS: <b>:parts, <b>:zparts. When neither exists the bucket has no delta and no
+                  sealing hash (a sealed bucket without late events): the n H items that follow are
+                  answered "" without reading them. No reply of its own.
+    H j           KEYS: one hash (<b>:<suffix> or <b>:z:<suffix>). j = 0: every field (HGETALL),
+                  else HMGET of the fields of list j. Reply: "field value field value ..." ("" =
+                  none), with HMGET only the fields present. Fields and values hold no spaces.
+    P root c j    KEYS: <b>:parts, <b>:zparts. Every hash of cube c listed in either set (members
+                  "c" or "c:<part>"), of the parts in list j only when j > 0 (an F list), read with
+                  HGETALL from root .. member (delta) and root .. "z:" .. member (being sealed); root
+                  is "<b>:". When a set has more members than the list, the listed parts are read by
+                  name instead (an absent hash reads as none), so a set listing thousands of f parts
+                  is not walked.
+                  Reply: { member, text, member, text, ... } for the hashes that hold fields.
+
+  Returns  { cmp (nil = none), reply of item 1, reply of item 2, ... }.
+  One bulk string per hash costs Redis and the client far less than two per field; a section is
+  one memcpy. The P item names keys from the sets (as compactNextHour does): all share {api}.
+]]
+local out = { redis.call('GET', KEYS[1]) }
+local k = 2
+local a = 1
+local lists = {}
+local members = {}
+
+local function text(key)
+  return table.concat(redis.call('HGETALL', key), ' ')
+end
+
+while a <= #ARGV do
+  local kind = ARGV[a]
+  if kind == 'S' or kind == 'X' then
+    local held = ARGV[a + 1]
+    local key = KEYS[k]
+    local version = redis.call('GETRANGE', key, 4, 11)
+    if kind == 'X' then
+      k = k + 1
+      if version == '' then
+        key = KEYS[k]
+        version = redis.call('GETRANGE', key, 4, 11)
+      end
+    end
+    if version == '' then
+      out[#out + 1] = false
+    elseif held ~= '' and version == held then
+      out[#out + 1] = 1
+    else
+      out[#out + 1] = redis.call('GET', key)
+    end
+    k = k + 1
+    a = a + 2
+  elseif kind == 'F' then
+    local count = tonumber(ARGV[a + 1])
+    lists[#lists + 1] = { unpack(ARGV, a + 2, a + 1 + count) }
+    a = a + 2 + count
+  elseif kind == 'G' then
+    local count = tonumber(ARGV[a + 1])
+    a = a + 2
+    if redis.call('EXISTS', KEYS[k], KEYS[k + 1]) == 0 then
+      for _ = 1, count do out[#out + 1] = '' end
+      k = k + 2 + count
+      a = a + 2 * count
+    else
+      k = k + 2
+    end
+  elseif kind == 'H' then
+    local list = tonumber(ARGV[a + 1])
+    local key = KEYS[k]
+    a = a + 2
+    if list == 0 then
+      out[#out + 1] = text(key)
+    else
+      local fields = lists[list]
+      local values = redis.call('HMGET', key, unpack(fields))
+      local flat = {}
+      for j = 1, #fields do
+        if values[j] then
+          flat[#flat + 1] = fields[j]
+          flat[#flat + 1] = values[j]
+        end
+      end
+      out[#out + 1] = table.concat(flat, ' ')
+    end
+    k = k + 1
+  elseif kind == 'P' then
+    local root = ARGV[a + 1]
+    local cube = ARGV[a + 2]
+    local list = tonumber(ARGV[a + 3])
+    a = a + 4
+    local named = nil
+    local allowed = nil
+    local count = 0
+    if list > 0 then
+      local cached = members[cube .. '/' .. list]
+      if not cached then
+        cached = { named = {}, allowed = {} }
+        for j, part in ipairs(lists[list]) do
+          cached.named[j] = cube .. ':' .. part
+          cached.allowed[cached.named[j]] = true
+        end
+        members[cube .. '/' .. list] = cached
+      end
+      named = cached.named
+      allowed = cached.allowed
+      count = #named
+    end
+    local prefix = cube .. ':'
+    local reply = {}
+    local function add(sealing, member)
+      local t = text(root .. sealing .. member)
+      if t ~= '' then
+        reply[#reply + 1] = member
+        reply[#reply + 1] = t
+      end
+    end
+    for s = 0, 1 do
+      local sealing = s == 1 and 'z:' or ''
+      local size = redis.call('SCARD', KEYS[k + s])
+      if size == 0 then
+        -- no hash of this name (a sealed bucket without late events)
+      elseif allowed and count < size then
+        -- fewer names than members (e.g. an hour not sealed yet, whose set lists every f part)
+        for _, member in ipairs(named) do add(sealing, member) end
+      else
+        for _, member in ipairs(redis.call('SMEMBERS', KEYS[k + s])) do
+          if allowed then
+            if allowed[member] then add(sealing, member) end
+          elseif member == cube or string.sub(member, 1, #prefix) == prefix then
+            add(sealing, member)
+          end
+        end
+      end
+    end
+    out[#out + 1] = reply
+    k = k + 2
+  else
+    return redis.error_reply('readBuckets: unknown item ' .. tostring(kind))
+  end
+end
+return out

@@ -1,0 +1,257 @@
+/**
+ * Summing sealed sections (section/codec.ts) into the groups of a query by dictionary code, over
+ * the decoded typed arrays (pure, no I/O): rows are filtered and added by number, and a group's
+ * name string (read-fields.ts: `<key>.<identity>.<set>`) is made once per group at the end, not
+ * per row.
+ *
+ * - A filter on the section's first dimension (the identity of x and f, the code of k, i, s) with
+ *   few codes reads only those codes' rows (binary search, rowsOfFirst); other filters test each row
+ *   against a bitmap of the allowed codes.
+ * - Groups of one dimension with codes below DENSE_MAX_CODE (and the single group of a query that
+ *   groups by nothing) are summed into a dense Float64Array indexed by code; others into a map by a
+ *   number made of the grouped codes (or, past 2^17 codes, by name).
+ */
+import { OUTCOME_COUNT } from '@va/contracts';
+import { NO_IDENTITY, rowsOfFirst, type Section, type SectionCube } from './section/codec';
+import type { CodeCounts, Sign, SliceCounts } from './read-fields';
+
+/**
+ * A decoded section as the reader keeps it: counts in 32 bits when every count fits (half the
+ * memory of the codec's Float64Array in the cache, and half the bytes the sums walk).
+ */
+export interface SectionView extends Omit<Section, 'counts'> {
+  counts: Float64Array | Uint32Array;
+}
+
+/** The section with its counts in a Uint32Array when every count fits, else as it is. */
+export function compactCounts(section: Section): SectionView {
+  const { counts } = section;
+  for (let n = 0; n < counts.length; n++) if (counts[n]! > 0xffffffff) return section;
+  return { ...section, counts: Uint32Array.from(counts) };
+}
+
+/** What a section read sums: codes each filter allows (null = no filter) and the grouped dimensions. */
+export interface SectionSelection {
+  keys: readonly number[] | null;
+  identities: readonly number[] | null;
+  sets: readonly number[] | null;
+  group: { key: boolean; identity: boolean; set: boolean };
+}
+
+type Role = 'k' | 'i' | 's';
+
+/** The dimension each column of a section's cube holds (codec.ts SECTION_DIMS order). */
+const ROLES: Readonly<Record<SectionCube, readonly Role[]>> = {
+  t: [],
+  k: ['k'],
+  i: ['i'],
+  s: ['s'],
+  x: ['i', 'k'],
+  f: ['i', 'k', 's'],
+};
+
+/** A first-dimension filter of at most this many codes reads by binary search instead of a scan. */
+const SEARCH_MAX_CODES = 256;
+/** Single-dimension groups with codes below this are summed densely. */
+const DENSE_MAX_CODE = 1 << 20;
+/** Codes of a composite group number: 17 bits each (3 × 17 < 53). */
+const COMPOSITE_BITS = 17;
+const COMPOSITE = 2 ** COMPOSITE_BITS;
+
+function bitmapOf(codes: readonly number[] | null): Uint8Array | null {
+  if (codes === null) return null;
+  let max = -1;
+  for (const c of codes) if (c > max) max = c;
+  const bitmap = new Uint8Array(max + 1);
+  for (const c of codes) bitmap[c] = 1;
+  return bitmap;
+}
+
+const allows = (bitmap: Uint8Array | null, code: number): boolean =>
+  bitmap === null || (code < bitmap.length && bitmap[code] === 1);
+
+/** The sums of one slice. */
+class SliceSums {
+  /** Dense: counts by code × OUTCOME_COUNT, and which codes were touched. */
+  dense = new Float64Array(0);
+  touched = new Uint8Array(0);
+  /** Sparse: by composite number, or by name past COMPOSITE codes. */
+  readonly byNumber = new Map<number, Float64Array>();
+  readonly byName = new Map<string, Float64Array>();
+
+  denseRow(code: number): number {
+    if (code >= this.touched.length) {
+      const size = Math.max(code + 1, this.touched.length * 2, 64);
+      const dense = new Float64Array(size * OUTCOME_COUNT);
+      dense.set(this.dense);
+      const touched = new Uint8Array(size);
+      touched.set(this.touched);
+      this.dense = dense;
+      this.touched = touched;
+    }
+    this.touched[code] = 1;
+    return code * OUTCOME_COUNT;
+  }
+}
+
+export class SectionSums {
+  private readonly slices = new Map<number | null, SliceSums>();
+  private readonly keys: Uint8Array | null;
+  private readonly identities: Uint8Array | null;
+  private readonly sets: Uint8Array | null;
+  private readonly grouped: readonly Role[];
+
+  constructor(private readonly sel: SectionSelection) {
+    this.keys = bitmapOf(sel.keys);
+    this.identities = bitmapOf(sel.identities);
+    this.sets = bitmapOf(sel.sets);
+    const grouped: Role[] = [];
+    if (sel.group.key) grouped.push('k');
+    if (sel.group.identity) grouped.push('i');
+    if (sel.group.set) grouped.push('s');
+    this.grouped = grouped;
+  }
+
+  private sliceOf(slice: number | null): SliceSums {
+    let sums = this.slices.get(slice);
+    if (!sums) {
+      sums = new SliceSums();
+      this.slices.set(slice, sums);
+    }
+    return sums;
+  }
+
+  private filterOf(role: Role): Uint8Array | null {
+    return role === 'k' ? this.keys : role === 'i' ? this.identities : this.sets;
+  }
+
+  private codesOf(role: Role): readonly number[] | null {
+    return role === 'k' ? this.sel.keys : role === 'i' ? this.sel.identities : this.sel.sets;
+  }
+
+  /** Adds every row of `section` the filters allow, times sign, to the groups of `slice`. */
+  add(slice: number | null, section: SectionView, sign: Sign): void {
+    const roles = ROLES[section.cube];
+    for (const role of ['k', 'i', 's'] as const) {
+      if (this.codesOf(role) !== null && !roles.includes(role)) {
+        throw new Error(`a ${section.cube} section cannot filter by ${role}`);
+      }
+    }
+    for (const role of this.grouped) {
+      if (!roles.includes(role)) throw new Error(`a ${section.cube} section cannot group by ${role}`);
+    }
+    if (section.rows === 0) return;
+    const sums = this.sliceOf(slice);
+    const { counts } = section;
+
+    // Row ranges: by binary search of the first column when its filter names few codes.
+    const ranges: [number, number][] = [];
+    let first = 0;
+    const firstCodes = roles.length > 0 ? this.codesOf(roles[0]!) : null;
+    if (firstCodes !== null && firstCodes.length <= SEARCH_MAX_CODES) {
+      for (const code of [...new Set(firstCodes)].sort((a, b) => a - b)) {
+        const range = rowsOfFirst(section as Section, code); // reads only dims and rows
+        if (range[1] > range[0]) ranges.push(range);
+      }
+      first = 1;
+    } else ranges.push([0, section.rows]);
+
+    // Columns to test per row, and where each grouped dimension comes from.
+    const tests: { column: Uint32Array; bitmap: Uint8Array }[] = [];
+    for (let d = first; d < roles.length; d++) {
+      const bitmap = this.filterOf(roles[d]!);
+      if (bitmap) tests.push({ column: section.dims[d]!, bitmap });
+    }
+    const groupColumns = this.grouped.map((role) => section.dims[roles.indexOf(role)]!);
+    const identityColumn = roles.includes('i') ? section.dims[roles.indexOf('i')]! : null;
+    const skipNoIdentity = this.sel.group.identity && identityColumn !== null;
+
+    const addRow = (into: Float64Array, at: number, r: number): void => {
+      const from = r * OUTCOME_COUNT;
+      for (let o = 0; o < OUTCOME_COUNT; o++) into[at + o]! += sign * counts[from + o]!;
+    };
+
+    for (const [from, to] of ranges) {
+      rows: for (let r = from; r < to; r++) {
+        for (const t of tests) if (!allows(t.bitmap, t.column[r]!)) continue rows;
+        if (skipNoIdentity && identityColumn![r] === NO_IDENTITY) continue;
+        if (groupColumns.length === 0) {
+          const at = sums.denseRow(0); // may grow sums.dense: read it after
+          addRow(sums.dense, at, r);
+        } else if (groupColumns.length === 1 && groupColumns[0]![r]! < DENSE_MAX_CODE) {
+          const at = sums.denseRow(groupColumns[0]![r]!);
+          addRow(sums.dense, at, r);
+        } else {
+          addRow(this.sparseRow(sums, groupColumns, r), 0, r);
+        }
+      }
+    }
+  }
+
+  private sparseRow(sums: SliceSums, columns: readonly Uint32Array[], r: number): Float64Array {
+    let id = 0;
+    let small = true;
+    for (const column of columns) {
+      const code = column[r]!;
+      if (code >= COMPOSITE - 1) small = false;
+      id = id * COMPOSITE + code + 1;
+    }
+    if (small) {
+      let row = sums.byNumber.get(id);
+      if (!row) {
+        row = new Float64Array(OUTCOME_COUNT);
+        sums.byNumber.set(id, row);
+      }
+      return row;
+    }
+    const name = columns.map((column) => column[r]).join('.');
+    let row = sums.byName.get(name);
+    if (!row) {
+      row = new Float64Array(OUTCOME_COUNT);
+      sums.byName.set(name, row);
+    }
+    return row;
+  }
+
+  /** Adds every summed group into `counts` under its group name (read-fields.ts). */
+  addTo(counts: CodeCounts): void {
+    for (const [slice, sums] of this.slices) {
+      const into = counts.slice(slice);
+      const { touched, dense } = sums;
+      for (let code = 0; code < touched.length; code++) {
+        if (touched[code] !== 1) continue;
+        const codes = this.grouped.length === 0 ? [] : [code];
+        merge(into, this.nameOf(codes), dense, code * OUTCOME_COUNT);
+      }
+      for (const [id, row] of sums.byNumber) {
+        const codes: number[] = [];
+        let rest = id;
+        for (let n = 0; n < this.grouped.length; n++) {
+          const part = rest % COMPOSITE;
+          codes.unshift(part - 1);
+          rest = (rest - part) / COMPOSITE;
+        }
+        merge(into, this.nameOf(codes), row, 0);
+      }
+      for (const [name, row] of sums.byName) merge(into, this.nameOf(name.split('.').map(Number)), row, 0);
+    }
+  }
+
+  /** The group name of the grouped codes (in this.grouped order). */
+  private nameOf(codes: readonly number[]): string {
+    const part = (role: Role): string => {
+      const n = this.grouped.indexOf(role);
+      return n < 0 ? '' : codes[n]!.toString(36);
+    };
+    return `${part('k')}.${part('i')}.${part('s')}`;
+  }
+}
+
+function merge(into: SliceCounts, group: string, from: Float64Array, at: number): void {
+  let counts = into.get(group);
+  if (!counts) {
+    counts = new Array<number>(OUTCOME_COUNT).fill(0);
+    into.set(group, counts);
+  }
+  for (let o = 0; o < OUTCOME_COUNT; o++) counts[o]! += from[at + o]!;
+}

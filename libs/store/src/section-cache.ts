@@ -1,0 +1,86 @@
+/**
+ * Decoded sealed sections kept between queries (docs/store-v2.md "Reading"). A section is
+ * immutable under its version (the compactor writes a new version whenever it rewrites one), so
+ * an entry is checked, not trusted: readCounts sends the cached version bytes with every read and
+ * Redis returns the section only when its version differs (commands/readBuckets.lua), in the same
+ * atomic call as the rest of the bucket. The cache thus never serves counts Redis no longer holds.
+ *
+ * Keyed by the section's Redis key (prefix, generation, API, bucket, cube); bounded by the bytes of
+ * the decoded typed arrays (lru-cache's maxSize: least recently used entries go first). A section
+ * larger than the whole bound is used for its query and not kept.
+ */
+import { LRUCache } from 'lru-cache';
+import type { SectionView } from './read-sections';
+
+export interface CachedSection {
+  /** The 8 header bytes holding the version (codec.ts SECTION_VERSION_OFFSET). */
+  version: Buffer;
+  section: SectionView;
+}
+
+/** What readCounts needs of a cache: a fake in tests, SectionCache in the service. */
+export interface SectionStore {
+  get(key: string): CachedSection | undefined;
+  set(key: string, entry: CachedSection): void;
+  /** Counted by readCounts: a section Redis did not send because the cached version is current. */
+  hit(): void;
+  /** A section Redis sent (none cached, or an older version). */
+  miss(): void;
+}
+
+/** Bytes an entry holds: its typed arrays, plus a small fixed cost per entry. */
+export function sectionBytes(section: SectionView): number {
+  let bytes = 200 + section.counts.byteLength;
+  for (const column of section.dims) bytes += column.byteLength;
+  return bytes;
+}
+
+export interface SectionCacheStats {
+  hits: number;
+  misses: number;
+  entries: number;
+  bytes: number;
+}
+
+export class SectionCache implements SectionStore {
+  private readonly lru: LRUCache<string, CachedSection> | null;
+  hits = 0;
+  misses = 0;
+
+  /** maxBytes 0 keeps nothing (every read sends the section). */
+  constructor(readonly maxBytes: number) {
+    this.lru =
+      maxBytes > 0
+        ? new LRUCache<string, CachedSection>({
+            maxSize: maxBytes,
+            sizeCalculation: (entry) => sectionBytes(entry.section),
+          })
+        : null;
+  }
+
+  get(key: string): CachedSection | undefined {
+    return this.lru?.get(key);
+  }
+
+  set(key: string, entry: CachedSection): void {
+    if (!this.lru || sectionBytes(entry.section) > this.maxBytes) return;
+    this.lru.set(key, entry);
+  }
+
+  hit(): void {
+    this.hits++;
+  }
+
+  miss(): void {
+    this.misses++;
+  }
+
+  stats(): SectionCacheStats {
+    return {
+      hits: this.hits,
+      misses: this.misses,
+      entries: this.lru?.size ?? 0,
+      bytes: this.lru?.calculatedSize ?? 0,
+    };
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Test helper: the steps of sealing a bucket (docs/store-v2.md "Sealing") one at a time, with the
+ * compactor's own scripts, for read-path tests that need sections, sealing hashes and deltas side by
+ * side: beginSeal alone leaves a seal in progress (the delta renamed to its z: names); sealBucket
+ * (libs/store seal.ts) begins, or resumes a seal in progress, and commits it.
+ */
+import type { Retention } from '@va/core';
+import { apiKeys, command, sealBucket, type KeySpace, type RedisClient, type Resolution } from '@va/store';
+
+export interface BucketAt {
+  space: KeySpace;
+  apiId: string;
+  res: Resolution;
+  index: number;
+}
+
+/**
+ * beginSeal-4.lua alone: the bucket's delta moves to its z: names (or a seal in progress stays as
+ * it is). Returns whether a seal is in progress afterwards.
+ */
+export async function beginSealOnly(redis: RedisClient, at: BucketAt): Promise<boolean> {
+  const keys = apiKeys(at.space, at.apiId);
+  const reply = await command<string[]>(redis, 'beginSeal')(
+    keys.parts(at.res, at.index),
+    keys.sealingParts(at.res, at.index),
+    keys.dirty,
+    keys.sealSequence,
+    `${keys.bucketPrefix(at.res, at.index)}:`,
+    `${at.res}:${at.index}`,
+  );
+  return reply[0] === 'seal';
+}
+
+/** A whole seal (or the rest of one in progress), as the compactor runs it. */
+export async function sealNow(
+  redis: RedisClient,
+  at: BucketAt,
+  options: { now: number; retention: Retention },
+): Promise<void> {
+  await sealBucket(redis, at.space, at.apiId, at.res, at.index, options);
+}

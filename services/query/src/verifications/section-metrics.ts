@@ -1,0 +1,40 @@
+/**
+ * Prometheus metrics of the section caches (@va/store SectionCache): the main thread's and the
+ * read workers' (as each worker's last task reported them, read-pool.ts) added up at each scrape.
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { SectionCacheStats } from '@va/store';
+
+export function registerSectionCacheMetrics(registry: Registry, stats: () => SectionCacheStats): void {
+  const counter = (name: string, help: string, field: 'hits' | 'misses') =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(stats()[field]);
+      },
+    });
+  counter(
+    'va_query_section_cache_hits_total',
+    'Sealed sections answered from the cache (Redis confirmed the cached version)',
+    'hits',
+  );
+  counter(
+    'va_query_section_cache_misses_total',
+    'Sealed sections Redis sent (none cached, or a newer version)',
+    'misses',
+  );
+  const gauge = (name: string, help: string, field: 'bytes' | 'entries') =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(stats()[field]);
+      },
+    });
+  gauge('va_query_section_cache_bytes', 'Bytes of decoded sections held by the section caches', 'bytes');
+  gauge('va_query_section_cache_entries', 'Decoded sections held by the section caches', 'entries');
+}

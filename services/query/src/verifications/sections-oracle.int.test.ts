@@ -1,0 +1,162 @@
+// Issue #10 "New test": late events written into buckets while they are being sealed and while the
+// service serves sections from its cache; every answer is compared with the oracle (@va/core).
+//
+// Randomized (seeded, the seed is in the test name): rounds of (events at random hours of the last
+// 40 days, so most are late; compaction; seal steps on random buckets of every resolution: whole
+// seals, seals begun and left in progress, seals in progress committed; late events into the
+// buckets being sealed; queries over every cube through the service). The service keeps one
+// section cache for the whole run, so later rounds answer from cached sections whose buckets were
+// sealed again, or not, meanwhile.
+//
+// The seal steps are the compactor's scripts (beginSeal alone leaves a seal in progress; sealBucket
+// begins or resumes one and commits it), through @va/testkit/seal.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OUTCOMES, type VerificationEvent } from '@va/contracts';
+import { HOUR_MS, hoursOfDay, hoursOfMonth, hourOf, oracle, parseQuery } from '@va/core';
+import { apiKeys, compactApi, type Resolution } from '@va/store';
+import { seededRandom } from '@va/workload';
+import { beginSealOnly, sealNow, type BucketAt } from '@va/testkit/seal';
+import { queryHarness, type QueryHarness } from '../testing/harness';
+
+const PATH = '/v1/analytics.getVerifications';
+const API = 'api_sealing';
+const NOW = Date.UTC(2026, 2, 18, 10, 30);
+const NOW_HOUR = hourOf(NOW);
+const DAYS = 40;
+const SEED = 20261123;
+const ROUNDS = 4;
+const LONG_RETENTION = {
+  RETENTION_HOURS_DAYS: '36500',
+  RETENTION_DAYS_DAYS: '36500',
+  RETENTION_MONTHS_DAYS: '36500',
+};
+
+let h: QueryHarness;
+let key: string;
+
+beforeAll(async () => {
+  h = await queryHarness('sections-oracle', { now: NOW, env: LONG_RETENTION });
+  key = await h.rootKey();
+  await h.registerApi(API);
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const random = seededRandom(SEED);
+const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+const TAGS = ['a', 'b', 'c', 'd'];
+let n = 0;
+
+function eventAt(hour: number): VerificationEvent {
+  const identity = random() < 0.8 ? Math.floor(random() * 6) : undefined;
+  return {
+    requestId: `r${n++}`,
+    time: hour * HOUR_MS + Math.floor(random() * HOUR_MS),
+    workspaceId: 'ws_1',
+    apiId: API,
+    keyId: `key_${Math.floor(random() * 9)}`,
+    outcome: pick(OUTCOMES),
+    ...(identity !== undefined && { identity: { id: `id_${identity}`, externalId: `x${identity}` } }),
+    tags: TAGS.filter(() => random() < 0.4),
+  };
+}
+
+/** An hour of the bucket (never after now's hour). */
+function hourIn(b: BucketAt): number {
+  const hours = b.res === 'h' ? [b.index] : b.res === 'd' ? hoursOfDay(b.index) : hoursOfMonth(b.index);
+  return Math.min(pick(hours), NOW_HOUR);
+}
+
+/** Buckets holding data (idx:h/d/m); hours only once compacted (the sealer's rule). */
+async function buckets(): Promise<BucketAt[]> {
+  const space = { prefix: h.config.keyPrefix, generation: 1 };
+  const keys = apiKeys(space, API);
+  const cmp = Number((await h.redis.get(keys.compactedThrough)) ?? -1);
+  const out: BucketAt[] = [];
+  for (const res of ['h', 'd', 'm'] as Resolution[]) {
+    for (const index of (await h.redis.zrange(keys.bucketIndex(res), 0, -1)).map(Number)) {
+      if (res === 'h' && index > cmp) continue;
+      out.push({ space, apiId: API, res, index });
+    }
+  }
+  return out;
+}
+
+function queries(): string[] {
+  const start = String((NOW_HOUR - Math.floor(random() * DAYS * 24)) * HOUR_MS);
+  const x = `x${Math.floor(random() * 6)}`;
+  const k = `key_${Math.floor(random() * 9)}`;
+  const t = pick(TAGS);
+  return [
+    `groupBy=day&start=${start}`,
+    `groupBy=hour&start=${(NOW_HOUR - 47) * HOUR_MS}`,
+    `groupBy=month`,
+    `externalId=${x}&groupBy=key&groupBy=day&start=${start}`,
+    `externalId=${x}&groupBy=hour&start=${(NOW_HOUR - 30) * HOUR_MS}`,
+    `groupBy=identity&orderBy=total&order=desc&limit=3&start=${start}`,
+    `tag=${t}&tag=${pick(TAGS)}&groupBy=day&start=${start}`,
+    `groupBy=tag&start=${start}`,
+    `keyId=${k}&keyId=key_1&groupBy=day&start=${start}`,
+    `groupBy=key&groupBy=identity&start=${start}`,
+    `groupBy=tags&groupBy=key`,
+    `externalId=${x}&tag=${t}&groupBy=key`,
+  ].map((qs) => `apiId=${API}&${qs}`);
+}
+
+async function expectOracle(events: readonly VerificationEvent[], qs: string, round: number): Promise<void> {
+  const parsed = parseQuery(new URLSearchParams(qs), { now: NOW, maxRows: 100_000 });
+  if (!parsed.ok) throw new Error(`invalid query ${qs}`);
+  const expected = oracle(events, parsed.query, {
+    now: NOW,
+    maxRows: 100_000,
+    retention: h.config.retention,
+  });
+  if (!expected.ok) throw new Error(`oracle refused ${qs}`);
+  const response = await h.get(`${PATH}?${qs}`, key);
+  expect(response.statusCode, response.body).toBe(200);
+  expect([round, qs, response.json()]).toEqual([round, qs, expected.rows]);
+}
+
+async function metric(name: string): Promise<number> {
+  const body = (await h.get('/metrics')).body;
+  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(body)?.[1] ?? NaN);
+}
+
+describe('late events while buckets are sealed and their sections cached', () => {
+  it(`answers as the oracle in every round (seed ${SEED})`, { timeout: 120_000 }, async () => {
+    const events: VerificationEvent[] = [];
+    const write = async (batch: VerificationEvent[]) => {
+      await h.seed(batch);
+      events.push(...batch);
+    };
+    const options = { now: NOW, retention: h.config.retention };
+    let sealing: BucketAt[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      await write(Array.from({ length: 250 }, () => eventAt(NOW_HOUR - Math.floor(random() * DAYS * 24))));
+      await compactApi(h.redis, { prefix: h.config.keyPrefix, generation: 1 }, API, {
+        closedBound: NOW_HOUR - 1 - Math.floor(random() * 48),
+        retention: h.config.retention,
+        now: NOW,
+      });
+      // Seal steps: commit some seals left in progress, seal or begin sealing others.
+      for (const b of sealing) if (random() < 0.5) await sealNow(h.redis, b, options);
+      sealing = [];
+      for (const b of await buckets()) {
+        const u = random();
+        if (u < 0.4) await sealNow(h.redis, b, options);
+        else if (u < 0.6 && (await beginSealOnly(h.redis, b))) sealing.push(b);
+      }
+      // Late events into buckets being sealed (their delta grows beside the z: hashes) ...
+      await write(sealing.flatMap((b) => Array.from({ length: 3 }, () => eventAt(hourIn(b)))));
+      for (const qs of queries()) await expectOracle(events, qs, round);
+      // ... and into sealed buckets whose sections the service holds now.
+      await write(Array.from({ length: 60 }, () => eventAt(NOW_HOUR - Math.floor(random() * DAYS * 24))));
+      for (const qs of queries()) await expectOracle(events, qs, round);
+    }
+    expect(sealing.length).toBeGreaterThan(0);
+    expect(await metric('va_query_section_cache_hits_total')).toBeGreaterThan(0);
+    expect(await metric('va_query_section_cache_misses_total')).toBeGreaterThan(0);
+    expect(await metric('va_query_section_cache_bytes')).toBeGreaterThan(0);
+  });
+});
