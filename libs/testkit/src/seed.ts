@@ -43,7 +43,7 @@ export async function seedEvents(
   const topic = `seed-${randomBytes(6).toString('hex')}`;
   const outcome = await processor.process(
     { topic, partition: 0, messages, lastOffset: messages.length - 1 },
-    -1,
+    null,
   );
   if (outcome.status !== 'applied') throw new Error(`seedEvents: ${outcome.cause}: ${outcome.detail}`);
 }

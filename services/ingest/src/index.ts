@@ -21,5 +21,6 @@ export {
   type BatchProcessorDeps,
   type PartitionBatch,
 } from './batch-processor';
+export type { Offset } from './core/types';
 export { createIngestMetrics, type IngestMetrics } from './metrics';
 export { createIngestWorker, type IngestWorker, type IngestWorkerDeps } from './worker';

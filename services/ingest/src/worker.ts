@@ -18,17 +18,29 @@
  * `wm + 1`. At most one commit per partition is in flight.
  *
  * Live before backfill: both topics are consumed by the same group, several partitions at once
- * (partitionsConsumedConcurrently); while the live partitions of this worker are more than
- * `backfillPauseLag` messages behind, the backfill topic is paused, and resumed below
- * `backfillResumeLag`. A backfill therefore only uses the capacity live traffic leaves.
+ * (partitionsConsumedConcurrently); core/backfill-throttle.ts pauses the backfill topic while the
+ * live partitions of this worker are behind. A backfill therefore only uses the capacity live
+ * traffic leaves.
+ *
+ * The decisions are the core's (core/partition-state.ts per partition, core/batch-protocol.ts per
+ * batch); this file wires them to kafkajs (adapters/kafka.ts) and Redis (adapters/redis-store.ts).
  */
-import { Kafka, Partitioners, type Consumer, type EachBatchPayload, type Producer } from 'kafkajs';
+import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { clockOf, DEFAULT_INGEST_SETTINGS, type Config, type IngestSettings } from '@va/config';
 import type { Logger } from '@va/runtime';
-import { readWatermark, type RedisClient } from '@va/store';
-import { BatchProcessor, type BatchProcessorDeps, type PreparedBatch } from './batch-processor';
-import { deadLetterMessage, type DeadLetter } from './dead-letter';
-import { pinoLogCreator } from './kafka-logger';
+import type { RedisClient } from '@va/store';
+import {
+  consumerControl,
+  dlqProducer,
+  ingestConsumer,
+  kafkaClient,
+  produceDeadLetters,
+} from './adapters/kafka';
+import { BatchProcessor, type BatchProcessorDeps } from './batch-processor';
+import { BackfillThrottle } from './core/backfill-throttle';
+import { PartitionState } from './core/partition-state';
+import { nextOffset, type Offset, type PreparedBatch } from './core/types';
+import type { DeadLetter } from './dead-letter';
 import type { IngestMetrics } from './metrics';
 
 export interface IngestWorkerDeps {
@@ -58,47 +70,22 @@ export interface IngestWorker {
   healthy(): boolean;
 }
 
-interface PartitionState {
-  /**
-   * The wm Redis will hold once every queued commit succeeds (the last offset handed to a commit);
-   * undefined = unknown: re-read from Redis before the next batch.
-   */
-  position: number | undefined;
-  /** Offset of the last seek: a fetch starting later than it means Kafka no longer has those offsets. */
-  soughtTo: number | undefined;
-  /** Bumped by every resync: queued commits of an older lineage are dropped. */
-  lineage: number;
-  /** The last queued commit (never rejects). */
-  tail: Promise<void>;
-  /** Resync started by the group join. */
-  loading: Promise<void> | undefined;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const tpKey = (topic: string, partition: number) => `${topic}/${partition}`;
 
 export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
   const { config, redis, logger, metrics } = deps;
   const settings: IngestSettings = { ...DEFAULT_INGEST_SETTINGS, ...deps.settings };
-  const kafka =
-    deps.kafka ??
-    new Kafka({ clientId: 'va-ingest', brokers: config.kafkaBrokers, logCreator: pinoLogCreator(logger) });
-  const consumer: Consumer = kafka.consumer({
-    groupId: config.consumerGroup,
-    sessionTimeout: settings.sessionTimeout,
-    heartbeatInterval: settings.heartbeatInterval,
-    rebalanceTimeout: settings.rebalanceTimeout,
-    maxBytesPerPartition: settings.maxBytesPerPartition,
-    maxBytes: settings.maxBytes,
-    minBytes: settings.minBytes,
-    maxWaitTimeInMs: settings.maxWaitTimeInMs,
-  });
-  const producer: Producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  const kafka = deps.kafka ?? kafkaClient(config, logger);
+  const consumer: Consumer = ingestConsumer(kafka, config, settings);
+  const control = consumerControl(consumer);
+  const producer = dlqProducer(kafka);
 
+  const produce = produceDeadLetters(producer, config.dlqTopic);
   const deadLetter =
     deps.deadLetter ??
     (async (records: DeadLetter[]) => {
-      await producer.send({ topic: config.dlqTopic, acks: -1, messages: records.map(deadLetterMessage) });
+      await produce(records);
       for (const r of records) metrics.deadLettered.inc({ reason: r.reason });
     });
   const processor = new BatchProcessor({
@@ -113,9 +100,8 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
   });
 
   const states = new Map<string, PartitionState>();
-  const liveLag = new Map<number, number>();
+  const throttle = new BackfillThrottle(settings.backfillPauseLag, settings.backfillResumeLag);
   const active = new Set<Promise<unknown>>();
-  let backfillPaused = false;
   let joined = false;
   let running = false;
   let stopping = false;
@@ -123,16 +109,7 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
   const stateOf = (topic: string, partition: number): PartitionState => {
     const key = tpKey(topic, partition);
     let st = states.get(key);
-    if (!st) {
-      st = {
-        position: undefined,
-        soughtTo: undefined,
-        lineage: 0,
-        tail: Promise.resolve(),
-        loading: undefined,
-      };
-      states.set(key, st);
-    }
+    if (!st) states.set(key, (st = new PartitionState()));
     return st;
   };
 
@@ -148,24 +125,15 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
    * wm + 1. If Redis cannot be read, the position stays unknown and the next batch tries again.
    */
   async function resync(topic: string, partition: number, st: PartitionState): Promise<void> {
-    st.lineage++;
-    st.position = undefined;
+    const lineage = st.beginResync();
     processor.forgetPartition(topic, partition);
-    const lineage = st.lineage;
-    const space = await processor.keySpace();
-    const wm = await readWatermark(redis, space, topic, partition);
-    if (st.lineage !== lineage) return; // another resync overtook this one
-    consumer.seek({ topic, partition, offset: String(wm + 1) });
-    st.position = wm;
-    st.soughtTo = wm + 1;
+    const wm = await processor.readWatermark(topic, partition);
+    if (st.resynced(lineage, wm)) control.seek(topic, partition, nextOffset(wm));
   }
 
   // A Redis reconnect dropped every cache: every partition re-reads its wm before its next batch.
   processor.onReset(() => {
-    for (const st of states.values()) {
-      st.lineage++;
-      st.position = undefined;
-    }
+    for (const st of states.values()) st.invalidate();
   });
 
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
@@ -174,11 +142,7 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
     // already includes them.
     const drained = Promise.all([...states.values()].map((st) => st.tail));
     states.clear();
-    liveLag.clear();
-    if (backfillPaused) {
-      consumer.resume([{ topic: config.backfillTopic }]);
-      backfillPaused = false;
-    }
+    if (throttle.reset() === 'resume') control.resume(config.backfillTopic);
     logger.info({ assignment: payload.memberAssignment }, 'joined the consumer group');
     for (const [topic, partitions] of Object.entries(payload.memberAssignment)) {
       for (const partition of partitions) {
@@ -207,16 +171,12 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
 
   function steerBackfill(topic: string, partition: number, lag: number): void {
     if (topic !== config.topic) return;
-    liveLag.set(partition, lag);
-    let total = 0;
-    for (const l of liveLag.values()) total += l;
-    if (!backfillPaused && total > settings.backfillPauseLag) {
-      consumer.pause([{ topic: config.backfillTopic }]);
-      backfillPaused = true;
+    const { action, total } = throttle.observe(partition, lag);
+    if (action === 'pause') {
+      control.pause(config.backfillTopic);
       logger.info({ liveLag: total }, 'live traffic is behind: backfill paused');
-    } else if (backfillPaused && total < settings.backfillResumeLag) {
-      consumer.resume([{ topic: config.backfillTopic }]);
-      backfillPaused = false;
+    } else if (action === 'resume') {
+      control.resume(config.backfillTopic);
       logger.info({ liveLag: total }, 'live traffic caught up: backfill resumed');
     }
   }
@@ -226,7 +186,7 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
     st: PartitionState,
     lineage: number,
     prepared: PreparedBatch,
-    expectedWm: number,
+    expectedWm: Offset,
     highWatermark: number,
     endTimer: () => void,
   ): Promise<void> {
@@ -266,10 +226,7 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
       metrics.resyncs.inc({ cause: 'error' });
       logger.error({ err, topic, partition }, 'commit failed: will retry from the watermark');
       await sleep(settings.retryBackoffMs);
-      await resync(topic, partition, st).catch(() => {
-        st.lineage++;
-        st.position = undefined;
-      });
+      await resync(topic, partition, st).catch(() => st.invalidate());
     }
   }
 
@@ -283,39 +240,34 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
       // A rebuild switched generations: the reset marks every partition unknown, so this one (and
       // each other one with its next batch) re-reads its wm in the new generation and seeks there.
       if (await processor.generationSwitched()) metrics.resyncs.inc({ cause: 'generation' });
-      if (st.position === undefined) {
-        metrics.resyncs.inc({ cause: 'unknown-wm' });
+      if (st.position !== undefined && isStale()) return; // a seek is pending: fetched from the old position
+      const lastOffset = Number(batch.lastOffset());
+      const verdict = st.check(Number(batch.firstOffset() ?? batch.lastOffset()), lastOffset);
+      if (verdict.action === 'resync') {
+        metrics.resyncs.inc({ cause: verdict.cause });
+        if (verdict.cause === 'position') {
+          logger.warn(
+            { topic, partition, position: st.position },
+            'fetched past the watermark: seeking back',
+          );
+        }
         await resync(topic, partition, st);
         return;
       }
-      if (isStale()) return; // a seek is pending: this batch was fetched from the old position
-      const position = st.position;
-      // First offset served (control records included): position + 1 unless the fetch started elsewhere.
-      const fetched = Number(batch.firstOffset() ?? batch.lastOffset());
-      if (fetched > position + 1) {
-        if (st.soughtTo !== position + 1) {
-          metrics.resyncs.inc({ cause: 'position' });
-          logger.warn({ topic, partition, fetched, position }, 'fetched past the watermark: seeking back');
-          await resync(topic, partition, st);
-          return;
-        }
-        logger.warn(
-          { topic, partition, fetched, wm: position },
-          'Kafka no longer holds offsets after the watermark',
-        );
-      }
-      st.soughtTo = undefined;
-      const lastOffset = Number(batch.lastOffset());
-      if (lastOffset <= position) {
+      if (verdict.action === 'ignore') {
         resolveOffset(batch.lastOffset());
         return;
+      }
+      const wm = verdict.wm;
+      if (verdict.gap) {
+        logger.warn({ topic, partition, wm }, 'Kafka no longer holds offsets after the watermark');
       }
 
       const lineage = st.lineage;
       const endTimer = metrics.batchApplySeconds.startTimer();
       const prepared = await processor.prepare(
         { topic, partition, messages: batch.messages, lastOffset },
-        position,
+        wm,
       );
       if (st.lineage !== lineage || stopping) return; // a commit failed meanwhile, or we are stopping
       if (prepared.status === 'conflict') {
@@ -323,13 +275,11 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
         await resync(topic, partition, st);
         return;
       }
-      st.position = lastOffset;
+      st.queued(lineage, lastOffset);
       resolveOffset(batch.lastOffset());
       const previous = st.tail;
       const highWatermark = Number(batch.highWatermark);
-      st.tail = track(
-        previous.then(() => commitInTurn(st, lineage, prepared, position, highWatermark, endTimer)),
-      );
+      st.tail = track(previous.then(() => commitInTurn(st, lineage, prepared, wm, highWatermark, endTimer)));
       // Return (and let kafkajs fetch the next batch) once the previous commit is done: one commit
       // in flight per partition while the next batch is fetched and prepared.
       await previous;
@@ -341,8 +291,7 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
       // batch again; the position is re-read first.
       metrics.resyncs.inc({ cause: 'error' });
       logger.error({ err, topic, partition }, 'batch failed: will retry');
-      st.lineage++;
-      st.position = undefined;
+      st.invalidate();
       await sleep(settings.retryBackoffMs);
       await heartbeat().catch(() => undefined);
     }

@@ -80,14 +80,14 @@ describe('a record processed again after a crash', () => {
 
     // First delivery: dead-lettered; the worker dies before the watermark moves.
     const first = processor(clock, retention);
-    const prepared = await first.p.prepare(batch, -1);
+    const prepared = await first.p.prepare(batch, null);
     expect(prepared.status).toBe('prepared');
     expect(first.dead.map((d) => d.reason)).toEqual(['future_time']);
 
     // Redelivered one minute later to a new worker: the same verdict, nothing counted.
     clock.now = received + MIN;
     const second = processor(clock, retention);
-    const result = await second.p.process(batch, -1);
+    const result = await second.p.process(batch, null);
     expect(result).toMatchObject({ status: 'applied', applied: 0, deadLettered: 1 });
     expect(second.dead.map((d) => d.reason)).toEqual(['future_time']);
     expect(await total('api_future')).toBe(0);
@@ -109,7 +109,7 @@ describe('a record processed again after a crash', () => {
 
     // First delivery: counted (the API's offset moved); the watermark is lost with the crash.
     const first = processor(clock, retention);
-    expect(await first.p.process(batch, -1)).toMatchObject({ status: 'applied', applied: 1 });
+    expect(await first.p.process(batch, null)).toMatchObject({ status: 'applied', applied: 1 });
     await redis.hdel(watermarkKey({ prefix: t.keyPrefix, generation: 1 }), 'verdict-expired/0');
     expect(first.dead).toEqual([]);
     expect(await total('api_expired')).toBe(1);
@@ -118,7 +118,7 @@ describe('a record processed again after a crash', () => {
     clock.now = start + 80 * DAY_MS;
     expect(hourOf(time)).toBeLessThan(hourOf(clock.now - 40 * DAY_MS));
     const second = processor(clock, retention);
-    const result = await second.p.process(batch, -1);
+    const result = await second.p.process(batch, null);
     expect(second.dead.map((d) => d.reason)).toEqual([]);
     expect(result).toMatchObject({ status: 'applied', applied: 0, skipped: 1, deadLettered: 0 });
   });

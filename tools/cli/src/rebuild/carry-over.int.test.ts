@@ -48,7 +48,12 @@ const messages = (events: readonly VerificationEvent[], first: number): BatchMes
     value: Buffer.from(JSON.stringify(e)),
   }));
 
-async function apply(p: BatchProcessor, events: readonly VerificationEvent[], first: number, wm: number) {
+async function apply(
+  p: BatchProcessor,
+  events: readonly VerificationEvent[],
+  first: number,
+  wm: number | null,
+) {
   const outcome = await p.process(
     { topic: TOPIC, partition: 0, messages: messages(events, first), lastOffset: first + events.length - 1 },
     wm,
@@ -103,7 +108,7 @@ describe('rebuild --since building blocks', () => {
     // The live compactor has compacted g1 up to the boundary: old events go to the rollups only
     // (an hour not compacted yet would wait in its hour bucket: docs/rollups.md "Retention").
     for (const a of apis) await redis.set(apiKeys(g1, a).compactedThrough, String(boundary.hour - 1));
-    await apply(live, batch1, 0, -1);
+    await apply(live, batch1, 0, null);
     // g1 is partly sealed (docs/store-v2.md): sections are carried as well as deltas.
     const sealed = await sealApi(redis, g1, apis[0]!, boundary.hour - 1, { now, retention });
     expect(sealed.sealed).toBeGreaterThan(0);

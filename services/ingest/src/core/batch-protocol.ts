@@ -1,0 +1,287 @@
+/**
+ * The exactly-once write protocol of docs/design.md for one partition batch, over the StorePort
+ * (Redis in production, a fake in unit tests), in two steps so that the worker can overlap them
+ * across batches:
+ *
+ *   prepare(batch, wm)   classify (decode, validate, skip, defer), dead-letter (awaited), register
+ *                        new APIs, load the progress and codes it lacks, pre-aggregate. Skips what
+ *                        the store already holds (offsets <= wm, and per API <= off[api]).
+ *   commit(prepared, wm) one apply per API (pipelined, CAS on off/cmp/dictionaries), then the wm
+ *                        CAS. Says `applied`, or `conflict`: the partition must be re-synchronized
+ *                        from the store (another worker owns it, or Redis lost writes).
+ *
+ * Commits of one partition must run one after the other, each with the wm the previous one set.
+ * The decisions are pure functions (classify.ts, plan.ts); this class holds the caches and does
+ * the round trips.
+ *
+ * Caches (each only saves round trips; every one is checked by a CAS in the store):
+ *   owners  apiId -> workspace                      (registration; immutable once set)
+ *   offs    "<topic>/<partition>" -> apiId -> off    (dropped per partition on any doubt)
+ *   cmps    apiId -> last compacted hour             (refreshed when the cmp CAS fails)
+ *   codes   apiId -> dictionary -> value -> code     (CodeCache)
+ * All are dropped when the store resets (`epoch`): a Redis that restarted may have lost its last
+ * second, and a code cached from it may have been given to another value since.
+ */
+import type { Logger } from '@va/runtime';
+import { partitionField, type KeySpace } from '@va/store';
+import type { Retention } from '@va/core';
+import type { DeadLetter } from '../dead-letter';
+import { decodeContext, type ValidEvent } from '../decode';
+import { classifyBatch, classifyDeferred, countEvent, unknownsOf, type ApiView } from './classify';
+import { CodeCache } from './code-cache';
+import { planApplies, prepareApis, readOutcomes, reexpand } from './plan';
+import type { StorePort } from './ports';
+import {
+  conflict,
+  type Applied,
+  type Conflict,
+  type Offset,
+  type PartitionBatch,
+  type PreparedApi,
+  type PreparedBatch,
+} from './types';
+
+export interface BatchProtocolDeps {
+  store: StorePort;
+  prefix: string;
+  retention: Retention;
+  clock: () => number;
+  /** Produces the records to the DLQ; resolves once the broker acknowledged them. */
+  deadLetter: (records: DeadLetter[]) => Promise<void>;
+  logger?: Logger;
+  /**
+   * Rebuild (docs/rebuild.md): always write into this generation, whatever `<p>:gen` says, and
+   * never follow a switch. Unset (the live worker): the current generation.
+   */
+  generation?: number;
+  /** Rebuild --since: valid events to leave out because the old generation's copy carried them. */
+  skipEvent?: (event: ValidEvent, field: string, offset: number) => boolean;
+  /**
+   * Distinct tuples of one API in one store call, at most: cuts a batch into slices (classify.ts
+   * Slice) to bound the time one applyApiBatch blocks Redis. Unset: one slice per batch. Measured on
+   * a history-shaped replay (docs/design.md): 800 tuples per call raised Redis commands per event
+   * from 3.7 to 6.5 (every slice repeats ZADD/SADD per bucket and merges less), so the worker does not
+   * set it until batches are also merged into larger windows.
+   */
+  maxTuplesPerCall?: number;
+}
+
+/** The compactor moves cmp about once an hour: a few retries settle any race with it. */
+const CMP_RETRIES = 5;
+
+export class BatchProtocol {
+  private epoch = 0;
+  private space: KeySpace | undefined;
+  private spaceEpoch = -1;
+  private owners = new Map<string, string>();
+  private offs = new Map<string, Map<string, Offset>>();
+  private cmps = new Map<string, Offset>();
+  private readonly codes = new CodeCache();
+  private readonly resetListeners: (() => void)[] = [];
+  private readonly store: StorePort;
+
+  constructor(private readonly deps: BatchProtocolDeps) {
+    this.store = deps.store;
+    this.store.onReset(() => this.reset('redis connection closed'));
+  }
+
+  /** Called after every reset: the worker then re-reads every partition's wm. */
+  onReset(listener: () => void): void {
+    this.resetListeners.push(listener);
+  }
+
+  /** Forget everything learned from the store. */
+  reset(why: string): void {
+    this.epoch++;
+    this.owners = new Map();
+    this.offs = new Map();
+    this.cmps = new Map();
+    this.codes.clear();
+    this.deps.logger?.warn({ why, epoch: this.epoch }, 'ingest caches dropped');
+    for (const listener of this.resetListeners) listener();
+  }
+
+  /** Forget the per-API offsets of one partition (before re-reading its wm). */
+  forgetPartition(topic: string, partition: number): void {
+    this.offs.delete(partitionField(topic, partition));
+  }
+
+  /** The key space of the current generation (read once per store epoch). */
+  async keySpace(): Promise<KeySpace> {
+    if (this.space === undefined || this.spaceEpoch !== this.epoch) {
+      const epoch = this.epoch;
+      const generation = this.deps.generation ?? (await this.store.readGeneration());
+      this.space = { prefix: this.deps.prefix, generation };
+      this.spaceEpoch = epoch;
+      this.codes.clear();
+    }
+    return this.space;
+  }
+
+  /** The partition's wm as the store holds it (null = none). */
+  async readWatermark(topic: string, partition: number): Promise<Offset> {
+    return this.store.readWatermark(await this.keySpace(), topic, partition);
+  }
+
+  /**
+   * True when `<p>:gen` moved away from the generation being written (a rebuild switched): every
+   * cache is dropped then (reset), so that each partition re-reads its wm in the new generation
+   * and resumes from there. One GET; never true with a fixed generation.
+   */
+  async generationSwitched(): Promise<boolean> {
+    if (this.deps.generation !== undefined || this.space === undefined) return false;
+    if (this.spaceEpoch !== this.epoch) return false; // already reset: keySpace() reads it again
+    const current = await this.store.readGeneration();
+    if (current === this.space.generation || this.spaceEpoch !== this.epoch) return false;
+    this.reset(`generation switched from ${this.space.generation} to ${current}`);
+    return true;
+  }
+
+  async prepare(batch: PartitionBatch, wm: Offset): Promise<PreparedBatch | Conflict> {
+    const { retention } = this.deps;
+    const epoch = this.epoch;
+    const space = await this.keySpace();
+    const now = this.deps.clock();
+    const field = partitionField(batch.topic, batch.partition);
+    const offs = this.offsetsOf(field);
+    const ctx = decodeContext(now, retention);
+    this.codes.makeRoom(); // here, not mid-batch: codes looked up below stay valid until counted
+    const viewOf = (apiId: string): ApiView => ({
+      owner: this.owners.get(apiId),
+      off: offs.get(apiId),
+      cmp: this.cmps.get(apiId),
+      codes: this.codes.codesOf(apiId),
+    });
+    const skipEvent = this.deps.skipEvent;
+
+    // 1. Classify with what is cached: the common case is counted at once.
+    const first = classifyBatch(
+      batch,
+      wm,
+      ctx,
+      viewOf,
+      skipEvent && ((e, offset) => skipEvent(e, field, offset)),
+      this.deps.maxTuplesPerCall,
+    );
+    const dead = first.dead;
+    let skipped = first.skipped;
+
+    // 2. The deferred events: registration of new APIs (first workspace wins) and the progress
+    //    (off, cmp) of APIs not cached, in one round trip; then the missing codes.
+    if (first.deferred.length > 0) {
+      const { unregistered, unknownProgress } = unknownsOf(first.deferred, viewOf);
+      const [owners, progress] = await Promise.all([
+        this.store.registerApis(unregistered),
+        this.store.readProgress(space, field, unknownProgress),
+      ]);
+      if (this.epoch !== epoch) return conflict('redis-reset', 'while reading progress');
+      unregistered.forEach(({ apiId }, n) => this.owners.set(apiId, owners[n]!));
+      unknownProgress.forEach((apiId, n) => {
+        // A concurrent batch of another partition never touches this partition's offsets, so
+        // what was just read is the truth; cmp may be newer than the cache: keep the newest read.
+        offs.set(apiId, progress.off[n]!);
+        this.cmps.set(apiId, progress.cmp[n]!);
+      });
+
+      const second = classifyDeferred(batch, first.deferred, ctx, viewOf);
+      dead.push(...second.dead);
+      skipped += second.skipped;
+      if (second.missing.size > 0) {
+        const assigned = await this.store.assignCodes(space, second.missing);
+        if (this.epoch !== epoch) return conflict('redis-reset', 'while assigning codes');
+        this.codes.add(assigned);
+      }
+      for (const { event, slice } of second.countable) {
+        countEvent(first.slices[slice]!.counters.get(event.apiId)!, event, this.codes.codesOf(event.apiId));
+      }
+    }
+
+    // 3. Dead letters before anything of the batch is applied (awaited).
+    if (dead.length > 0) await this.deps.deadLetter(dead);
+
+    // 4. Increments per API.
+    const cmpOf = (apiId: string) => this.cmps.get(apiId)!;
+    const slices = first.slices.map((sl) => ({
+      lastOffset: sl.lastOffset,
+      apis: prepareApis(sl.counters, cmpOf, now, retention),
+    }));
+    return {
+      status: 'prepared',
+      topic: batch.topic,
+      partition: batch.partition,
+      field,
+      lastOffset: batch.lastOffset,
+      epoch,
+      space,
+      now,
+      slices: slices.filter((sl) => sl.apis.length > 0),
+      skipped,
+      deadLettered: dead.length,
+    };
+  }
+
+  async commit(p: PreparedBatch, wm: Offset): Promise<Applied | Conflict> {
+    let applied = 0;
+    for (const slice of p.slices) {
+      const result = await this.commitSlice(p, slice.apis, slice.lastOffset);
+      if (typeof result !== 'number') return result;
+      applied += result;
+    }
+
+    if (this.epoch !== p.epoch) return conflict('redis-reset', 'before the watermark');
+    const moved = await this.store.advanceWatermark(p.space, p.topic, p.partition, wm, p.lastOffset);
+    if (!moved.ok) {
+      this.forgetPartition(p.topic, p.partition);
+      return conflict('wm', `wm is ${String(moved.actual)}, expected ${String(wm)}`);
+    }
+    return { status: 'applied', applied, skipped: p.skipped, deadLettered: p.deadLettered };
+  }
+
+  /** One slice: one apply per API (retried on a moved cmp); the events counted, or the conflict. */
+  private async commitSlice(
+    p: PreparedBatch,
+    apis: PreparedApi[],
+    lastOffset: number,
+  ): Promise<number | Conflict> {
+    const offs = this.offsetsOf(p.field);
+    let applied = 0;
+    let pending = apis;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > CMP_RETRIES) {
+        return conflict('cmp-retries', `cmp kept moving for ${pending.map((a) => a.apiId).join(',')}`);
+      }
+      if (this.epoch !== p.epoch) return conflict('redis-reset', 'before applying');
+      const applies = planApplies(pending, (apiId) => offs.get(apiId), p.field, lastOffset);
+      if (!Array.isArray(applies)) return applies;
+      const round = readOutcomes(applies, pending, await this.store.apply(p.space, applies));
+      for (const apiId of round.done) offs.set(apiId, lastOffset);
+      applied += round.events;
+      if (round.failed) {
+        if (round.failed.cause === 'dict') this.reset('a dictionary is shorter than its cached codes');
+        else this.forgetPartition(p.topic, p.partition);
+        return round.failed;
+      }
+      // The compactor moved on: split the hours again with the new cmp.
+      pending = round.retry.map(({ api, cmp }) => {
+        this.cmps.set(api.apiId, cmp);
+        return reexpand(api, cmp, p.now, this.deps.retention);
+      });
+    }
+    return applied;
+  }
+
+  /** prepare + commit, for callers without pipelining (tests, seeding). */
+  async process(batch: PartitionBatch, wm: Offset): Promise<Applied | Conflict> {
+    const prepared = await this.prepare(batch, wm);
+    return prepared.status === 'prepared' ? this.commit(prepared, wm) : prepared;
+  }
+
+  private offsetsOf(field: string): Map<string, Offset> {
+    let offs = this.offs.get(field);
+    if (!offs) {
+      offs = new Map();
+      this.offs.set(field, offs);
+    }
+    return offs;
+  }
+}

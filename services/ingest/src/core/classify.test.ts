@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { DAY_MS } from '@va/core';
+import { decodeContext } from '../decode';
+import { classifyBatch, classifyDeferred, type ApiView } from './classify';
+import type { BatchMessage, PartitionBatch } from './types';
+
+const NOW = Date.UTC(2026, 10, 20, 12, 0);
+const RETENTION = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 400 * DAY_MS };
+const ctx = decodeContext(NOW, RETENTION);
+
+function message(offset: number, apiId: string, extra: Record<string, unknown> = {}): BatchMessage {
+  const event = {
+    requestId: `r${offset}`,
+    time: NOW - 60_000,
+    workspaceId: 'ws',
+    apiId,
+    keyId: 'k1',
+    outcome: 'VALID',
+    ...extra,
+  };
+  return {
+    offset: String(offset),
+    key: null,
+    value: Buffer.from(JSON.stringify(event)),
+    timestamp: String(NOW),
+  };
+}
+
+const batchOf = (messages: BatchMessage[]): PartitionBatch => ({
+  topic: 't',
+  partition: 0,
+  messages,
+  lastOffset: Number(messages[messages.length - 1]!.offset),
+});
+
+const known = (
+  off: number | null,
+  codes: Partial<Record<'k' | 's', string[]>> = { k: ['k1'], s: [''] },
+): ApiView => ({
+  owner: 'ws',
+  off,
+  cmp: null,
+  codes: {
+    k: new Map((codes.k ?? []).map((v, n) => [v, n])),
+    i: new Map(),
+    s: new Map((codes.s ?? []).map((v, n) => [v, n])),
+  },
+});
+
+describe('classifyBatch', () => {
+  it('gives each message one verdict: count, skip, defer or dead-letter', () => {
+    const views: Record<string, ApiView> = {
+      a: known(1), // offsets <= 1 of a are applied
+      b: known(null, { k: [], s: [''] }), // k1 has no code yet
+      c: { owner: undefined, off: undefined, cmp: undefined, codes: known(null).codes },
+      d: known(null),
+    };
+    const b = batchOf([
+      message(0, 'a'), // <= wm: left out
+      message(1, 'a'), // <= off[a]: skip
+      message(2, 'a'), // count
+      message(3, 'b'), // defer (code)
+      message(4, 'c'), // defer (progress)
+      { offset: '5', key: null, value: Buffer.from('{'), timestamp: String(NOW) }, // not_json
+      message(6, 'd', { workspaceId: 'other' }), // workspace_mismatch
+      message(7, 'd', { time: NOW - 2000 * DAY_MS }), // expired
+    ]);
+    const out = classifyBatch(b, 0, ctx, (api) => views[api]!);
+    expect(out.skipped).toBe(1);
+    expect(out.slices[0]!.counters.get('a')!.events).toBe(1);
+    expect(out.deferred.map((d) => d.offset)).toEqual([3, 4]);
+    expect(out.dead.map((d) => [d.offset, d.reason])).toEqual([
+      ['5', 'not_json'],
+      ['6', 'workspace_mismatch'],
+      ['7', 'expired'],
+    ]);
+  });
+
+  it('the offset check comes before the expiry check: a counted record is skipped however old', () => {
+    const late = decodeContext(NOW + 3000 * DAY_MS, RETENTION);
+    const out = classifyBatch(batchOf([message(5, 'a')]), null, late, () => known(5));
+    expect(out.skipped).toBe(1);
+    expect(out.dead).toEqual([]);
+  });
+
+  it('deferred events are judged again with the progress read, and list the codes they lack', () => {
+    const views: Record<string, ApiView> = {
+      c: { owner: undefined, off: undefined, cmp: undefined, codes: known(null).codes },
+    };
+    const first = classifyBatch(
+      batchOf([message(3, 'c'), message(4, 'c', { keyId: 'k2' })]),
+      null,
+      ctx,
+      (a) => views[a]!,
+    );
+    views.c = known(3);
+    const second = classifyDeferred({ topic: 't', partition: 0 }, first.deferred, ctx, (a) => views[a]!);
+    expect(second.skipped).toBe(1);
+    expect(second.countable.map((d) => d.offset)).toEqual([4]);
+    expect([...second.missing.get('c')!.k]).toEqual(['k2']);
+  });
+
+  it('cuts the batch into contiguous slices of at most maxTuplesPerSlice tuples per API', () => {
+    const views: Record<string, ApiView> = {
+      a: known(null, { k: ['k0', 'k1', 'k2'], s: [''] }),
+      c: { owner: undefined, off: undefined, cmp: undefined, codes: known(null).codes },
+    };
+    const msgs = [0, 1, 2, 3, 4, 5].map((n) => message(n, n === 3 ? 'c' : 'a', { keyId: `k${n % 3}` }));
+    const out = classifyBatch({ ...batchOf(msgs), lastOffset: 9 }, null, ctx, (a) => views[a]!, undefined, 2);
+    expect(out.slices.map((sl) => sl.lastOffset)).toEqual([1, 4, 9]);
+    expect(out.slices.map((sl) => sl.counters.get('a')?.size ?? 0)).toEqual([2, 2, 1]);
+    expect(out.deferred.map((d) => [d.offset, d.slice])).toEqual([[3, 1]]);
+  });
+});

@@ -1,0 +1,227 @@
+/**
+ * Classifying a batch (pure): every message gets one verdict.
+ *
+ *   count        valid, new for its API, codes known: added to the API's TupleCounter
+ *   skip         Redis already holds it (offset <= wm, or <= off[api]; or rebuild --since)
+ *   defer        valid, but the worker does not know enough yet (API owner, off, cmp or a code):
+ *                judged again once the store answered (classifyDeferred)
+ *   dead-letter  malformed, expired, or naming another workspace than the API's owner
+ *
+ * One verdict per record, however often it is processed (a crash, a rebuild): "future" is judged
+ * against the record's Kafka timestamp, "expired" only after the per-API offset check (a record
+ * counted before is skipped on replay, whatever the clock says now).
+ */
+import { emptyMissing, TupleCounter, type ApiCodes, type MissingValues } from '@va/store';
+import type { DeadLetter } from '../dead-letter';
+import { decodeEvent, expiredDetail, isExpired, type DecodeContext, type ValidEvent } from '../decode';
+import { isCovered, type BatchMessage, type Offset, type PartitionBatch } from './types';
+
+/**
+ * What the worker knows of one API while it classifies; `undefined` = not known to this worker
+ * (ask the store), as opposed to `null` = known to be none.
+ */
+export interface ApiView {
+  owner: string | undefined;
+  off: Offset | undefined;
+  cmp: Offset | undefined;
+  codes: ApiCodes;
+}
+
+export type EventVerdict = 'count' | 'skip' | 'defer' | 'expired' | 'workspace_mismatch';
+
+/** The verdict of one valid event of offset `offset` (the order of the checks is the rule). */
+export function judgeEvent(e: ValidEvent, offset: number, api: ApiView, ctx: DecodeContext): EventVerdict {
+  if (api.owner === undefined || api.off === undefined || api.cmp === undefined) return 'defer';
+  if (isCovered(offset, api.off)) return 'skip';
+  if (isExpired(e, ctx)) return 'expired';
+  if (e.workspaceId !== api.owner) return 'workspace_mismatch';
+  const c = api.codes;
+  if (!c.k.has(e.keyId) || !c.s.has(e.tagSet) || (e.identity !== undefined && !c.i.has(e.identity)))
+    return 'defer';
+  return 'count';
+}
+
+/** Adds a countable event (judgeEvent said 'count') to its API's counter. */
+export function countEvent(counter: TupleCounter, e: ValidEvent, codes: ApiCodes): void {
+  const i = e.identity === undefined ? -1 : codes.i.get(e.identity)!;
+  counter.add(e.hour, codes.k.get(e.keyId)!, i, codes.s.get(e.tagSet)!, e.o);
+}
+
+export interface Deferred {
+  event: ValidEvent;
+  offset: number;
+  message: BatchMessage;
+  /** The slice it belongs to (index into Classified.slices). */
+  slice: number;
+}
+
+/**
+ * A contiguous offset range of the batch whose writes are one store call per API. A batch is cut
+ * into slices so that no call blocks Redis for long (a history batch spans thousands of hours and
+ * merges little); each slice moves off[api] to its own last offset, so the per-API CAS chain keeps
+ * every slice exactly once, and the wm moves once after the last one.
+ */
+export interface Slice {
+  /** Per API seen with a valid event: its counter (possibly empty). */
+  counters: Map<string, TupleCounter>;
+  /** The offset the slice's applies set off[api] to (the batch's lastOffset for the last slice). */
+  lastOffset: number;
+}
+
+export interface Classified {
+  slices: Slice[];
+  deferred: Deferred[];
+  dead: DeadLetter[];
+  skipped: number;
+}
+
+export function deadLetterOf(
+  batch: { topic: string; partition: number },
+  m: BatchMessage,
+  reason: DeadLetter['reason'],
+  detail: string,
+): DeadLetter {
+  return {
+    topic: batch.topic,
+    partition: batch.partition,
+    offset: m.offset,
+    key: m.key,
+    value: m.value,
+    headers: m.headers,
+    reason,
+    detail,
+  };
+}
+
+const mismatchDetail = (apiId: string) => `API ${apiId} belongs to another workspace`;
+
+/**
+ * First pass over a batch: messages at or below `wm` are left out, the rest decoded and judged
+ * with what `viewOf` knows. `skipEvent`: rebuild --since (valid events the old generation carried).
+ * A new slice starts after a message once an API has `maxTuplesPerSlice` distinct tuples (deferred
+ * events counted as one each) in the current one.
+ */
+export function classifyBatch(
+  batch: PartitionBatch,
+  wm: Offset,
+  ctx: DecodeContext,
+  viewOf: (apiId: string) => ApiView,
+  skipEvent?: (event: ValidEvent, offset: number) => boolean,
+  maxTuplesPerSlice = Infinity,
+): Classified {
+  let slice: Slice = { counters: new Map(), lastOffset: batch.lastOffset };
+  const out: Classified = { slices: [slice], deferred: [], dead: [], skipped: 0 };
+  const deferredInSlice = new Map<string, number>();
+  let full = false;
+  for (const m of batch.messages) {
+    const offset = Number(m.offset);
+    if (isCovered(offset, wm)) continue;
+    if (full) {
+      slice.lastOffset = offset - 1;
+      slice = { counters: new Map(), lastOffset: batch.lastOffset };
+      out.slices.push(slice);
+      deferredInSlice.clear();
+      full = false;
+    }
+    const e = decodeEvent(m.value, ctx, { receivedAt: Number(m.timestamp), checkExpiry: false });
+    if (!e.ok) {
+      out.dead.push(deadLetterOf(batch, m, e.reason, e.detail));
+      continue;
+    }
+    if (skipEvent?.(e, offset)) {
+      out.skipped++;
+      continue;
+    }
+    let counter = slice.counters.get(e.apiId);
+    if (!counter) slice.counters.set(e.apiId, (counter = new TupleCounter()));
+    const view = viewOf(e.apiId);
+    switch (judgeEvent(e, offset, view, ctx)) {
+      case 'count':
+        countEvent(counter, e, view.codes);
+        if (counter.size + (deferredInSlice.get(e.apiId) ?? 0) >= maxTuplesPerSlice) full = true;
+        break;
+      case 'skip':
+        out.skipped++;
+        break;
+      case 'defer': {
+        out.deferred.push({ event: e, offset, message: m, slice: out.slices.length - 1 });
+        const n = (deferredInSlice.get(e.apiId) ?? 0) + 1;
+        deferredInSlice.set(e.apiId, n);
+        if (counter.size + n >= maxTuplesPerSlice) full = true;
+        break;
+      }
+      case 'expired':
+        out.dead.push(deadLetterOf(batch, m, 'expired', expiredDetail(e.time)));
+        break;
+      case 'workspace_mismatch':
+        out.dead.push(deadLetterOf(batch, m, 'workspace_mismatch', mismatchDetail(e.apiId)));
+        break;
+    }
+  }
+  return out;
+}
+
+/** What the deferred events lack of the store: registration and progress, per API. */
+export function unknownsOf(
+  deferred: readonly Deferred[],
+  viewOf: (apiId: string) => ApiView,
+): { unregistered: { apiId: string; workspaceId: string }[]; unknownProgress: string[] } {
+  const unregistered: { apiId: string; workspaceId: string }[] = [];
+  const unknownProgress: string[] = [];
+  const seen = new Set<string>();
+  for (const { event } of deferred) {
+    if (seen.has(event.apiId)) continue;
+    seen.add(event.apiId);
+    const v = viewOf(event.apiId);
+    if (v.owner === undefined) unregistered.push({ apiId: event.apiId, workspaceId: event.workspaceId });
+    if (v.off === undefined || v.cmp === undefined) unknownProgress.push(event.apiId);
+  }
+  return { unregistered, unknownProgress };
+}
+
+export interface DeferredVerdicts {
+  /** Events to count once their missing codes are assigned. */
+  countable: Deferred[];
+  /** Values without a code, per API. */
+  missing: Map<string, MissingValues>;
+  dead: DeadLetter[];
+  skipped: number;
+}
+
+/**
+ * Second pass over the deferred events, once owner, off and cmp of their APIs are known: each is
+ * skipped, dead-lettered, or countable (possibly after codes are assigned to its missing values).
+ */
+export function classifyDeferred(
+  batch: { topic: string; partition: number },
+  deferred: readonly Deferred[],
+  ctx: DecodeContext,
+  viewOf: (apiId: string) => ApiView,
+): DeferredVerdicts {
+  const out: DeferredVerdicts = { countable: [], missing: new Map(), dead: [], skipped: 0 };
+  for (const d of deferred) {
+    const e = d.event;
+    const view = viewOf(e.apiId);
+    const verdict = judgeEvent(e, d.offset, view, ctx);
+    if (verdict === 'skip') out.skipped++;
+    else if (verdict === 'expired')
+      out.dead.push(deadLetterOf(batch, d.message, 'expired', expiredDetail(e.time)));
+    else if (verdict === 'workspace_mismatch')
+      out.dead.push(deadLetterOf(batch, d.message, 'workspace_mismatch', mismatchDetail(e.apiId)));
+    else if (view.owner === undefined || view.off === undefined || view.cmp === undefined)
+      throw new Error(`classifyDeferred: progress of ${e.apiId} still unknown`);
+    else {
+      out.countable.push(d);
+      if (verdict === 'defer') addMissing(out.missing, e, view.codes);
+    }
+  }
+  return out;
+}
+
+function addMissing(missing: Map<string, MissingValues>, e: ValidEvent, codes: ApiCodes): void {
+  let miss = missing.get(e.apiId);
+  if (!codes.k.has(e.keyId)) (miss ??= emptyMissing()).k.add(e.keyId);
+  if (!codes.s.has(e.tagSet)) (miss ??= emptyMissing()).s.add(e.tagSet);
+  if (e.identity !== undefined && !codes.i.has(e.identity)) (miss ??= emptyMissing()).i.add(e.identity);
+  if (miss) missing.set(e.apiId, miss);
+}

@@ -1,0 +1,99 @@
+/**
+ * Planning the writes of a batch (pure): per API, the pre-aggregated increments (expand), the
+ * CAS-checked apply, and what each apply's outcome means for the next step.
+ */
+import { expand, type TupleCounter } from '@va/store';
+import type { Retention } from '@va/core';
+import type { ApplyOutcome, PlannedApply } from './ports';
+import { conflict, toWire, type Conflict, type Offset, type PreparedApi } from './types';
+
+/** Expands every non-empty counter with its API's cmp (the hour/rollup split). */
+export function prepareApis(
+  counters: ReadonlyMap<string, TupleCounter>,
+  cmpOf: (apiId: string) => Offset,
+  now: number,
+  retention: Retention,
+): PreparedApi[] {
+  const out: PreparedApi[] = [];
+  for (const [apiId, counter] of counters) {
+    if (counter.size === 0) continue;
+    const cmp = cmpOf(apiId);
+    out.push({ apiId, counter, cmp, increments: expand(counter, { now, retention, cmp: toWire(cmp) }) });
+  }
+  return out;
+}
+
+/** The same counts split again with another cmp (the compactor moved on). */
+export function reexpand(api: PreparedApi, cmp: Offset, now: number, retention: Retention): PreparedApi {
+  return { ...api, cmp, increments: expand(api.counter, { now, retention, cmp: toWire(cmp) }) };
+}
+
+/** One apply per API; a conflict when the believed off of an API is unknown (forgotten meanwhile). */
+export function planApplies(
+  apis: readonly PreparedApi[],
+  offOf: (apiId: string) => Offset | undefined,
+  offsetField: string,
+  lastOffset: number,
+): PlannedApply[] | Conflict {
+  const out: PlannedApply[] = [];
+  for (const a of apis) {
+    const expectedOff = offOf(a.apiId);
+    if (expectedOff === undefined) return conflict('off', `${a.apiId}: progress forgotten meanwhile`);
+    out.push({
+      apiId: a.apiId,
+      increments: a.increments,
+      offsetField,
+      expectedOff,
+      newOff: lastOffset,
+      expectedCmp: a.cmp,
+    });
+  }
+  return out;
+}
+
+export interface ApplyRound {
+  /** APIs whose apply succeeded (off[api] is now the batch's last offset). */
+  done: string[];
+  /** Events counted by the successful applies. */
+  events: number;
+  /** APIs to apply again with the cmp Redis holds (the compactor moved on). */
+  retry: { api: PreparedApi; cmp: Offset }[];
+  /** The first off, sealed or dict failure: the batch stops; dict means cached codes are wrong. */
+  failed: Conflict | undefined;
+}
+
+/** What the outcomes of one round of applies mean (pure). */
+export function readOutcomes(
+  applies: readonly PlannedApply[],
+  apis: readonly PreparedApi[],
+  outcomes: readonly ApplyOutcome[],
+): ApplyRound {
+  const round: ApplyRound = { done: [], events: 0, retry: [], failed: undefined };
+  outcomes.forEach((outcome, n) => {
+    const a = apis[n]!;
+    if (outcome.status === 'ok') {
+      round.done.push(a.apiId);
+      round.events += a.increments.events;
+    } else if (outcome.status === 'cmp') {
+      round.retry.push({ api: a, cmp: outcome.actual });
+    } else if (outcome.status === 'sealed') {
+      // A rebuild is switching to a new generation: re-read the partition (and, once <p>:gen moved,
+      // the generation) and try again; nothing of this API was written.
+      round.failed ??= conflict(
+        'sealed',
+        `${a.apiId}: sealed, switching to generation ${outcome.generation}`,
+      );
+    } else if (outcome.status === 'off') {
+      round.failed ??= conflict(
+        'off',
+        `${a.apiId}: off is ${String(outcome.actual)}, expected ${String(applies[n]!.expectedOff)}`,
+      );
+    } else {
+      round.failed = conflict(
+        'dict',
+        `${a.apiId}: dictionary ${outcome.dict} has ${outcome.length} entries, fewer than used`,
+      );
+    }
+  });
+  return round;
+}

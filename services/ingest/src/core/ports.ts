@@ -1,0 +1,71 @@
+/**
+ * The narrow port between the ingest core and the store (Redis in production, an in-memory fake in
+ * unit tests). Stateless: every cache lives in the core. Offsets and cmp are `Offset` (null = none).
+ */
+import type { ApiCodes, ApiIncrements, KeySpace, MissingValues } from '@va/store';
+import type { Offset } from './types';
+
+export interface ApiClaim {
+  apiId: string;
+  workspaceId: string;
+}
+
+/** One API's write of one batch with its CAS (applyApiBatch). */
+export interface PlannedApply {
+  apiId: string;
+  increments: ApiIncrements;
+  /** "<topic>/<partition>" */
+  offsetField: string;
+  /** off[api] the core believes Redis holds. */
+  expectedOff: Offset;
+  /** off[api] after the call: the batch's last offset. */
+  newOff: number;
+  /** cmp the increments were split with. */
+  expectedCmp: Offset;
+}
+
+export type ApplyOutcome =
+  | { status: 'ok' }
+  | { status: 'off'; actual: Offset }
+  | { status: 'cmp'; actual: Offset }
+  | { status: 'dict'; dict: string; length: number }
+  /** A rebuild sealed the API in this generation (it is switching to `generation`): nothing written. */
+  | { status: 'sealed'; generation: number };
+
+export type WatermarkMove = { ok: true } | { ok: false; actual: Offset };
+
+export interface StorePort {
+  /** The current counter generation (`<p>:gen`). */
+  readGeneration(): Promise<number>;
+  /** Registers each API unless registered; returns each API's owning workspace, in order. */
+  registerApis(claims: readonly ApiClaim[]): Promise<string[]>;
+  /** off[api] of one partition and cmp, per API, in order. */
+  readProgress(
+    space: KeySpace,
+    offsetField: string,
+    apiIds: readonly string[],
+  ): Promise<{ off: Offset[]; cmp: Offset[] }>;
+  /** Assigns (or finds) a code for every missing value; returns the codes of those values. */
+  assignCodes(space: KeySpace, missing: ReadonlyMap<string, MissingValues>): Promise<Map<string, ApiCodes>>;
+  /** One atomic, CAS-checked write per API (pipelined); one outcome per apply, in order. */
+  apply(space: KeySpace, applies: readonly PlannedApply[]): Promise<ApplyOutcome[]>;
+  readWatermark(space: KeySpace, topic: string, partition: number): Promise<Offset>;
+  /** CAS of the partition watermark. */
+  advanceWatermark(
+    space: KeySpace,
+    topic: string,
+    partition: number,
+    expected: Offset,
+    next: number,
+  ): Promise<WatermarkMove>;
+  /** Called when the store may have lost what the core cached (a connection or cluster node lost). */
+  onReset(listener: () => void): void;
+}
+
+/** What the worker steers of its Kafka consumer. */
+export interface ConsumerControl {
+  /** Fetch the partition from `offset` on (the next batch). */
+  seek(topic: string, partition: number, offset: number): void;
+  pause(topic: string): void;
+  resume(topic: string): void;
+}

@@ -1,0 +1,93 @@
+/**
+ * The shapes the ingest core works on (no I/O). "None" is `null` everywhere in TypeScript: no
+ * message applied yet (wm, off) or no hour compacted yet (cmp). The Lua scripts' wire encoding of
+ * none ("-1") is converted in one place only: fromWire/toWire below.
+ */
+import type { IHeaders } from 'kafkajs';
+import type { ApiIncrements, KeySpace, TupleCounter } from '@va/store';
+
+/** A Kafka offset (or an hour index: cmp), or null for "none". */
+export type Offset = number | null;
+
+/**
+ * The store's encoding of none (-1: the Lua scripts' wire format, and @va/store's functions) to
+ * and from `null`. The only place that knows it; used by adapters/redis-store.ts at the port.
+ */
+export const fromWire = (n: number): Offset => (n === -1 ? null : n);
+export const toWire = (o: Offset): number => (o === null ? -1 : o);
+
+/** True when `offset` is covered by `mark` (a wm or an off): Redis already holds it. */
+export const isCovered = (offset: number, mark: Offset): boolean => mark !== null && offset <= mark;
+
+/** The first offset after `mark` (0 when none). */
+export const nextOffset = (mark: Offset): number => (mark === null ? 0 : mark + 1);
+
+export interface BatchMessage {
+  offset: string;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers?: IHeaders;
+  /** Kafka's timestamp of the record (unix ms as a string, as kafkajs gives it). */
+  timestamp?: string;
+}
+
+export interface PartitionBatch {
+  topic: string;
+  partition: number;
+  /** In offset order; those at or below the believed wm are skipped. */
+  messages: readonly BatchMessage[];
+  /** The batch's last offset (may exceed the last message's: control records). */
+  lastOffset: number;
+}
+
+export type ConflictCause = 'off' | 'dict' | 'wm' | 'redis-reset' | 'cmp-retries' | 'sealed';
+
+export interface Conflict {
+  status: 'conflict';
+  cause: ConflictCause;
+  detail: string;
+}
+
+export const conflict = (cause: ConflictCause, detail: string): Conflict => ({
+  status: 'conflict',
+  cause,
+  detail,
+});
+
+export interface Applied {
+  status: 'applied';
+  /** Events counted by this commit. */
+  applied: number;
+  /** Redelivered events skipped because Redis already held them. */
+  skipped: number;
+  deadLettered: number;
+}
+
+export interface PreparedApi {
+  apiId: string;
+  counter: TupleCounter;
+  /** cmp the increments were split with; the CAS checks it. */
+  cmp: Offset;
+  increments: ApiIncrements;
+}
+
+/** The writes of one slice (classify.ts Slice): one apply per API, each moving off[api] to lastOffset. */
+export interface PreparedSlice {
+  lastOffset: number;
+  apis: PreparedApi[];
+}
+
+export interface PreparedBatch {
+  status: 'prepared';
+  topic: string;
+  partition: number;
+  field: string;
+  lastOffset: number;
+  epoch: number;
+  space: KeySpace;
+  now: number;
+  /** In offset order; committed one after the other, then the wm once. */
+  slices: PreparedSlice[];
+  skipped: number;
+  deadLettered: number;
+}

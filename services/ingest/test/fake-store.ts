@@ -1,0 +1,139 @@
+/**
+ * An in-memory StorePort for unit tests of the ingest core: the same CAS rules as the Lua scripts
+ * (applyApiBatch: off, then cmp, then dictionary lengths; advanceWatermark), with hooks to make it
+ * fail the way Redis and other writers do (a crash mid-pipeline, lost writes, a compactor moving).
+ */
+import type { ApiCodes, KeySpace, MissingValues } from '@va/store';
+import type { ApplyOutcome, PlannedApply, StorePort } from '../src/core/ports';
+import type { Offset } from '../src/core/types';
+
+type Dicts = Record<'k' | 'i' | 's', string[]>;
+
+export class FakeStore implements StorePort {
+  generation = 1;
+  readonly owners = new Map<string, string>();
+  /** apiId -> "<topic>/<partition>" -> off */
+  readonly offs = new Map<string, Map<string, number>>();
+  readonly cmps = new Map<string, number>();
+  readonly dicts = new Map<string, Dicts>();
+  /** apiId -> events counted (what the counters' totals would sum to) */
+  readonly counted = new Map<string, number>();
+  readonly wms = new Map<string, number>();
+  /** apiId -> resolutions written ('h', 'd', 'm') */
+  readonly resolutions = new Map<string, Set<string>>();
+  /** Round trips to the store, by operation. */
+  readonly calls = { apply: 0, applyScripts: 0, watermark: 0, progress: 0, assign: 0 };
+  /** This many more API applies succeed, then apply() rejects (the worker or Redis died mid-pipeline). */
+  crashAfterApplies: number | undefined;
+  /** APIs a rebuild sealed in this generation (apply refuses them). */
+  readonly sealed = new Set<string>();
+  /** Runs before each API's apply script (e.g. another writer acts meanwhile). */
+  beforeApply: ((apply: PlannedApply) => void) | undefined;
+  private readonly resetListeners: (() => void)[] = [];
+
+  readGeneration = () => Promise.resolve(this.generation);
+
+  registerApis(claims: readonly { apiId: string; workspaceId: string }[]): Promise<string[]> {
+    return Promise.resolve(
+      claims.map(({ apiId, workspaceId }) => {
+        if (!this.owners.has(apiId)) this.owners.set(apiId, workspaceId);
+        return this.owners.get(apiId)!;
+      }),
+    );
+  }
+
+  readProgress(_space: KeySpace, field: string, apiIds: readonly string[]) {
+    this.calls.progress++;
+    return Promise.resolve({
+      off: apiIds.map((a) => this.offOf(a, field)),
+      cmp: apiIds.map((a) => this.cmps.get(a) ?? null),
+    });
+  }
+
+  assignCodes(_space: KeySpace, missing: ReadonlyMap<string, MissingValues>): Promise<Map<string, ApiCodes>> {
+    this.calls.assign++;
+    const out = new Map<string, ApiCodes>();
+    for (const [apiId, perDict] of missing) {
+      const dicts = this.dictsOf(apiId);
+      const codes: ApiCodes = { k: new Map(), i: new Map(), s: new Map() };
+      for (const d of ['k', 'i', 's'] as const) {
+        for (const value of perDict[d]) {
+          let code = dicts[d].indexOf(value);
+          if (code < 0) code = dicts[d].push(value) - 1;
+          codes[d].set(value, code);
+        }
+      }
+      out.set(apiId, codes);
+    }
+    return Promise.resolve(out);
+  }
+
+  async apply(_space: KeySpace, applies: readonly PlannedApply[]): Promise<ApplyOutcome[]> {
+    this.calls.apply++;
+    const out: ApplyOutcome[] = [];
+    for (const a of applies) {
+      if (this.crashAfterApplies === 0) {
+        this.crashAfterApplies = undefined;
+        throw new Error('connection lost mid-pipeline');
+      }
+      if (this.crashAfterApplies !== undefined) this.crashAfterApplies--;
+      this.beforeApply?.(a);
+      this.calls.applyScripts++;
+      out.push(this.applyOne(a));
+    }
+    return Promise.resolve(out);
+  }
+
+  readWatermark(_space: KeySpace, topic: string, partition: number): Promise<Offset> {
+    return Promise.resolve(this.wms.get(`${topic}/${partition}`) ?? null);
+  }
+
+  advanceWatermark(_space: KeySpace, topic: string, partition: number, expected: Offset, next: number) {
+    this.calls.watermark++;
+    const field = `${topic}/${partition}`;
+    const actual = this.wms.get(field) ?? null;
+    if (actual !== expected) return Promise.resolve({ ok: false as const, actual });
+    this.wms.set(field, next);
+    return Promise.resolve({ ok: true as const });
+  }
+
+  onReset(listener: () => void): void {
+    this.resetListeners.push(listener);
+  }
+
+  /** The connection closed (Redis restarted): the core must drop its caches. */
+  closeConnection(): void {
+    for (const l of this.resetListeners) l();
+  }
+
+  offOf(apiId: string, field: string): Offset {
+    return this.offs.get(apiId)?.get(field) ?? null;
+  }
+
+  dictsOf(apiId: string): Dicts {
+    let d = this.dicts.get(apiId);
+    if (!d) this.dicts.set(apiId, (d = { k: [], i: [], s: [] }));
+    return d;
+  }
+
+  private applyOne(a: PlannedApply): ApplyOutcome {
+    if (this.sealed.has(a.apiId)) return { status: 'sealed', generation: this.generation + 1 };
+    const off = this.offOf(a.apiId, a.offsetField);
+    if (off !== a.expectedOff) return { status: 'off', actual: off };
+    const cmp = this.cmps.get(a.apiId) ?? null;
+    if (cmp !== a.expectedCmp) return { status: 'cmp', actual: cmp };
+    const dicts = this.dictsOf(a.apiId);
+    for (const d of ['k', 'i', 's'] as const) {
+      if (dicts[d].length < a.increments.required[d])
+        return { status: 'dict', dict: d, length: dicts[d].length };
+    }
+    this.counted.set(a.apiId, (this.counted.get(a.apiId) ?? 0) + a.increments.events);
+    let rs = this.resolutions.get(a.apiId);
+    if (!rs) this.resolutions.set(a.apiId, (rs = new Set()));
+    for (const b of a.increments.buckets) rs.add(b.r);
+    let offs = this.offs.get(a.apiId);
+    if (!offs) this.offs.set(a.apiId, (offs = new Map()));
+    offs.set(a.offsetField, a.newOff);
+    return { status: 'ok' };
+  }
+}
