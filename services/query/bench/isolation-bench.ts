@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { loadConfig } from '@va/config';
 import { hourOf } from '@va/core';
-import { compactApi, createRootKey, registerApi } from '@va/store';
+import { compactApi, createRootKey, registerApi, sealApi } from '@va/store';
 import { createGenerator } from '@va/testkit';
 import { seedEvents } from '@va/testkit/seed';
 
@@ -86,6 +86,18 @@ async function seed(): Promise<void> {
     retention: config.retention,
     now,
   });
+  // As the compactor does after compacting: seal the closed buckets into sections (store v2).
+  const closed = hourOf(now) - 1;
+  let sealed = 0;
+  for (;;) {
+    const run = await sealApi(redis, { prefix, generation: 1 }, API, closed, {
+      now,
+      retention: config.retention,
+    });
+    sealed += run.sealed;
+    if (run.sealed === 0) break;
+  }
+  console.log(`sealed ${sealed} buckets`);
   const { key } = await createRootKey(redis, prefix, {
     workspaceId: WORKSPACE,
     permissions: ['api.*.read_api'],
