@@ -4,7 +4,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { App } from './app';
 
 /** Why a request was turned away before or while it was answered. */
-export type Refusal = 'row_cap' | 'timeout' | 'rate_limited' | 'concurrency';
+export type Refusal = 'row_cap' | 'timeout' | 'rate_limited' | 'concurrency' | 'client_closed';
 
 /** What the route reports besides status and duration. */
 export interface QueryMetrics {
@@ -30,11 +30,13 @@ export function registerMetrics(app: App, registry: Registry, route: string): Qu
   });
   const refused = new Counter({
     name: 'va_query_refused_total',
-    help: 'Requests turned away: row_cap (over the row cap), timeout (time budget), rate_limited, concurrency',
+    help:
+      'Requests turned away: row_cap (over the row cap), timeout (time budget), rate_limited, concurrency, ' +
+      'client_closed (the client hung up; the work was stopped)',
     labelNames: ['reason'] as const,
     registers: [registry],
   });
-  for (const reason of ['row_cap', 'timeout', 'rate_limited', 'concurrency'] as const)
+  for (const reason of ['row_cap', 'timeout', 'rate_limited', 'concurrency', 'client_closed'] as const)
     refused.inc({ reason }, 0);
   const inFlight = new Gauge({
     name: 'va_query_in_flight',

@@ -4,6 +4,7 @@
  * service instances on one Redis (429 + Retry-After in the envelope, after 401), the early
  * refusal of answers over the row cap (no counter read), streamed and compressed answers.
  */
+import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -126,6 +127,37 @@ describe('the time budget', () => {
 
     const metrics = await bounded.inject({ method: 'GET', url: '/metrics' });
     expect(metrics.body).toMatch(/va_query_refused_total\{reason="timeout"\} 1/);
+  });
+});
+
+describe('a client that hangs up', () => {
+  it('stops the work of its request: no Redis command after it, counted as client_closed', async () => {
+    // Every reply takes 300 ms, so the heavy query is still reading its dictionaries when the
+    // client leaves after 500 ms (its counters come after at least three round trips).
+    const slow = await proxied(300);
+    const app = await service({ QUERY_MAX_CONCURRENT: '0', QUERY_TIMEOUT_MS: '60000' }, slow.url);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+    const start = slow.sent.length;
+    const client = new AbortController();
+    const pending = fetch(`http://127.0.0.1:${port}${PATH}?${heavy}`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: client.signal,
+    }).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    client.abort();
+    const hungUpAt = Date.now();
+    expect(await pending).toBeInstanceOf(Error);
+
+    // Give abandoned work every chance to go on (the read in flight when the client left may
+    // still be answered; nothing may be sent after it).
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const made = slow.sent.slice(start);
+    expect(made.length).toBeGreaterThan(0);
+    expect(made.filter((c) => c.at > hungUpAt + 100).map((c) => c.args.slice(0, 4))).toEqual([]);
+    expect(counterReads(slow)).toEqual([]);
+    const metrics = await app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toMatch(/va_query_refused_total\{reason="client_closed"\} 1/);
   });
 });
 

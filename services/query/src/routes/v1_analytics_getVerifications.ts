@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox';
 import { verificationsQuerySchema, type Datapoint, type ErrorEnvelope } from '@va/contracts';
 import { ApiError, RowCapError } from '../http/api-error';
 import type { App } from '../http/app';
-import { withBudget } from '../http/budget';
+import { ClientGone, withBudget } from '../http/budget';
 import { negotiateEncoding, type Encoding } from '../http/compression';
 import { bytesBody, jsonBody } from '../http/json-body';
 import type { QueryMetrics } from '../http/metrics';
@@ -90,53 +90,63 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
     },
     async (request, reply) => {
       const { metrics } = deps;
+      // A client that hangs up stops its request's work as the time budget does (a dashboard
+      // closed mid-query must not keep a worker and Redis busy for an answer nobody reads).
+      const hangUp = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) hangUp.abort(new ClientGone());
+      });
       try {
-        const answer = await withBudget<JsonAnswer | BytesAnswer>(deps.budgetMs, async (signal) => {
-          const authorized = await authorize(deps, {
-            authorization: request.headers.authorization,
-            params: queryPairs(request.raw.url),
-          });
-          const limited = await deps.rateLimit(request, authorized.rootKeyHash);
-          if (limited) {
-            metrics.refused('rate_limited');
-            reply.header('retry-after', String(limited.retryAfter));
-            throw new ApiError(
-              'too_many_requests',
-              `The root key sent more queries than its rate limit allows; retry in ${limited.retryAfter} s.`,
-            );
-          }
-          signal.throwIfAborted();
-          const release = await acquireSlot(deps.slots, authorized.rootKeyHash, request.id);
-          if (!release) {
-            metrics.refused('concurrency');
-            reply.header('retry-after', '1');
-            throw new ApiError(
-              'too_many_requests',
-              `The root key has ${deps.slots.max} queries in progress, as many as it may; retry when one finished.`,
-            );
-          }
-          metrics.waited(reply.elapsedTime / 1000);
-          metrics.inFlight.inc();
-          try {
-            const { space, query, now } = authorized;
-            if (deps.pool && (await isHeavy(deps, space, query))) {
-              await refuseEarly(deps, space, query, now, signal);
-              const budgetMs = Math.max(1, deps.budgetMs - reply.elapsedTime);
-              const encoding = negotiateEncoding(request.headers['accept-encoding']);
-              const result = await deps.pool.run({ space, query, now, budgetMs, encoding }, signal);
-              if (!result.ok) {
-                const { kind, detail, errors } = result.error;
-                throw result.rowCap ? new RowCapError(errors) : new ApiError(kind, detail, errors);
-              }
-              const bytes = Buffer.from(result.json.buffer, result.json.byteOffset, result.json.byteLength);
-              return { bytes, encoding: result.encoding, precision: result.precision };
+        const answer = await withBudget<JsonAnswer | BytesAnswer>(
+          deps.budgetMs,
+          async (signal) => {
+            const authorized = await authorize(deps, {
+              authorization: request.headers.authorization,
+              params: queryPairs(request.raw.url),
+            });
+            const limited = await deps.rateLimit(request, authorized.rootKeyHash);
+            if (limited) {
+              metrics.refused('rate_limited');
+              reply.header('retry-after', String(limited.retryAfter));
+              throw new ApiError(
+                'too_many_requests',
+                `The root key sent more queries than its rate limit allows; retry in ${limited.retryAfter} s.`,
+              );
             }
-            return await readAnswerJson(deps, space, query, now, signal);
-          } finally {
-            metrics.inFlight.dec();
-            await release();
-          }
-        });
+            signal.throwIfAborted();
+            const release = await acquireSlot(deps.slots, authorized.rootKeyHash, request.id);
+            if (!release) {
+              metrics.refused('concurrency');
+              reply.header('retry-after', '1');
+              throw new ApiError(
+                'too_many_requests',
+                `The root key has ${deps.slots.max} queries in progress, as many as it may; retry when one finished.`,
+              );
+            }
+            metrics.waited(reply.elapsedTime / 1000);
+            metrics.inFlight.inc();
+            try {
+              const { space, query, now } = authorized;
+              if (deps.pool && (await isHeavy(deps, space, query))) {
+                await refuseEarly(deps, space, query, now, signal);
+                const budgetMs = Math.max(1, deps.budgetMs - reply.elapsedTime);
+                const encoding = negotiateEncoding(request.headers['accept-encoding']);
+                const result = await deps.pool.run({ space, query, now, budgetMs, encoding }, signal);
+                if (!result.ok) {
+                  const { kind, detail, errors } = result.error;
+                  throw result.rowCap ? new RowCapError(errors) : new ApiError(kind, detail, errors);
+                }
+                const bytes = Buffer.from(result.json.buffer, result.json.byteOffset, result.json.byteLength);
+                return { bytes, encoding: result.encoding, precision: result.precision };
+              }
+              return await readAnswerJson(deps, space, query, now, signal);
+            } finally {
+              metrics.inFlight.dec();
+              await release();
+            }
+          },
+          hangUp.signal,
+        );
         if (answer.precision !== 'hour') reply.header('x-precision', answer.precision);
         // Written here, not by fastify's serializer: large answers go out as a stream of pieces.
         reply.type('application/json; charset=utf-8');
@@ -148,6 +158,11 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
           .header('vary', 'accept-encoding')
           .send(answer.bytes as never);
       } catch (error) {
+        if (error instanceof ClientGone) {
+          metrics.refused('client_closed');
+          // nginx's "client closed request" (nobody reads it: the socket is closed).
+          return reply.code(499).send(undefined as never);
+        }
         if (error instanceof RowCapError) metrics.refused('row_cap');
         else if (error instanceof ApiError && error.kind === 'query_timeout') metrics.refused('timeout');
         throw error;
