@@ -95,11 +95,16 @@ export async function clusterNodes(port) {
     });
 }
 
-/** Every live node says the cluster is ok, with all 16384 slots served. */
+/**
+ * Every live node says the cluster is ok, with all 16384 slots served, and every replica's link to its
+ * master is up (a replica still in its first sync acknowledges nothing: WAIT would count it out).
+ */
 async function healthy(ports) {
   for (const port of ports) {
     const info = await clusterInfo(port);
     if (info.cluster_state !== 'ok' || info.cluster_slots_ok !== '16384') return false;
+    const replication = await redisCli(port, 'info', 'replication');
+    if (/role:slave/.test(replication) && !/master_link_status:up/.test(replication)) return false;
   }
   return true;
 }

@@ -214,6 +214,16 @@ export const ENVIRONMENT = {
     'Live lag (messages, all live partitions of a worker) above which the backfill topic pauses...',
   ),
   INGEST_BACKFILL_RESUME_LAG: variable('20000', nonNegativeInt, '...and below which it resumes.'),
+  INGEST_WAIT_REPLICAS: variable(
+    '0',
+    nonNegativeInt,
+    'Replicas that must hold a batch (Redis WAIT, on every master written) before the worker moves past it; 0 = none. Set it on a replicated Redis so that a failover loses no counted batch (docs/deploy.md).',
+  ),
+  INGEST_WAIT_TIMEOUT_MS: variable(
+    '2000',
+    positiveInt,
+    'How long one WAIT may block; fewer acknowledgements by then fail the batch, which is retried.',
+  ),
   INGEST_RETRY_BACKOFF_MS: variable(
     '500',
     nonNegativeInt,

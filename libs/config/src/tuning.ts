@@ -30,6 +30,10 @@ export interface IngestSettings {
   backfillResumeLag: number;
   /** INGEST_RETRY_BACKOFF_MS */
   retryBackoffMs: number;
+  /** INGEST_WAIT_REPLICAS */
+  waitReplicas: number;
+  /** INGEST_WAIT_TIMEOUT_MS */
+  waitTimeoutMs: number;
 }
 
 export interface CompactorSettings {
@@ -58,6 +62,8 @@ export function loadIngestSettings(env: NodeJS.ProcessEnv = process.env): Ingest
     backfillPauseLag: e.INGEST_BACKFILL_PAUSE_LAG,
     backfillResumeLag: e.INGEST_BACKFILL_RESUME_LAG,
     retryBackoffMs: e.INGEST_RETRY_BACKOFF_MS,
+    waitReplicas: e.INGEST_WAIT_REPLICAS,
+    waitTimeoutMs: e.INGEST_WAIT_TIMEOUT_MS,
   };
 }
 

@@ -39,10 +39,52 @@ export function newPipeline(redis: RedisClient): ChainableCommander {
   return isCluster(redis) ? slotPipeline(redis) : redis.pipeline();
 }
 
-/** Executes and returns the replies; throws the first command error. */
-export async function execPipeline(pipeline: ChainableCommander): Promise<unknown[]> {
+/**
+ * Redis replicates asynchronously: a write a master acknowledged can vanish when that master dies
+ * before its replicas have it and one of them takes over. A writer that must not advance past
+ * such a write (ingest's partition watermark lives in another slot, maybe on another master)
+ * asks for WAIT: after its commands, on each master it wrote to, `WAIT replicas timeoutMs`.
+ * WAIT counts acknowledgements of the connection's last write, so it also covers the writes the
+ * connection made before (replication is ordered).
+ */
+export interface ReplicaWait {
+  /** Replicas that must hold the writes (0 = no WAIT). */
+  replicas: number;
+  timeoutMs: number;
+}
+
+/** Fewer replicas than asked acknowledged the writes in time: they may be lost in a failover. */
+export class ReplicaAckError extends Error {
+  constructor(acked: number, { replicas, timeoutMs }: ReplicaWait) {
+    super(`WAIT: ${acked} of ${replicas} replicas acknowledged the writes within ${timeoutMs} ms`);
+    this.name = 'ReplicaAckError';
+  }
+}
+
+const checkAcks = (reply: unknown, wait: ReplicaWait): void => {
+  if (Number(reply) < wait.replicas) throw new ReplicaAckError(Number(reply), wait);
+};
+
+/**
+ * Executes and returns the replies; throws the first command error. With `wait`, the writes must
+ * also reach that many replicas of every master involved, or ReplicaAckError is thrown (the
+ * writes stand on the masters; the caller must not build on them).
+ */
+export async function execPipeline(pipeline: ChainableCommander, wait?: ReplicaWait): Promise<unknown[]> {
   if (pipeline.length === 0) return [];
-  const replies = await pipeline.exec();
+  const waiting = wait !== undefined && wait.replicas > 0;
+  const slotExec = (pipeline as { [SLOT_EXEC]?: SlotExec })[SLOT_EXEC];
+  let replies: [Error | null, unknown][] | null;
+  if (slotExec) replies = await slotExec(waiting ? wait : undefined);
+  else {
+    if (waiting) pipeline.wait(wait.replicas, wait.timeoutMs);
+    replies = await pipeline.exec();
+    if (replies && waiting) {
+      const [err, acked] = replies.pop()!;
+      if (err) throw err;
+      checkAcks(acked, wait);
+    }
+  }
   if (!replies) throw new Error('pipeline aborted');
   return replies.map(([err, reply]) => {
     if (err) throw err;
@@ -69,10 +111,13 @@ export function slotOf({ name, args }: Queued): number {
   return command.getKeys().length === 0 ? -1 : command.getSlot();
 }
 
+const SLOT_EXEC = Symbol('slotExec');
+type SlotExec = (wait?: ReplicaWait) => Promise<[Error | null, unknown][]>;
+
 /** A recording stand-in for a pipeline of a Cluster; see the file comment. */
 function slotPipeline(cluster: Cluster): ChainableCommander {
   const queued: Queued[] = [];
-  const exec = async (): Promise<[Error | null, unknown][]> => {
+  const exec: SlotExec = async (wait) => {
     if (cluster.status !== 'ready') await cluster.ping(); // the slot map is known once ready
     const groups = new Map<string, number[]>();
     queued.forEach((command, n) => {
@@ -95,7 +140,14 @@ function slotPipeline(cluster: Cluster): ChainableCommander {
       [...groups.values()].map(async (members) => {
         const pipeline = cluster.pipeline() as unknown as Record<string, (...a: unknown[]) => unknown>;
         for (const n of members) pipeline[queued[n]!.name]!(...queued[n]!.args);
+        // WAIT on the connection that made this group's writes (each master answers for its own).
+        if (wait) pipeline.wait!(wait.replicas, wait.timeoutMs);
         const replies = (await (pipeline as unknown as ChainableCommander).exec()) ?? [];
+        if (wait) {
+          const [err, acked] = replies.pop() ?? [new Error('pipeline aborted'), 0];
+          if (err) throw err;
+          checkAcks(acked, wait);
+        }
         members.forEach((n, m) => (out[n] = replies[m] ?? [new Error('pipeline aborted'), null]));
       }),
     );
@@ -103,7 +155,8 @@ function slotPipeline(cluster: Cluster): ChainableCommander {
   };
   const proxy: ChainableCommander = new Proxy({} as ChainableCommander, {
     get(_target, property) {
-      if (property === 'exec') return exec;
+      if (property === 'exec') return () => exec();
+      if (property === SLOT_EXEC) return exec;
       if (property === 'length') return queued.length;
       if (typeof property !== 'string' || property === 'then') return undefined;
       return (...args: unknown[]) => {

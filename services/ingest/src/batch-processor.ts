@@ -2,7 +2,7 @@
  * The batch protocol (core/batch-protocol.ts) on Redis: what the worker, the CLI's rebuild and
  * @va/testkit's seeding construct. All logic lives in the core; this only wires the Redis port.
  */
-import type { RedisClient } from '@va/store';
+import type { RedisClient, ReplicaWait } from '@va/store';
 import { redisStore } from './adapters/redis-store';
 import { BatchProtocol, type BatchProtocolDeps } from './core/batch-protocol';
 
@@ -11,10 +11,12 @@ export type { BatchMessage, PartitionBatch, PreparedBatch, Applied, Conflict } f
 export interface BatchProcessorDeps extends Omit<BatchProtocolDeps, 'store'> {
   /** A connected client; the caches are dropped whenever its connection closes. */
   redis: RedisClient;
+  /** Replicas that must hold each applied batch before the watermark moves past it (INGEST_WAIT_REPLICAS). */
+  replicaWait?: ReplicaWait;
 }
 
 export class BatchProcessor extends BatchProtocol {
-  constructor({ redis, ...deps }: BatchProcessorDeps) {
-    super({ ...deps, store: redisStore(redis, deps.prefix) });
+  constructor({ redis, replicaWait, ...deps }: BatchProcessorDeps) {
+    super({ ...deps, store: redisStore(redis, deps.prefix, replicaWait) });
   }
 }

@@ -95,6 +95,7 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
     clock: clockOf(config),
     deadLetter,
     logger,
+    replicaWait: { replicas: settings.waitReplicas, timeoutMs: settings.waitTimeoutMs },
     ...(deps.generation !== undefined && { generation: deps.generation }),
     ...(deps.skipEvent && { skipEvent: deps.skipEvent }),
   });

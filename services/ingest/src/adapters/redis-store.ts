@@ -15,11 +15,13 @@ import {
   type KeySpace,
   type MissingValues,
   type RedisClient,
+  type ReplicaWait,
 } from '@va/store';
 import type { ApplyOutcome, PlannedApply, StorePort } from '../core/ports';
 import { fromWire, toWire } from '../core/types';
 
-export function redisStore(redis: RedisClient, prefix: string): StorePort {
+/** `wait`: the replicas that must hold every applied batch (pipeline.ts, ReplicaWait). */
+export function redisStore(redis: RedisClient, prefix: string, wait?: ReplicaWait): StorePort {
   return {
     readGeneration: () => readGeneration(redis, prefix),
 
@@ -53,6 +55,7 @@ export function redisStore(redis: RedisClient, prefix: string): StorePort {
             expectedCmp: toWire(a.expectedCmp),
           },
         })),
+        wait,
       );
       return results.map((r) =>
         r.status === 'off' || r.status === 'cmp' ? { ...r, actual: fromWire(r.actual) } : r,
