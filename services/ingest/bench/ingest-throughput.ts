@@ -10,7 +10,13 @@
  *
  * Options: --events N (1,000,000) --partitions P (4) --apis A (50) --keys K (20,000)
  *   --identities I (5,000) --span-hours H (6) --seed S (1) --cpu-prof (write a V8 CPU profile of the
- *   worker into .cache/bench-prof/) --keep (keep topic and Redis data).
+ *   worker into .cache/bench-prof/) --keep (keep topic and Redis data) --workers W (1: ingest workers
+ *   in one consumer group) --key apiId|apiId+keyId (message key; apiId+keyId spreads an API over the
+ *   partitions) --cluster (a private Redis Cluster of 3 masters + 3 replicas instead of one
+ *   redis-server; Redis CPU is then the sum over the masters).
+ *
+ * One hot API over 4 partitions on the cluster, 1 worker against 2:
+ *   npx tsx services/ingest/bench/ingest-throughput.ts --cluster --apis 1 --key apiId+keyId --workers 2
  * Worker tuning comes from the environment as for the service (services/ingest/src/settings.ts).
  */
 import { spawn } from 'node:child_process';
@@ -18,12 +24,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { loadConfig } from '@va/config';
-import { readWatermarks } from '@va/store';
+import { MESSAGE_KEYS, type MessageKey } from '@va/contracts';
+import { connectRedis, masterNodes, readWatermarks, type RedisClient } from '@va/store';
 import { ROOT } from '@va/infra/paths';
 import { startRedis, stopRedis } from '@va/infra/redis';
+import { startRedisCluster, stopRedisCluster } from '@va/infra/redis-cluster';
 import { createGenerator, eventMessage, freePort, produceMessages } from '@va/testkit';
 
 /** CPU seconds (user + system) a process used so far, from /proc (Linux). */
@@ -37,10 +44,15 @@ function processCpuSeconds(pid: number | undefined): number {
   }
 }
 
-async function redisCpuSeconds(redis: Redis): Promise<number> {
-  const info = await redis.info('cpu');
-  const get = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
-  return get('used_cpu_user') + get('used_cpu_sys');
+/** CPU seconds of Redis: of the server, or summed over a cluster's masters. */
+async function redisCpuSeconds(redis: RedisClient): Promise<number> {
+  let total = 0;
+  for (const node of masterNodes(redis)) {
+    const info = await node.info('cpu');
+    const get = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
+    total += get('used_cpu_user') + get('used_cpu_sys');
+  }
+  return total;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -57,8 +69,14 @@ async function main(): Promise<void> {
       seed: { type: 'string', default: '1' },
       'cpu-prof': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
+      workers: { type: 'string', default: '1' },
+      key: { type: 'string', default: 'apiId' },
+      cluster: { type: 'boolean', default: false },
     },
   });
+  const key = values.key as MessageKey;
+  if (!MESSAGE_KEYS.includes(key)) throw new Error(`--key: one of ${MESSAGE_KEYS.join(', ')}`);
+  const workerCount = Number(values.workers);
   const events = Number(values.events);
   const partitions = Number(values.partitions);
   const config = loadConfig();
@@ -70,8 +88,12 @@ async function main(): Promise<void> {
   let redisUrl = process.env.BENCH_REDIS_URL;
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-redis-'));
   const redisPort = await freePort();
-  if (!redisUrl) redisUrl = (await startRedis({ stateDir, port: redisPort, log: () => undefined })).url;
-  const redis = new Redis(redisUrl);
+  const clusterOptions = { basePort: 7300, stateDir, log: () => undefined };
+  let clusterNodes: string[] = [];
+  if (values.cluster) clusterNodes = (await startRedisCluster(clusterOptions)).nodes;
+  else if (!redisUrl) redisUrl = (await startRedis({ stateDir, port: redisPort, log: () => undefined })).url;
+  const redis = connectRedis({ redisUrl: redisUrl ?? '', redisClusterNodes: clusterNodes });
+  await redis.ping();
 
   const admin = kafka.admin();
   await admin.connect();
@@ -96,7 +118,7 @@ async function main(): Promise<void> {
   let bytes = 0;
   function* messages() {
     for (let n = 0; n < events; n++) {
-      const m = eventMessage(generator.next());
+      const m = eventMessage(generator.next(), key);
       bytes += (m.value as string).length;
       yield m;
     }
@@ -109,7 +131,8 @@ async function main(): Promise<void> {
   const produceSeconds = (Date.now() - producedAt) / 1000;
   console.log(
     `data set: ${events} events, ${values.apis} APIs, ${values.keys} keys, ${values.identities} identities, ` +
-      `times over ${values['span-hours']} h, ${partitions} partitions, avg ${Math.round(bytes / events)} B/event`,
+      `times over ${values['span-hours']} h, ${partitions} partitions, avg ${Math.round(bytes / events)} B/event, ` +
+      `key ${key}, ${workerCount} worker(s), ${values.cluster ? 'Redis Cluster 3+3' : 'one Redis'}`,
   );
   console.log(`produced in ${produceSeconds.toFixed(1)} s (${Math.round(events / produceSeconds)} events/s)`);
 
@@ -118,25 +141,30 @@ async function main(): Promise<void> {
     partition: p.partition,
     last: Number(p.high) - 1,
   }));
-  const metricsPort = await freePort();
   const profDir = path.join(ROOT, '.cache', 'bench-prof');
   const nodeArgs = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
-  const worker = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'services/ingest/src/main.ts'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: {
-      ...process.env,
-      KAFKA_BROKERS: config.kafkaBrokers.join(','),
-      KAFKA_TOPIC: topic,
-      KAFKA_GROUP: `${id}-ingest`,
-      REDIS_URL: redisUrl,
-      REDIS_KEY_PREFIX: id,
-      INGEST_METRICS_PORT: String(metricsPort),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-      KAFKAJS_NO_PARTITIONER_WARNING: '1',
-    },
-  });
+  const workers = await Promise.all(
+    Array.from({ length: workerCount }, async () =>
+      spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'services/ingest/src/main.ts'], {
+        cwd: ROOT,
+        stdio: ['ignore', 'inherit', 'inherit'],
+        env: {
+          ...process.env,
+          KAFKA_BROKERS: config.kafkaBrokers.join(','),
+          KAFKA_TOPIC: topic,
+          KAFKA_GROUP: `${id}-ingest`,
+          REDIS_URL: redisUrl ?? '',
+          REDIS_CLUSTER_NODES: clusterNodes.join(','),
+          REDIS_KEY_PREFIX: id,
+          INGEST_METRICS_PORT: String(await freePort()),
+          HOST: '127.0.0.1',
+          LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+          KAFKAJS_NO_PARTITIONER_WARNING: '1',
+        },
+      }),
+    ),
+  );
+  const workerCpu = () => workers.reduce((sum, w) => sum + processCpuSeconds(w.pid), 0);
   const startedAt = Date.now();
   const space = { prefix: id, generation: 1 };
   let firstAt: number | undefined;
@@ -147,18 +175,18 @@ async function main(): Promise<void> {
   let cpuAtLast = { worker: 0, redis: 0 };
   const samples: string[] = [];
   while (lastAt === undefined) {
-    if (worker.exitCode !== null) throw new Error(`worker exited with ${worker.exitCode}`);
+    for (const w of workers) if (w.exitCode !== null) throw new Error(`worker exited with ${w.exitCode}`);
     const wms = await readWatermarks(redis, space, ends);
     applied = wms.reduce((sum, wm) => sum + wm + 1, 0);
     const t = Date.now();
     if (applied > 0 && firstAt === undefined) {
       firstAt = t;
       appliedAtFirst = applied;
-      cpuAtFirst = { worker: processCpuSeconds(worker.pid), redis: await redisCpuSeconds(redis) };
+      cpuAtFirst = { worker: workerCpu(), redis: await redisCpuSeconds(redis) };
     }
     if (applied >= events) {
       lastAt = t;
-      cpuAtLast = { worker: processCpuSeconds(worker.pid), redis: await redisCpuSeconds(redis) };
+      cpuAtLast = { worker: workerCpu(), redis: await redisCpuSeconds(redis) };
     }
     if (samples.length === 0 || t - Number(samples[samples.length - 1]!.split(' ')[0]) >= 1000) {
       samples.push(`${t} ${applied}`);
@@ -187,9 +215,13 @@ async function main(): Promise<void> {
       `(one dedicated core each would sustain ~${Math.round(1e6 / workerUs)} and ~${Math.round(1e6 / redisUs)} events/s)`,
   );
 
-  worker.kill('SIGTERM');
-  await new Promise((resolve) => worker.once('exit', resolve));
-  const info = await redis.info('commandstats');
+  await Promise.all(
+    workers.map((w) => {
+      w.kill('SIGTERM');
+      return new Promise((resolve) => w.once('exit', resolve));
+    }),
+  );
+  const info = (await Promise.all(masterNodes(redis).map((node) => node.info('commandstats')))).join('\n');
   const stats = info
     .split('\n')
     .filter((l) => l.startsWith('cmdstat_'))
@@ -211,14 +243,18 @@ async function main(): Promise<void> {
       `  ${s.name.padEnd(12)} calls=${s.calls} total=${(s.usec / 1e6).toFixed(2)}s per_call=${s.perCall}us`,
     );
   }
-  const memory = (await redis.info('memory')).match(/used_memory_human:(\S+)/)?.[1];
-  console.log(`redis used_memory: ${memory}`);
+  const memory = await Promise.all(
+    masterNodes(redis).map(async (node) => (await node.info('memory')).match(/used_memory_human:(\S+)/)?.[1]),
+  );
+  console.log(`redis used_memory: ${memory.join(' + ')}`);
   if (values['cpu-prof']) console.log(`cpu profile in ${profDir}`);
 
   redis.disconnect();
   if (!values.keep) {
     await admin.deleteTopics({ topics: [topic, `${topic}.backfill`, `${topic}.dlq`] });
-    if (!process.env.BENCH_REDIS_URL) await stopRedis({ stateDir, port: redisPort, log: () => undefined });
+    if (values.cluster) await stopRedisCluster({ ...clusterOptions, removeData: true });
+    else if (!process.env.BENCH_REDIS_URL)
+      await stopRedis({ stateDir, port: redisPort, log: () => undefined });
   }
   await admin.disconnect();
 }
