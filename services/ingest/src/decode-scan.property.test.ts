@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OUTCOMES } from '@va/contracts';
+import { goodEvent } from './bad-events';
 import { decodeContext, decodeEvent, decodeEventReference, MAX_FUTURE_MS } from './decode';
 import { scanEvent } from './decode-scan';
 
@@ -324,18 +325,8 @@ describe('decodeEvent (scanner + reference) equals the reference decoder', () =>
     );
   });
 
-  it('on the shapes producers write (JSON.stringify of the generator and producer events)', () => {
-    const event = {
-      requestId: 'req_1_a',
-      time: now - 1000,
-      workspaceId: 'ws_1',
-      apiId: 'api_1',
-      keyId: 'key_1',
-      outcome: 'VALID',
-      identity: { id: 'ident_7', externalId: 'Kundin 7 ✓' },
-      tags: ['pro', 'eu'],
-      region: 'eu-west-1',
-    };
+  it('on the shapes producers write (JSON.stringify, compact or indented), with the scanner deciding', () => {
+    const event = goodEvent(now - 1000, { identity: { id: 'ident_7', externalId: 'Kundin 7 ✓' } });
     const value = Buffer.from(JSON.stringify(event));
     expect(scanEvent(value)).toEqual(decodeEventReference(value, ctx));
     expect(scanEvent(Buffer.from(JSON.stringify(event, null, 2)))).toBeDefined();
