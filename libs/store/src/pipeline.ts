@@ -8,11 +8,15 @@
  * newPipeline records the commands instead, and exec() sends them as one real pipeline per group of
  * slots served by the same node (at once, in order within each group), then puts the replies back in
  * the order they were queued. Commands of one slot keep their relative order; across slots there was
- * never an order on a cluster anyway.
+ * never an order on a cluster anyway. Commands a node refuses because their slot is served elsewhere
+ * now (MOVED after a failover, ASK, TRYAGAIN, CLUSTERDOWN: not run) are sent again with a fresh slot
+ * map; the others are not, so no write is applied twice.
  */
 import { Command, type ChainableCommander, type Cluster } from 'ioredis';
 import { defineCommands, scriptKeyCount } from './commands';
 import { isCluster, type RedisClient } from './connection';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Args = (string | number | Buffer)[];
 
@@ -113,21 +117,35 @@ export function slotOf({ name, args }: Queued): number {
 
 const SLOT_EXEC = Symbol('slotExec');
 type SlotExec = (wait?: ReplicaWait) => Promise<[Error | null, unknown][]>;
+type Reply = [Error | null, unknown];
+
+/**
+ * Replies that say the command did not run on that node (its slot moved, is moving, or the cluster is
+ * reconfiguring): safe to send again. ioredis retries a pipeline itself only when every error is the
+ * same and every other command is read-only, which a pipeline over many slots after a failover is not.
+ */
+const notRunThere = (err: Error | null): boolean =>
+  err !== null && /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /.test(err.message);
+const REDIRECT_ATTEMPTS = 5;
+
+const refreshSlots = (cluster: Cluster): Promise<void> =>
+  new Promise((resolve) => cluster.refreshSlotsCache(() => resolve()));
 
 /** A recording stand-in for a pipeline of a Cluster; see the file comment. */
 function slotPipeline(cluster: Cluster): ChainableCommander {
   const queued: Queued[] = [];
-  const exec: SlotExec = async (wait) => {
-    if (cluster.status !== 'ready') await cluster.ping(); // the slot map is known once ready
+
+  /** Sends the commands at `indices`, one real pipeline per node group, into `out`. */
+  async function sendGroups(indices: number[], out: Reply[], wait?: ReplicaWait): Promise<void> {
     const groups = new Map<string, number[]>();
-    queued.forEach((command, n) => {
-      const slot = slotOf(command);
+    for (const n of indices) {
+      const slot = slotOf(queued[n]!);
       // Group by the nodes that serve the slot, like ioredis does; keyless commands go with the first group.
       const group = slot < 0 ? '' : (cluster.slots[slot] ?? []).join(',');
       const members = groups.get(group) ?? [];
       members.push(n);
       groups.set(group, members);
-    });
+    }
     const keyless = groups.get('');
     groups.delete('');
     if (keyless) {
@@ -135,7 +153,6 @@ function slotPipeline(cluster: Cluster): ChainableCommander {
       if (first.done) groups.set('', keyless);
       else first.value.push(...keyless);
     }
-    const out: [Error | null, unknown][] = new Array(queued.length);
     await Promise.all(
       [...groups.values()].map(async (members) => {
         const pipeline = cluster.pipeline() as unknown as Record<string, (...a: unknown[]) => unknown>;
@@ -151,7 +168,21 @@ function slotPipeline(cluster: Cluster): ChainableCommander {
         members.forEach((n, m) => (out[n] = replies[m] ?? [new Error('pipeline aborted'), null]));
       }),
     );
-    return out;
+  }
+
+  const exec: SlotExec = async (wait) => {
+    if (cluster.status !== 'ready') await cluster.ping(); // the slot map is known once ready
+    const out: Reply[] = new Array<Reply>(queued.length);
+    let pending = queued.map((_, n) => n);
+    for (let attempt = 1; ; attempt++) {
+      await sendGroups(pending, out, wait);
+      // Commands a node refused to run (their slot is elsewhere now) go again, with a fresh slot map.
+      pending = pending.filter((n) => notRunThere(out[n]![0]));
+      if (pending.length === 0 || attempt === REDIRECT_ATTEMPTS) return out;
+      await refreshSlots(cluster);
+      if (pending.some((n) => /^(TRYAGAIN|CLUSTERDOWN) /.test(out[n]![0]!.message)))
+        await sleep(100 * attempt);
+    }
   };
   const proxy: ChainableCommander = new Proxy({} as ChainableCommander, {
     get(_target, property) {

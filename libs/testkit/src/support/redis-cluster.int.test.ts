@@ -73,6 +73,22 @@ describe('a private test cluster', () => {
     expect(await cluster.masterOf(key)).toBe(promoted);
   });
 
+  it('sends a pipeline over many slots again where a failover moved them (a client that slept through it)', async () => {
+    const idle = cluster.connect();
+    idle.on('error', () => undefined);
+    await idle.ping(); // its slot map is fixed here
+    const port = await cluster.masterOf(keyOf(3));
+    await cluster.killMaster(port);
+    await cluster.restartNode(port); // back as a replica: it answers MOVED for the slots it served
+    const write = newPipeline(idle);
+    for (let n = 0; n < 200; n++) write.incrby(`${keyOf(n)}:moved`, n);
+    expect(await execPipeline(write)).toEqual(Array.from({ length: 200 }, (_, n) => n));
+    const read = newPipeline(redis);
+    for (let n = 0; n < 200; n++) read.get(`${keyOf(n)}:moved`);
+    expect(await execPipeline(read)).toEqual(Array.from({ length: 200 }, (_, n) => String(n)));
+    idle.disconnect();
+  });
+
   it('stops with nothing left behind', async () => {
     redis.disconnect();
     await cluster.stop();
