@@ -201,12 +201,21 @@ interface SlicingBuffer extends Buffer {
  * Direct-mapped: a collision replaces the entry.
  */
 const INTERN_BITS = 16;
+const INTERN_MASK = (1 << INTERN_BITS) - 1;
 const interned: (string | undefined)[] = new Array<string | undefined>(1 << INTERN_BITS).fill(undefined);
+/** FNV-1a of the bytes of the string readString returned last. */
+let stringHash = 0;
 
-function internAscii(buf: Buffer, start: number, end: number): string {
-  let hash = 0x811c9dc5; // FNV-1a
+function hashBytes(buf: Buffer, start: number, end: number): number {
+  let hash = 0x811c9dc5;
   for (let i = start; i < end; i++) hash = Math.imul(hash ^ buf[i]!, 0x01000193);
-  const slot = (hash ^ (hash >>> INTERN_BITS)) & ((1 << INTERN_BITS) - 1);
+  return hash;
+}
+
+const internSlot = (hash: number) => (hash ^ (hash >>> INTERN_BITS)) & INTERN_MASK;
+
+function internAscii(buf: Buffer, start: number, end: number, hash: number): string {
+  const slot = internSlot(hash);
   const known = interned[slot];
   if (known !== undefined && known.length === end - start) {
     let i = 0;
@@ -218,21 +227,62 @@ function internAscii(buf: Buffer, start: number, end: number): string {
   return text;
 }
 
+/** A decoded text as the string seen before with the same bytes, when there is one. */
+function internText(text: string, hash: number): string {
+  const slot = internSlot(hash);
+  const known = interned[slot];
+  if (known === text) return known;
+  interned[slot] = text;
+  return text;
+}
+
 /**
  * The string starting at p, when scanText accepts it and its length (UTF-16 code units, as the
- * schema counts) is within `limits`; undefined otherwise. Sets `at`.
+ * schema counts) is within `limits`; undefined otherwise. Sets `at` and stringHash.
  */
 function readString(buf: Buffer, p: number, cls: number, limits: Bounds): string | undefined {
   if (!scanText(buf, p, cls)) return undefined;
+  stringHash = hashBytes(buf, textStart, textEnd);
   if (textAscii) {
     const length = textEnd - textStart;
     if (length < limits.min || length > limits.max) return undefined;
-    return internAscii(buf, textStart, textEnd);
+    return internAscii(buf, textStart, textEnd, stringHash);
   }
   const text = (buf as SlicingBuffer).utf8Slice(textStart, textEnd);
   if (text.length < limits.min || text.length > limits.max) return undefined;
   if (cls !== PLAIN && textProblem(text) !== undefined) return undefined;
-  return text;
+  return internText(text, stringHash);
+}
+
+/**
+ * Values made of two strings (an identity "id\nexternalId", a set of two tags), by the pair: the
+ * next event with the same pair gets the same string object, whose hash Maps have already computed.
+ */
+interface Pair {
+  a: string;
+  b: string;
+  value: string;
+}
+const PAIR_BITS = 14;
+const pairTable = () => new Array<Pair | undefined>(1 << PAIR_BITS).fill(undefined);
+/** One table per kind of value: the same two strings make another value as an identity than as tags. */
+const identityPairs = pairTable();
+const tagPairs = pairTable();
+
+function internPair(
+  pairs: (Pair | undefined)[],
+  a: string,
+  hashA: number,
+  b: string,
+  hashB: number,
+  make: (a: string, b: string) => string,
+) {
+  const slot = (Math.imul(hashA, 31) ^ hashB ^ (hashB >>> PAIR_BITS)) & ((1 << PAIR_BITS) - 1);
+  const known = pairs[slot];
+  if (known !== undefined && known.a === a && known.b === b) return known.value;
+  const value = make(a, b);
+  pairs[slot] = { a, b, value };
+  return value;
 }
 
 /** readString for a value the counters do not need (requestId, region): no string when ASCII. */
@@ -279,6 +329,8 @@ function scanIdentity(buf: Buffer, p: number): string | undefined {
   if (byteAt(buf, p) !== OPEN_BRACE) return undefined;
   let id: string | undefined;
   let externalId: string | undefined;
+  let idHash = 0;
+  let externalIdHash = 0;
   p = skipSpace(buf, p + 1);
   for (;;) {
     const key = scanKey(buf, p, IDENTITY_KEYS);
@@ -286,10 +338,13 @@ function scanIdentity(buf: Buffer, p: number): string | undefined {
     p = skipSpace(buf, at);
     if (byteAt(buf, p) !== COLON) return undefined;
     p = skipSpace(buf, p + 1);
-    if (key === K_ID && id === undefined) id = readString(buf, p, IDENT, IDENTITY_ID);
-    else if (key === K_EXTERNAL_ID && externalId === undefined)
+    if (key === K_ID && id === undefined) {
+      id = readString(buf, p, IDENT, IDENTITY_ID);
+      idHash = stringHash;
+    } else if (key === K_EXTERNAL_ID && externalId === undefined) {
       externalId = readString(buf, p, EXTERNAL, EXTERNAL_ID);
-    else return undefined;
+      externalIdHash = stringHash;
+    } else return undefined;
     if ((key === K_ID ? id : externalId) === undefined) return undefined;
     p = skipSpace(buf, at);
     if (byteAt(buf, p) === COMMA) p = skipSpace(buf, p + 1);
@@ -298,8 +353,10 @@ function scanIdentity(buf: Buffer, p: number): string | undefined {
   }
   if (id === undefined || externalId === undefined) return undefined;
   at = p + 1;
-  return identityValue(id, externalId);
+  return internPair(identityPairs, id, idHash, externalId, externalIdHash, identityValue);
 }
+
+const tagPairValue = (a: string, b: string) => tagSetValue([a, b]);
 
 /** `[…]` of tags, as the tag set's dictionary value; sets `at`. */
 function scanTags(buf: Buffer, p: number): string | undefined {
@@ -310,15 +367,20 @@ function scanTags(buf: Buffer, p: number): string | undefined {
     return '';
   }
   const tags: string[] = [];
+  let firstHash = 0;
+  let secondHash = 0;
   for (;;) {
     const tag = readString(buf, p, TAG, TAG_TEXT);
     if (tag === undefined || tags.push(tag) > MAX_TAG_ITEMS) return undefined;
+    if (tags.length === 1) firstHash = stringHash;
+    else if (tags.length === 2) secondHash = stringHash;
     p = skipSpace(buf, at);
     if (byteAt(buf, p) === COMMA) p = skipSpace(buf, p + 1);
     else if (byteAt(buf, p) === CLOSE_BRACKET) break;
     else return undefined;
   }
   at = p + 1;
+  if (tags.length === 2) return internPair(tagPairs, tags[0]!, firstHash, tags[1]!, secondHash, tagPairValue);
   return tagSetValue(tags);
 }
 
