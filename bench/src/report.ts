@@ -74,7 +74,8 @@ export function markdownReport(r: BenchResults): string {
     const c = r.compaction;
     summary.push([
       'compaction catch-up',
-      `${int(c.hoursCompacted)} API-hours in ${round(c.seconds)} s (${round(c.hoursPerSecond)} hours/s)`,
+      `${int(c.hoursCompacted)} API-hours in ${round(c.seconds)} s (${round(c.hoursPerSecond)} hours/s); ` +
+        `every sealable bucket sealed ${round(c.sealSeconds ?? 0)} s later`,
       '',
       '',
     ]);
