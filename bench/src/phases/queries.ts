@@ -25,6 +25,8 @@ export interface LoadRun {
   requestsPerSecond: number;
   /** Non-2xx answers, errors and timeouts: any is a failed scenario. */
   failures: number;
+  /** What the failures were: "HTTP <status>", "error", "timeout" -> count. */
+  failureKinds: Record<string, number>;
   latencyMs: Summary;
   serviceCpuMsPerRequest: number;
   redisUsecPerRequest: number;
@@ -70,6 +72,7 @@ async function load(target: QueryTarget, path: string, connections: number): Pro
   await resetStats(target.redis);
   const before = await serviceFigures(target.baseUrl);
   const latencies: number[] = [];
+  const failureKinds: Record<string, number> = {};
   const instance = autocannon({
     url: `${target.baseUrl}${path}`,
     connections,
@@ -79,8 +82,11 @@ async function load(target: QueryTarget, path: string, connections: number): Pro
   });
   instance.on('response', (_client, statusCode, _bytes, ms) => {
     if (statusCode === 200) latencies.push(ms);
+    else failureKinds[`HTTP ${statusCode}`] = (failureKinds[`HTTP ${statusCode}`] ?? 0) + 1;
   });
   const result = await instance;
+  if (result.errors > result.timeouts) failureKinds.error = result.errors - result.timeouts;
+  if (result.timeouts > 0) failureKinds.timeout = result.timeouts;
   const after = await serviceFigures(target.baseUrl);
   const stats = await commandStats(target.redis, 50);
   const requests = result.requests.total;
@@ -90,7 +96,8 @@ async function load(target: QueryTarget, path: string, connections: number): Pro
     seconds: result.duration,
     requests,
     requestsPerSecond: requests / Math.max(result.duration, 0.001),
-    failures: result.non2xx + result.errors + result.timeouts,
+    failures: result.non2xx + result.errors, // autocannon counts timeouts among the errors
+    failureKinds,
     latencyMs: summarize(latencies),
     serviceCpuMsPerRequest: ((after.cpu - before.cpu) * 1000) / Math.max(1, requests),
     redisUsecPerRequest: redisUsec / Math.max(1, requests),
@@ -119,7 +126,11 @@ export async function runScenario(
     log(
       `query ${scenario.name} c=${connections}: p50 ${run.latencyMs.p50.toFixed(2)} ms, ` +
         `p99 ${run.latencyMs.p99.toFixed(2)} ms, ${Math.round(run.requestsPerSecond)} req/s` +
-        (run.failures > 0 ? `, ${run.failures} FAILED` : ''),
+        (run.failures > 0
+          ? `, ${run.failures} FAILED (${Object.entries(run.failureKinds)
+              .map(([kind, n]) => `${kind} x${n}`)
+              .join(', ')})`
+          : ''),
     );
     runs.push(run);
   }
