@@ -9,10 +9,10 @@
 import type { Redis } from 'ioredis';
 import { closedBoundAt } from '@va/core';
 import {
-  apiKeys,
   compactionStatus,
   globalKeys,
   readCompactedThrough,
+  readDirty,
   readGeneration,
   sealableBuckets,
 } from '@va/store';
@@ -57,10 +57,8 @@ export async function bucketsToSeal(redis: Redis, prefix: string): Promise<numbe
   const space = { prefix, generation: await readGeneration(redis, prefix) };
   let total = 0;
   for (const apiId of apis) {
-    const raw = await redis.zrange(apiKeys(space, apiId).dirty, 0, -1, 'WITHSCORES');
-    if (raw.length === 0) continue;
-    const dirty: { member: string; score: number }[] = [];
-    for (let n = 0; n < raw.length; n += 2) dirty.push({ member: raw[n]!, score: Number(raw[n + 1]) });
+    const dirty = await readDirty(redis, space, apiId);
+    if (dirty.length === 0) continue;
     total += sealableBuckets(dirty, await readCompactedThrough(redis, space, apiId), Infinity).length;
   }
   return total;

@@ -65,9 +65,12 @@ export class ReplicaAckError extends Error {
   }
 }
 
-const checkAcks = (reply: unknown, wait: ReplicaWait): void => {
-  if (Number(reply) < wait.replicas) throw new ReplicaAckError(Number(reply), wait);
-};
+/** Takes WAIT's reply off the end of a pipeline's replies and checks it. */
+function takeAcks(replies: [Error | null, unknown][], wait: ReplicaWait): void {
+  const [err, acked] = replies.pop() ?? [new Error('pipeline aborted'), 0];
+  if (err) throw err;
+  if (Number(acked) < wait.replicas) throw new ReplicaAckError(Number(acked), wait);
+}
 
 /**
  * Executes and returns the replies; throws the first command error. With `wait`, the writes must
@@ -83,11 +86,7 @@ export async function execPipeline(pipeline: ChainableCommander, wait?: ReplicaW
   else {
     if (waiting) pipeline.wait(wait.replicas, wait.timeoutMs);
     replies = await pipeline.exec();
-    if (replies && waiting) {
-      const [err, acked] = replies.pop()!;
-      if (err) throw err;
-      checkAcks(acked, wait);
-    }
+    if (replies && waiting) takeAcks(replies, wait);
   }
   if (!replies) throw new Error('pipeline aborted');
   return replies.map(([err, reply]) => {
@@ -119,13 +118,17 @@ const SLOT_EXEC = Symbol('slotExec');
 type SlotExec = (wait?: ReplicaWait) => Promise<[Error | null, unknown][]>;
 type Reply = [Error | null, unknown];
 
+/** The cluster is reconfiguring: worth a moment's wait before the next attempt. */
+const notRunYet = (err: Error | null): boolean =>
+  err !== null && /^(TRYAGAIN|CLUSTERDOWN) /.test(err.message);
+
 /**
  * Replies that say the command did not run on that node (its slot moved, is moving, or the cluster is
  * reconfiguring): safe to send again. ioredis retries a pipeline itself only when every error is the
  * same and every other command is read-only, which a pipeline over many slots after a failover is not.
  */
 const notRunThere = (err: Error | null): boolean =>
-  err !== null && /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /.test(err.message);
+  err !== null && (/^(MOVED|ASK) /.test(err.message) || notRunYet(err));
 const REDIRECT_ATTEMPTS = 5;
 
 const refreshSlots = (cluster: Cluster): Promise<void> =>
@@ -160,11 +163,7 @@ function slotPipeline(cluster: Cluster): ChainableCommander {
         // WAIT on the connection that made this group's writes (each master answers for its own).
         if (wait) pipeline.wait!(wait.replicas, wait.timeoutMs);
         const replies = (await (pipeline as unknown as ChainableCommander).exec()) ?? [];
-        if (wait) {
-          const [err, acked] = replies.pop() ?? [new Error('pipeline aborted'), 0];
-          if (err) throw err;
-          checkAcks(acked, wait);
-        }
+        if (wait) takeAcks(replies, wait);
         members.forEach((n, m) => (out[n] = replies[m] ?? [new Error('pipeline aborted'), null]));
       }),
     );
@@ -180,8 +179,7 @@ function slotPipeline(cluster: Cluster): ChainableCommander {
       pending = pending.filter((n) => notRunThere(out[n]![0]));
       if (pending.length === 0 || attempt === REDIRECT_ATTEMPTS) return out;
       await refreshSlots(cluster);
-      if (pending.some((n) => /^(TRYAGAIN|CLUSTERDOWN) /.test(out[n]![0]!.message)))
-        await sleep(100 * attempt);
+      if (pending.some((n) => notRunYet(out[n]![0]))) await sleep(100 * attempt);
     }
   };
   const proxy: ChainableCommander = new Proxy({} as ChainableCommander, {

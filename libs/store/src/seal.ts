@@ -145,6 +145,18 @@ export interface SealRun {
   dirtyLeft: number;
 }
 
+/** The API's dirty set: members "<r>:<t>" with their scores (the bucket's last hour). */
+export async function readDirty(
+  redis: RedisClient,
+  space: KeySpace,
+  apiId: string,
+): Promise<{ member: string; score: number }[]> {
+  const raw = await redis.zrange(apiKeys(space, apiId).dirty, 0, -1, 'WITHSCORES');
+  const dirty: { member: string; score: number }[] = [];
+  for (let n = 0; n < raw.length; n += 2) dirty.push({ member: raw[n]!, score: Number(raw[n + 1]) });
+  return dirty;
+}
+
 /** Buckets sealed per run at most (one compactor job); the next job goes on. */
 export const SEAL_MAX_BUCKETS = 2_000;
 
@@ -159,11 +171,8 @@ export async function sealApi(
   compactedThrough: number | null,
   options: SealOptions & { max?: number; signal?: AbortSignal },
 ): Promise<SealRun> {
-  const keys = apiKeys(space, apiId);
   await markV1BucketsDirty(redis, space, apiId, options);
-  const raw = await redis.zrange(keys.dirty, 0, -1, 'WITHSCORES');
-  const dirty: { member: string; score: number }[] = [];
-  for (let n = 0; n < raw.length; n += 2) dirty.push({ member: raw[n]!, score: Number(raw[n + 1]) });
+  const dirty = await readDirty(redis, space, apiId);
   const run: SealRun = { sealed: 0, bytes: 0, hashes: 0, dirtyLeft: dirty.length };
   for (const bucket of sealableBuckets(dirty, compactedThrough, options.max ?? SEAL_MAX_BUCKETS)) {
     if (options.signal?.aborted) break;
