@@ -12,7 +12,7 @@ import { defineCommands, SectionCache, type RedisClient } from '@va/store';
 import type { App } from './http/app';
 import { clientErrorHandler, errorHandler, installErrorHandling } from './http/error-handling';
 import { registerCompression } from './http/compression';
-import { registerMetrics } from './http/metrics';
+import { registerMetrics, registerPoolMetrics } from './http/metrics';
 import { registerOpenApi } from './http/openapi';
 import { newRequestId } from './http/request-id';
 import { registerRateLimit } from './limits/rate-limit';
@@ -94,7 +94,10 @@ export async function createServer(deps: ServerDeps): Promise<App> {
           sectionCacheBytes,
         })
       : undefined;
-  if (pool) app.addHook('onClose', () => pool.close());
+  if (pool) {
+    app.addHook('onClose', () => pool.close());
+    registerPoolMetrics(registry, () => pool.waiting);
+  }
   registerSectionCacheMetrics(registry, () => {
     const total = sections.stats();
     const workers = pool?.sectionCacheStats();

@@ -79,3 +79,15 @@ export function registerMetrics(app: App, registry: Registry, route: string): Qu
     waited: (seconds) => wait.observe(seconds),
   };
 }
+
+/** The read pool's waiting line (heavy queries wait there for a free worker thread). */
+export function registerPoolMetrics(registry: Registry, waiting: () => number): void {
+  new Gauge({
+    name: 'va_query_pool_waiting',
+    help: 'Heavy queries waiting for a free read worker (they start in arrival order)',
+    registers: [registry],
+    collect() {
+      this.set(waiting());
+    },
+  });
+}

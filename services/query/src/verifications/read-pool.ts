@@ -6,13 +6,14 @@
  * stay on the main thread: handing them to a worker would cost more than answering them.
  * When the time budget runs out, the task's worker is terminated (piscina aborts a running
  * task that way): its reads stop with it, and piscina starts a fresh worker.
+ * Tasks start in the order they arrived (fifo-pool.ts says why piscina's own queue is not enough).
  */
 import { availableParallelism } from 'node:os';
-import { Piscina } from 'piscina';
 import { groupsUpperBound, sliceCount, type ParsedQuery } from '@va/core';
 import type { KeySpace, SectionCacheStats } from '@va/store';
 import type { VerificationsDeps } from './deps';
 import { cubeQueryOf, dictionariesOf } from './cube-query';
+import { FifoPool } from './fifo-pool';
 import { groupSources } from './read-answer';
 import type { ReadResult, ReadTask, WorkerSetup } from './read-worker';
 
@@ -21,17 +22,16 @@ const LIGHT_ROWS = 20_000;
 const LIGHT_HOURS = 24 * 400;
 
 export class ReadPool {
-  private readonly pool: Piscina<ReadTask, ReadResult>;
+  private readonly pool: FifoPool<ReadTask, ReadResult>;
   /** Each worker's section cache as its last task reported it. */
   private readonly sections = new Map<number, SectionCacheStats>();
 
   constructor(threads: number, setup: WorkerSetup) {
     // Run from TypeScript sources (tsx, vitest) the worker loads them through tsx too.
     const typescript = import.meta.url.endsWith('.ts');
-    this.pool = new Piscina({
+    this.pool = new FifoPool({
       filename: new URL(`./read-worker.${typescript ? 'ts' : 'js'}`, import.meta.url).href,
-      minThreads: threads,
-      maxThreads: threads,
+      threads,
       workerData: setup,
       ...(typescript && { execArgv: ['--import', 'tsx'] }),
     });
@@ -42,7 +42,7 @@ export class ReadPool {
   }
 
   async run(task: ReadTask, signal: AbortSignal): Promise<ReadResult> {
-    const result = await this.pool.run(task, { signal });
+    const result = await this.pool.run(task, signal);
     this.sections.set(result.sections.thread, result.sections.stats);
     return result;
   }
@@ -59,12 +59,13 @@ export class ReadPool {
     return total;
   }
 
-  get queued(): number {
-    return this.pool.queueSize;
+  /** Heavy queries waiting for a free worker. */
+  get waiting(): number {
+    return this.pool.waiting;
   }
 
   async close(): Promise<void> {
-    await this.pool.close({ force: true });
+    await this.pool.close();
   }
 }
 
