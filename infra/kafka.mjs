@@ -64,6 +64,9 @@ offsets.topic.replication.factor=1
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 group.initial.rebalance.delay.ms=0
+# Lets a client choose a session timeout from 1 s (Kafka's default minimum is 6 s): the tests that SIGKILL
+# workers use ~3 s, so a dead member's partitions move quickly. Clients still choose their own (ours: 30 s).
+group.min.session.timeout.ms=1000
 num.network.threads=2
 num.io.threads=2
 num.recovery.threads.per.data.dir=1

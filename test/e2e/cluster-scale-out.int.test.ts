@@ -36,6 +36,7 @@ import {
   type ServiceProcess,
   type TestCluster,
   type TestEnv,
+  FAST_GROUP,
 } from '@va/testkit/support';
 
 const SEED = Number(process.env.CLUSTER_E2E_SEED) || Math.floor(Math.random() * 1_000_000);
@@ -66,10 +67,7 @@ beforeAll(async () => {
     FIXED_NOW_MS: String(NOW),
     INGEST_WAIT_REPLICAS: '1',
     INGEST_WAIT_TIMEOUT_MS: '1000',
-    INGEST_SESSION_TIMEOUT_MS: '6000',
-    INGEST_HEARTBEAT_MS: '500',
-    INGEST_REBALANCE_TIMEOUT_MS: '8000',
-    INGEST_RETRY_BACKOFF_MS: '200',
+    ...FAST_GROUP,
     COMPACTION_EVERY_MS: '500',
     COMPACTION_GRACE_MS: '0',
   };

@@ -66,6 +66,7 @@ import {
   type RedisServer,
   type ServiceProcess,
   type TestEnv,
+  FAST_GROUP,
 } from '@va/testkit/support';
 
 const SEED = Number(process.env.E2E_SEED) || Math.floor(Math.random() * 1_000_000);
@@ -92,10 +93,7 @@ beforeAll(async () => {
     ...t.env,
     KAFKA_BROKERS: proxy.address,
     REDIS_URL: server.url,
-    INGEST_SESSION_TIMEOUT_MS: '6000',
-    INGEST_HEARTBEAT_MS: '500',
-    INGEST_REBALANCE_TIMEOUT_MS: '8000',
-    INGEST_RETRY_BACKOFF_MS: '200',
+    ...FAST_GROUP,
     COMPACTION_EVERY_MS: '1000',
   };
   redis = new Redis(server.url, { maxRetriesPerRequest: null });

@@ -14,6 +14,7 @@ import { hourOf } from '@va/core';
 import { dumpApiCounts, readWatermarks, watermarkKey, type KeySpace } from '@va/store';
 import {
   createTopics,
+  FAST_GROUP,
   deletePrefix,
   deleteTopics,
   testEnv,
@@ -32,14 +33,6 @@ const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => undefined);
 });
-
-/** Worker settings for tests: a dead member leaves the group within seconds. */
-const FAST_GROUP = {
-  INGEST_SESSION_TIMEOUT_MS: '6000',
-  INGEST_HEARTBEAT_MS: '500',
-  INGEST_REBALANCE_TIMEOUT_MS: '8000',
-  INGEST_RETRY_BACKOFF_MS: '200',
-};
 
 async function setup(name: string, redisUrl?: string) {
   const t = await testEnv(name);
@@ -143,7 +136,8 @@ describe('exactly once under failure', () => {
     cleanups.push(() => worker.kill('SIGKILL'));
 
     let producing = true;
-    const produced = produceAll(producer, t, tr, 2_000).finally(() => (producing = false));
+    // ~50 s of traffic: long enough for 10+ kill cycles (a restarted worker rejoins in ~3 s: FAST_GROUP).
+    const produced = produceAll(producer, t, tr, 4_000).finally(() => (producing = false));
     const partitions = [t.topic, t.backfillTopic].flatMap((topic) =>
       [0, 1, 2, 3].map((partition) => ({ topic, partition })),
     );
@@ -197,7 +191,7 @@ describe('exactly once under failure', () => {
     await worker.waitForHealth(`http://127.0.0.1:${t.ingestMetricsPort}/health`);
 
     const random = seededRandom(8);
-    const produced = produceAll(producer, t, tr, 2_000);
+    const produced = produceAll(producer, t, tr, 3_000); // ~20 s of traffic, the three crashes inside it
     const partitions = [t.topic, t.backfillTopic].flatMap((topic) =>
       [0, 1, 2, 3].map((partition) => ({ topic, partition })),
     );
@@ -205,7 +199,7 @@ describe('exactly once under failure', () => {
       (await readWatermarks(redis, space, partitions)).reduce((sum, wm) => sum + wm + 1, 0);
     let regressions = 0;
     for (let n = 0; n < 3; n++) {
-      await sleep(3_000 + random() * 4_000);
+      await sleep(2_000 + random() * 3_000);
       const before = await applied();
       await server.kill('SIGKILL');
       // The first cut always reaches back over the last watermark move, so that applied batches are
@@ -238,14 +232,14 @@ describe('exactly once under failure', () => {
     await a.waitForHealth(`http://127.0.0.1:${t.ingestMetricsPort}/health`);
     await b.waitForHealth(`http://127.0.0.1:${t.compactorMetricsPort}/health`);
 
-    const produced = produceAll(producer, t, tr, 2_000);
-    await sleep(5_000);
-    await a.kill('SIGKILL'); // b takes over a's partitions after the session timeout
-    await sleep(8_000);
-    a = startService('ingest', env); // rebalance again: partitions move back
-    await sleep(7_000);
-    await b.kill('SIGKILL');
+    const produced = produceAll(producer, t, tr, 3_000); // ~20 s of traffic, all of it around the kills
     await sleep(3_000);
+    await a.kill('SIGKILL'); // b takes over a's partitions after the session timeout (3 s)
+    await sleep(5_000);
+    a = startService('ingest', env); // rebalance again: partitions move back
+    await sleep(5_000);
+    await b.kill('SIGKILL');
+    await sleep(2_000);
     b = startService('ingest', envB);
     await produced;
     await expectExact(redis, kafka, t, space, tr.all);

@@ -17,6 +17,7 @@ import {
   testEnv,
   waitFor,
   type ServiceProcess,
+  FAST_GROUP,
 } from '@va/testkit/support';
 import {
   caughtUp,
@@ -35,13 +36,6 @@ afterAll(async () => {
 });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A dead member leaves the group within seconds. */
-const FAST_GROUP = {
-  INGEST_SESSION_TIMEOUT_MS: '6000',
-  INGEST_HEARTBEAT_MS: '500',
-  INGEST_REBALANCE_TIMEOUT_MS: '8000',
-  INGEST_RETRY_BACKOFF_MS: '200',
-};
 const HOT = 'api_0'; // the generator's APIs are Zipf-distributed: api_0 takes the largest share
 const EVENTS = 60_000;
 

@@ -26,6 +26,7 @@ import {
   waitFor,
   type KafkaProxy,
   type TestEnv,
+  FAST_GROUP,
 } from '@va/testkit/support';
 import { createGenerator } from '@va/testkit';
 import { topicOffsets } from '../ops/kafka';
@@ -102,7 +103,7 @@ describe('backfill --file through a proxy that loses one produce response', () =
   });
 
   it('counts every line of the file exactly once', async () => {
-    const env = { ...t.env, KAFKA_BROKERS: proxy.address, INGEST_SESSION_TIMEOUT_MS: '6000' };
+    const env = { ...t.env, ...FAST_GROUP, KAFKA_BROKERS: proxy.address };
     const worker = startService('ingest', env);
     await worker.waitForHealth(`http://127.0.0.1:${t.ingestMetricsPort}/health`);
     const { file, events } = eventFile('lost-response.ndjson', 30_000, 21);
@@ -146,7 +147,7 @@ describe('backfill --file killed midway and run again', () => {
   });
 
   it('resumes where the first run stopped: every line counted exactly once', async () => {
-    const env = { ...t.env, INGEST_SESSION_TIMEOUT_MS: '6000' };
+    const env = { ...t.env, ...FAST_GROUP };
     const worker = startService('ingest', env);
     await worker.waitForHealth(`http://127.0.0.1:${t.ingestMetricsPort}/health`);
     const { file, events } = eventFile('resume.ndjson', 100_000, 22);

@@ -21,6 +21,7 @@ import {
   killAllChildren,
   startService,
   waitFor,
+  FAST_GROUP,
 } from '@va/testkit/support';
 import {
   caughtUp,
@@ -77,7 +78,7 @@ async function storedTotals(
 
 describe('backfill --file', () => {
   it('counts every valid event exactly once while live events flow, and dead-letters the rest', async () => {
-    const env = { ...t.env, INGEST_SESSION_TIMEOUT_MS: '6000', INGEST_HEARTBEAT_MS: '500' };
+    const env = { ...t.env, ...FAST_GROUP };
     const hourMs = loadConfig(env).retention.hourMs;
     const now = Date.now();
     const worker = startService('ingest', env);

@@ -18,6 +18,7 @@ import {
   killAllChildren,
   startService,
   waitFor,
+  FAST_GROUP,
 } from '@va/testkit/support';
 import { caughtUp, topicEnds, eventMessage, produceMessages, createGenerator, storeDiff } from '@va/testkit';
 import { boundaryOf, iso } from '../rebuild/plan';
@@ -63,8 +64,7 @@ describe('rebuild --since', () => {
   it('refuses to lose what deleted records counted, and rebuilds from the boundary with --since', async () => {
     const env = {
       ...t.env,
-      INGEST_SESSION_TIMEOUT_MS: '6000',
-      INGEST_HEARTBEAT_MS: '500',
+      ...FAST_GROUP,
       COMPACTION_EVERY_MS: '1000',
     };
     const hourMs = loadConfig(env).retention.hourMs;

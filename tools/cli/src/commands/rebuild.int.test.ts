@@ -27,6 +27,7 @@ import {
   waitFor,
   connectTarget,
   keysMatching,
+  FAST_GROUP,
 } from '@va/testkit/support';
 import {
   caughtUp,
@@ -62,10 +63,7 @@ beforeAll(async () => {
   await createTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic], 4);
   env = {
     ...t.env,
-    INGEST_SESSION_TIMEOUT_MS: '6000',
-    INGEST_HEARTBEAT_MS: '500',
-    INGEST_REBALANCE_TIMEOUT_MS: '8000',
-    INGEST_RETRY_BACKOFF_MS: '200',
+    ...FAST_GROUP,
   };
   redis = connectTarget(t.redis);
   kafka = new Kafka({ clientId: 'rebuild-test', brokers: t.kafkaBrokers, logLevel: logLevel.NOTHING });

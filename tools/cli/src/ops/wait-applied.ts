@@ -56,7 +56,8 @@ export async function waitApplied(
   options: WaitOptions,
 ): Promise<WaitResult> {
   const { prefix, group, timeoutMs } = options;
-  const stallMs = options.stallMs ?? 15_000;
+  // A worker that runs picks new records up within a second or two; 5 s of nothing is worth a look.
+  const stallMs = options.stallMs ?? 5_000;
   const total = appliedCount(
     targets,
     targets.map((t) => t.last),
