@@ -44,6 +44,17 @@ function processCpuSeconds(pid: number | undefined): number {
   }
 }
 
+/** Peak resident memory of a process so far (VmHWM, MiB), from /proc (Linux). */
+function peakRssMiB(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmHWM:\s+(\d+) kB/m);
+    return line ? Number(line[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
 /** CPU seconds of Redis: of the server, or summed over a cluster's masters. */
 async function redisCpuSeconds(redis: RedisClient): Promise<number> {
   let total = 0;
@@ -214,6 +225,8 @@ async function main(): Promise<void> {
     `CPU per event: worker ${workerUs.toFixed(1)} us, redis ${redisUs.toFixed(1)} us ` +
       `(one dedicated core each would sustain ~${Math.round(1e6 / workerUs)} and ~${Math.round(1e6 / redisUs)} events/s)`,
   );
+
+  console.log(`worker peak RSS: ${workers.map((w) => `${peakRssMiB(w.pid).toFixed(0)} MiB`).join(', ')}`);
 
   await Promise.all(
     workers.map((w) => {
