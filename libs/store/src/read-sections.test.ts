@@ -113,6 +113,46 @@ describe('SectionSums', () => {
     );
   });
 
+  it('sums large sections and narrow reads of wide codes like the plainest loop (property)', () => {
+    // Past 4,096 rows a section is summed without a look at its codes; below, one identity's few
+    // rows with codes spread up to 2^22 go to the map, many rows with small codes to the dense array.
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.constantFrom(4_000, 5_000),
+        fc.constantFrom(50, 20_000, 2 ** 22),
+        fc.record({ key: fc.boolean(), identity: fc.boolean(), set: fc.boolean() }),
+        fc.boolean(),
+        (seed, rows, maxCode, group, oneIdentity) => {
+          let state = seed || 1;
+          const next = (bound: number) => {
+            state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+            return state % bound;
+          };
+          const builder = new SectionRows('f');
+          for (let n = 0; n < rows; n++)
+            builder.add([next(40), next(maxCode), next(maxCode)], next(OUTCOME_COUNT), 1 + next(9));
+          const sections: [number | null, Section, 1 | -1][] = [
+            [0, builder.toSection(1), 1],
+            [0, builder.toSection(2), 1],
+          ];
+          const sel: SectionSelection = {
+            keys: null,
+            identities: oneIdentity ? [next(40)] : null,
+            sets: null,
+            group,
+          };
+          const sums = new SectionSums(sel);
+          for (const [slice, section, sign] of sections) sums.add(slice, compactCounts(section), sign);
+          const got = new CodeCounts();
+          sums.addTo(got);
+          expect(sorted(got)).toEqual(sorted(naive(sections, sel)));
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
   it('keeps counts in 32 bits only when every count fits', () => {
     const t = new SectionRows('t');
     t.add([], 0, 2 ** 32 - 1);

@@ -7,9 +7,11 @@
  * - A filter on the section's first dimension (the identity of x and f, the code of k, i, s) with
  *   few codes reads only those codes' rows (binary search, rowsOfFirst); other filters test each row
  *   against a bitmap of the allowed codes.
- * - Groups of one dimension with codes below DENSE_MAX_CODE (and the single group of a query that
- *   groups by nothing) are summed into a dense Float64Array indexed by code; others into a map by a
- *   number made of the grouped codes (or, past 2^17 codes, by name).
+ * - Groups of one dimension are summed into a dense Float64Array indexed by code when the rows are
+ *   many for the codes they span (the array is sized by the largest code and walked whole at the
+ *   end: one identity's few keys in a dictionary of 10,000 would cost far more than their rows);
+ *   the single group of a query that groups by nothing is dense too. Other groups go into a map by
+ *   a number made of the grouped codes (or, past 2^17 codes, by name).
  */
 import { OUTCOME_COUNT } from '@va/contracts';
 import { NO_IDENTITY, rowsOfFirst, type Section, type SectionCube } from './section/codec';
@@ -52,8 +54,14 @@ const ROLES: Readonly<Record<SectionCube, readonly Role[]>> = {
 
 /** A first-dimension filter of at most this many codes reads by binary search instead of a scan. */
 const SEARCH_MAX_CODES = 256;
-/** Single-dimension groups with codes below this are summed densely. */
+/** Single-dimension groups with codes below this are summed densely... */
 const DENSE_MAX_CODE = 1 << 20;
+/** ...when the rows visited are at least this share of the code range (else the map takes them)... */
+const DENSE_MIN_FILL = 1 / 8;
+/** ...checked for fewer rows than this (more rows are summed densely without a look at their codes)... */
+const DENSE_SCAN_ROWS = 4096;
+/** ...and always dense below this code (an array of at most ~300 KB per slice). */
+const DENSE_SMALL_CODE = 4096;
 /** Codes of a composite group number: 17 bits each (3 × 17 < 53). */
 const COMPOSITE_BITS = 17;
 const COMPOSITE = 2 ** COMPOSITE_BITS;
@@ -165,6 +173,7 @@ export class SectionSums {
     const groupColumns = this.grouped.map((role) => section.dims[roles.indexOf(role)]!);
     const identityColumn = roles.includes('i') ? section.dims[roles.indexOf('i')]! : null;
     const skipNoIdentity = this.sel.group.identity && identityColumn !== null;
+    const sum = sumMode(sums, groupColumns, ranges);
 
     const addRow = (into: Float64Array, at: number, r: number): void => {
       const from = r * OUTCOME_COUNT;
@@ -175,11 +184,8 @@ export class SectionSums {
       rows: for (let r = from; r < to; r++) {
         for (const t of tests) if (!allows(t.bitmap, t.column[r]!)) continue rows;
         if (skipNoIdentity && identityColumn![r] === NO_IDENTITY) continue;
-        if (groupColumns.length === 0) {
-          const at = sums.denseRow(0); // may grow sums.dense: read it after
-          addRow(sums.dense, at, r);
-        } else if (groupColumns.length === 1 && groupColumns[0]![r]! < DENSE_MAX_CODE) {
-          const at = sums.denseRow(groupColumns[0]![r]!);
+        if (sum === 'dense' || (sum === 'dense-below-max' && groupColumns[0]![r]! < DENSE_MAX_CODE)) {
+          const at = sums.denseRow(groupColumns.length === 0 ? 0 : groupColumns[0]![r]!); // may grow sums.dense: read it after
           addRow(sums.dense, at, r);
         } else {
           addRow(this.sparseRow(sums, groupColumns, r), 0, r);
@@ -245,6 +251,29 @@ export class SectionSums {
     };
     return `${part('k')}.${part('i')}.${part('s')}`;
   }
+}
+
+/**
+ * Where the rows of `ranges` are summed. No group: the slice's one dense row. Several grouped
+ * dimensions: the map. One: densely when the rows are many (codes below DENSE_MAX_CODE, as they
+ * come), else after a look at their codes, densely only if the slice's array already covers them,
+ * their codes are small, or they fill enough of the range up to their largest code.
+ */
+function sumMode(
+  sums: SliceSums,
+  groupColumns: readonly Uint32Array[],
+  ranges: readonly (readonly [number, number])[],
+): 'dense' | 'dense-below-max' | 'sparse' {
+  if (groupColumns.length === 0) return 'dense';
+  if (groupColumns.length > 1) return 'sparse';
+  let rows = 0;
+  for (const [from, to] of ranges) rows += to - from;
+  if (rows >= DENSE_SCAN_ROWS) return 'dense-below-max';
+  const column = groupColumns[0]!;
+  let max = 0;
+  for (const [from, to] of ranges) for (let r = from; r < to; r++) if (column[r]! > max) max = column[r]!;
+  if (max < sums.touched.length || max < DENSE_SMALL_CODE) return 'dense';
+  return max < DENSE_MAX_CODE && rows >= (max + 1) * DENSE_MIN_FILL ? 'dense' : 'sparse';
 }
 
 function merge(into: SliceCounts, group: string, from: Float64Array, at: number): void {
