@@ -58,7 +58,7 @@ const SEARCH_MAX_CODES = 256;
 const DENSE_MAX_CODE = 1 << 20;
 /** ...when the rows visited are at least this share of the code range (else the map takes them)... */
 const DENSE_MIN_FILL = 1 / 8;
-/** ...checked for fewer rows than this (more rows are summed densely without a look at their codes)... */
+/** ...checked for fewer rows than this (more rows are summed densely whatever their spread)... */
 const DENSE_SCAN_ROWS = 4096;
 /** ...and always dense below this code (an array of at most ~300 KB per slice). */
 const DENSE_SMALL_CODE = 4096;
@@ -88,6 +88,13 @@ class SliceSums {
   readonly byName = new Map<string, Float64Array>();
 
   denseRow(code: number): number {
+    this.reserve(code);
+    this.touched[code] = 1;
+    return code * OUTCOME_COUNT;
+  }
+
+  /** Grows the dense arrays to hold `code` (doubling, so that growing code by code stays linear). */
+  reserve(code: number): void {
     if (code >= this.touched.length) {
       const size = Math.max(code + 1, this.touched.length * 2, 64);
       const dense = new Float64Array(size * OUTCOME_COUNT);
@@ -97,8 +104,6 @@ class SliceSums {
       this.dense = dense;
       this.touched = touched;
     }
-    this.touched[code] = 1;
-    return code * OUTCOME_COUNT;
   }
 }
 
@@ -174,6 +179,13 @@ export class SectionSums {
     const identityColumn = roles.includes('i') ? section.dims[roles.indexOf('i')]! : null;
     const skipNoIdentity = this.sel.group.identity && identityColumn !== null;
     const sum = sumMode(sums, groupColumns, ranges);
+    if (sum.mode === 'dense') {
+      // The common case, in a loop of its own: the arrays grown once, no call per row.
+      sums.reserve(sum.max);
+      const skip = skipNoIdentity ? identityColumn : null;
+      addDense(sums, counts, groupColumns[0] ?? null, tests, skip, sign, ranges);
+      return;
+    }
 
     const addRow = (into: Float64Array, at: number, r: number): void => {
       const from = r * OUTCOME_COUNT;
@@ -184,8 +196,8 @@ export class SectionSums {
       rows: for (let r = from; r < to; r++) {
         for (const t of tests) if (!allows(t.bitmap, t.column[r]!)) continue rows;
         if (skipNoIdentity && identityColumn![r] === NO_IDENTITY) continue;
-        if (sum === 'dense' || (sum === 'dense-below-max' && groupColumns[0]![r]! < DENSE_MAX_CODE)) {
-          const at = sums.denseRow(groupColumns.length === 0 ? 0 : groupColumns[0]![r]!); // may grow sums.dense: read it after
+        if (sum.mode === 'dense-below-max' && groupColumns[0]![r]! < DENSE_MAX_CODE) {
+          const at = sums.denseRow(groupColumns[0]![r]!); // may grow sums.dense: read it after
           addRow(sums.dense, at, r);
         } else {
           addRow(this.sparseRow(sums, groupColumns, r), 0, r);
@@ -254,26 +266,54 @@ export class SectionSums {
 }
 
 /**
- * Where the rows of `ranges` are summed. No group: the slice's one dense row. Several grouped
- * dimensions: the map. One: densely when the rows are many (codes below DENSE_MAX_CODE, as they
- * come), else after a look at their codes, densely only if the slice's array already covers them,
- * their codes are small, or they fill enough of the range up to their largest code.
+ * Where the rows of `ranges` are summed, and the largest grouped code among them. No group: the
+ * slice's one dense row. Several grouped dimensions: the map. One: densely when the rows are many
+ * (codes from DENSE_MAX_CODE on, if any, in the map), else densely only if the slice's array
+ * already covers their codes, the codes are small, or the rows fill enough of the range up to the
+ * largest code.
  */
 function sumMode(
   sums: SliceSums,
   groupColumns: readonly Uint32Array[],
   ranges: readonly (readonly [number, number])[],
-): 'dense' | 'dense-below-max' | 'sparse' {
-  if (groupColumns.length === 0) return 'dense';
-  if (groupColumns.length > 1) return 'sparse';
-  let rows = 0;
-  for (const [from, to] of ranges) rows += to - from;
-  if (rows >= DENSE_SCAN_ROWS) return 'dense-below-max';
+): { mode: 'dense' | 'dense-below-max' | 'sparse'; max: number } {
+  if (groupColumns.length === 0) return { mode: 'dense', max: 0 };
+  if (groupColumns.length > 1) return { mode: 'sparse', max: 0 };
   const column = groupColumns[0]!;
+  let rows = 0;
   let max = 0;
-  for (const [from, to] of ranges) for (let r = from; r < to; r++) if (column[r]! > max) max = column[r]!;
-  if (max < sums.touched.length || max < DENSE_SMALL_CODE) return 'dense';
-  return max < DENSE_MAX_CODE && rows >= (max + 1) * DENSE_MIN_FILL ? 'dense' : 'sparse';
+  for (const [from, to] of ranges) {
+    rows += to - from;
+    for (let r = from; r < to; r++) if (column[r]! > max) max = column[r]!;
+  }
+  if (rows >= DENSE_SCAN_ROWS) return { mode: max < DENSE_MAX_CODE ? 'dense' : 'dense-below-max', max };
+  if (max < sums.touched.length || max < DENSE_SMALL_CODE) return { mode: 'dense', max };
+  const fills = max < DENSE_MAX_CODE && rows >= (max + 1) * DENSE_MIN_FILL;
+  return { mode: fills ? 'dense' : 'sparse', max };
+}
+
+/** Adds the rows of `ranges` into the slice's dense arrays (already grown to the largest code). */
+function addDense(
+  sums: SliceSums,
+  counts: Float64Array | Uint32Array,
+  column: Uint32Array | null,
+  tests: readonly { column: Uint32Array; bitmap: Uint8Array }[],
+  skip: Uint32Array | null,
+  sign: Sign,
+  ranges: readonly (readonly [number, number])[],
+): void {
+  const { dense, touched } = sums;
+  for (const [from, to] of ranges) {
+    rows: for (let r = from; r < to; r++) {
+      for (const t of tests) if (!allows(t.bitmap, t.column[r]!)) continue rows;
+      if (skip !== null && skip[r] === NO_IDENTITY) continue;
+      const code = column === null ? 0 : column[r]!;
+      touched[code] = 1;
+      const at = code * OUTCOME_COUNT;
+      const row = r * OUTCOME_COUNT;
+      for (let o = 0; o < OUTCOME_COUNT; o++) dense[at + o]! += sign * counts[row + o]!;
+    }
+  }
 }
 
 function merge(into: SliceCounts, group: string, from: Float64Array, at: number): void {
