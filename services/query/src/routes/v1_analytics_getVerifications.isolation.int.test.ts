@@ -375,6 +375,13 @@ describe('the worker pool', () => {
       expect(a.statusCode === 200 ? got : got.error, query).toEqual(a.statusCode === 200 ? want : want.error);
       expect(a.headers['x-precision']).toBe(b.headers['x-precision']);
     }
+    // The pool's waiting line is on /metrics (empty once every answer is in); a service without workers has none.
+    expect((await pooled.inject({ method: 'GET', url: '/metrics' })).body).toMatch(
+      /^va_query_pool_waiting 0$/m,
+    );
+    expect((await inline.inject({ method: 'GET', url: '/metrics' })).body).not.toMatch(
+      /va_query_pool_waiting/,
+    );
   }, 60_000);
 
   it('stops a worker whose request ran out of budget', async () => {
