@@ -58,8 +58,8 @@ const SEARCH_MAX_CODES = 256;
 const DENSE_MAX_CODE = 1 << 20;
 /** ...when the rows visited are at least this share of the code range (else the map takes them)... */
 const DENSE_MIN_FILL = 1 / 8;
-/** ...checked for fewer rows than this (more rows are summed densely whatever their spread)... */
-const DENSE_SCAN_ROWS = 4096;
+/** ...or when they are at least this many, whatever their spread... */
+const DENSE_MANY_ROWS = 4096;
 /** ...and always dense below this code (an array of at most ~300 KB per slice). */
 const DENSE_SMALL_CODE = 4096;
 /** Codes of a composite group number: 17 bits each (3 × 17 < 53). */
@@ -73,6 +73,12 @@ function bitmapOf(codes: readonly number[] | null): Uint8Array | null {
   const bitmap = new Uint8Array(max + 1);
   for (const c of codes) bitmap[c] = 1;
   return bitmap;
+}
+
+/** A filter on a column that is not the first: the row passes when its code is in the bitmap. */
+interface RowTest {
+  column: Uint32Array;
+  bitmap: Uint8Array;
 }
 
 const allows = (bitmap: Uint8Array | null, code: number): boolean =>
@@ -170,7 +176,7 @@ export class SectionSums {
     } else ranges.push([0, section.rows]);
 
     // Columns to test per row, and where each grouped dimension comes from.
-    const tests: { column: Uint32Array; bitmap: Uint8Array }[] = [];
+    const tests: RowTest[] = [];
     for (let d = first; d < roles.length; d++) {
       const bitmap = this.filterOf(roles[d]!);
       if (bitmap) tests.push({ column: section.dims[d]!, bitmap });
@@ -286,7 +292,7 @@ function sumMode(
     rows += to - from;
     for (let r = from; r < to; r++) if (column[r]! > max) max = column[r]!;
   }
-  if (rows >= DENSE_SCAN_ROWS) return { mode: max < DENSE_MAX_CODE ? 'dense' : 'dense-below-max', max };
+  if (rows >= DENSE_MANY_ROWS) return { mode: max < DENSE_MAX_CODE ? 'dense' : 'dense-below-max', max };
   if (max < sums.touched.length || max < DENSE_SMALL_CODE) return { mode: 'dense', max };
   const fills = max < DENSE_MAX_CODE && rows >= (max + 1) * DENSE_MIN_FILL;
   return { mode: fills ? 'dense' : 'sparse', max };
@@ -297,7 +303,7 @@ function addDense(
   sums: SliceSums,
   counts: Float64Array | Uint32Array,
   column: Uint32Array | null,
-  tests: readonly { column: Uint32Array; bitmap: Uint8Array }[],
+  tests: readonly RowTest[],
   skip: Uint32Array | null,
   sign: Sign,
   ranges: readonly (readonly [number, number])[],
