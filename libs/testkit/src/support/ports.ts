@@ -1,7 +1,23 @@
 import net from 'node:net';
 
-/** A TCP port that was free a moment ago (the OS picked it); good enough for tests on one machine. */
-export function freePort(): Promise<number> {
+/** Ports freePort handed out in this process: the OS may offer a just-closed port again at once. */
+const given = new Set<number>();
+
+/**
+ * A TCP port that was free a moment ago (the OS picked it) and that this process was not given
+ * before: three calls in a row (one test's service ports) get three different ports. Good enough
+ * for tests on one machine.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await osFreePort();
+    if (given.has(port)) continue;
+    given.add(port);
+    return port;
+  }
+}
+
+function osFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();
