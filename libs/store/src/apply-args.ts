@@ -68,8 +68,8 @@ export type ApplyResult =
   | { status: 'off'; actual: number }
   | { status: 'cmp'; actual: number }
   | { status: 'dict'; dict: string; length: number }
-  /** A rebuild sealed the API in this generation: it moves to `generation`. */
-  | { status: 'sealed'; generation: number };
+  /** A rebuild retired the API in this generation: it moves to `generation`. */
+  | { status: 'retired'; generation: number };
 
 export function parseApplyReply(reply: unknown): ApplyResult {
   if (!Array.isArray(reply)) throw new Error(`applyApiBatch: unexpected reply ${String(reply)}`);
@@ -82,7 +82,7 @@ export function parseApplyReply(reply: unknown): ApplyResult {
       return { status, actual: Number(a) };
     case 'dict':
       return { status, dict: String(a), length: Number(b) };
-    case 'sealed':
+    case 'retired':
       return { status, generation: Number(a) };
     default:
       throw new Error(`applyApiBatch: unexpected status ${String(status)}`);

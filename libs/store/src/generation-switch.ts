@@ -6,12 +6,12 @@
  *
  *   1. check (plain reads): g' has caught up: wm(g') >= wm(g) and >= every API's off in g; else 'behind'
  *   2. status compacting -> switching (CAS; `rebuild abort` is refused from here on)
- *   3. per API, one script in its slot (sealApiGeneration-1.lua): wm(g') >= off(g) of that API, then
- *      seal it in g, so that live writers stop counting it into g; repeated over `<p>:apis` until a pass
- *      finds no API left unsealed (an API first seen meanwhile is sealed by the next pass)
+ *   3. per API, one script in its slot (retireApiGeneration-1.lua): wm(g') >= off(g) of that API, then
+ *      retire it in g, so that live writers stop counting it into g; repeated over `<p>:apis` until a pass
+ *      finds no API left (an API first seen meanwhile is retired by the next pass)
  *   4. <p>:gen = g'; status switching -> switched
  *
- * While sealed APIs wait for step 4 (milliseconds, or until the rebuild's consumer catches up with an API
+ * While retired APIs wait for step 4 (milliseconds, or until the rebuild's consumer catches up with an API
  * that moved between 1 and 3), live writers of those APIs retry; queries read g, which no longer moves for
  * them, and then g', which holds at least as much.
  */
@@ -36,10 +36,10 @@ export type SwitchResult =
   | { status: 'not-current'; current: number }
   | { status: 'not-ready'; rebuildStatus: string };
 
-/** Field of an API's off hash that marks it sealed (never a partition: those are "<topic>/<n>"). */
-export const SEALED_FIELD = '@sealed';
+/** Field of an API's off hash that marks it retired (never a partition: those are "<topic>/<n>"). */
+export const RETIRED_FIELD = '@retired';
 
-/** APIs per pipeline of reads or seal scripts. */
+/** APIs per pipeline of reads or retire scripts. */
 const SLICE = 500;
 
 async function hashOf(redis: RedisClient, key: string): Promise<Map<string, number>> {
@@ -88,8 +88,8 @@ async function neededOffsets(
   return needed;
 }
 
-/** Step 3 for some APIs: their BehindPartitions (empty = all sealed). */
-async function seal(
+/** Step 3 for some APIs: their BehindPartitions (empty = all retired). */
+async function retire(
   redis: RedisClient,
   source: KeySpace,
   target: number,
@@ -101,7 +101,11 @@ async function seal(
   for (let n = 0; n < apiIds.length; n += SLICE) {
     const pipeline = newPipeline(redis);
     for (const apiId of apiIds.slice(n, n + SLICE)) {
-      queueCommand(redis, pipeline, 'sealApiGeneration', [apiKeys(source, apiId).offsets, target, ...wmArgs]);
+      queueCommand(redis, pipeline, 'retireApiGeneration', [
+        apiKeys(source, apiId).offsets,
+        target,
+        ...wmArgs,
+      ]);
     }
     for (const reply of (await execPipeline(pipeline)) as (string | number)[][]) {
       if (reply[0] === 'ok') continue;
@@ -135,7 +139,7 @@ export async function switchGeneration(
     return { status: 'not-ready', rebuildStatus: status };
   }
 
-  // 1. Caught up? (Nothing sealed yet on the first try: live writers are not held up while g' catches up.)
+  // 1. Caught up? (Nothing retired yet on the first try: live writers are not held up while g' catches up.)
   const wmTarget = await hashOf(redis, watermarkKey({ prefix, generation: target }));
   let apiIds = await listApis(redis, g.apis);
   const lagging = behindOf(wmTarget, await neededOffsets(redis, from, apiIds));
@@ -147,14 +151,14 @@ export async function switchGeneration(
     if (!moved.ok) return { status: 'not-ready', rebuildStatus: moved.status ?? 'none' };
   }
 
-  // 3. Seal every API, until a listing finds none left (APIs first seen meanwhile).
-  const sealed = new Set<string>();
+  // 3. Retire every API, until a listing finds none left (APIs first seen meanwhile).
+  const retired = new Set<string>();
   for (;;) {
-    const fresh = apiIds.filter((apiId) => !sealed.has(apiId));
+    const fresh = apiIds.filter((apiId) => !retired.has(apiId));
     if (fresh.length === 0) break;
-    const stillBehind = await seal(redis, from, target, wmTarget, fresh);
+    const stillBehind = await retire(redis, from, target, wmTarget, fresh);
     if (stillBehind.length > 0) return behind(stillBehind);
-    for (const apiId of fresh) sealed.add(apiId);
+    for (const apiId of fresh) retired.add(apiId);
     apiIds = await listApis(redis, g.apis);
   }
 

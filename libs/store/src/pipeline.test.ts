@@ -14,8 +14,8 @@ describe('slotOf (how a cluster pipeline groups its commands)', () => {
     expect(slotOf({ name: 'call', args: ['SET', 'va:api:api_main', 'ws', 'NX', 'GET'] })).toBe(
       slot('va:api:api_main'),
     );
-    // Fixed key count (sealApiGeneration-1.lua): the first argument is its key.
-    expect(slotOf({ name: 'sealApiGeneration', args: [[keys.offsets, 2, 'live/0', 5]] })).toBe(expected);
+    // Fixed key count (retireApiGeneration-1.lua): the first argument is its key.
+    expect(slotOf({ name: 'retireApiGeneration', args: [[keys.offsets, 2, 'live/0', 5]] })).toBe(expected);
     // Variable key count (applyApiBatch.lua): numkeys first.
     expect(slotOf({ name: 'applyApiBatch', args: [[2, keys.offsets, keys.compactedThrough, 'x']] })).toBe(
       expected,

@@ -197,8 +197,8 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
       const outcome = await processor.commit(prepared, expectedWm);
       if (outcome.status === 'conflict') {
         metrics.resyncs.inc({ cause: outcome.cause });
-        if (outcome.cause === 'sealed') {
-          // A rebuild's switch is sealing the APIs (milliseconds): wait a moment instead of spinning.
+        if (outcome.cause === 'retired') {
+          // A rebuild's switch is retiring the APIs (milliseconds): wait a moment instead of spinning.
           logger.info({ topic, partition, detail: outcome.detail }, 'generation switching: retry');
           await sleep(Math.min(settings.retryBackoffMs, 100));
         } else {

@@ -256,13 +256,13 @@ describe('the batch protocol', () => {
     expect(store.counted.get('a')).toBe(6);
   });
 
-  it('an API sealed by a rebuild stops the batch before the watermark; nothing of it is written', async () => {
+  it('an API retired by a rebuild stops the batch before the watermark; nothing of it is written', async () => {
     const store = new FakeStore();
     const { p } = worker(store);
-    store.sealed.add('b');
+    store.retired.add('b');
     expect(await p.process(batch(0, 4, ['a', 'b']), null)).toMatchObject({
       status: 'conflict',
-      cause: 'sealed',
+      cause: 'retired',
     });
     expect(store.counted.get('b')).toBeUndefined();
     expect(wmOf(store)).toBeNull();

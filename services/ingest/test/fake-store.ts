@@ -25,8 +25,8 @@ export class FakeStore implements StorePort {
   readonly calls = { apply: 0, applyScripts: 0, watermark: 0, progress: 0, assign: 0 };
   /** This many more API applies succeed, then apply() rejects (the worker or Redis died mid-pipeline). */
   crashAfterApplies: number | undefined;
-  /** APIs a rebuild sealed in this generation (apply refuses them). */
-  readonly sealed = new Set<string>();
+  /** APIs a rebuild retired in this generation (apply refuses them). */
+  readonly retired = new Set<string>();
   /** Runs before each API's apply script (e.g. another writer acts meanwhile). */
   beforeApply: ((apply: PlannedApply) => void) | undefined;
   private readonly resetListeners: (() => void)[] = [];
@@ -117,7 +117,7 @@ export class FakeStore implements StorePort {
   }
 
   private applyOne(a: PlannedApply): ApplyOutcome {
-    if (this.sealed.has(a.apiId)) return { status: 'sealed', generation: this.generation + 1 };
+    if (this.retired.has(a.apiId)) return { status: 'retired', generation: this.generation + 1 };
     const off = this.offOf(a.apiId, a.offsetField);
     if (off !== a.expectedOff) return { status: 'off', actual: off };
     const cmp = this.cmps.get(a.apiId) ?? null;

@@ -25,16 +25,16 @@
     then per cube: suffix, number of fields F, then F pairs field, increment
 
   Returns  {'ok'}                      applied, off[field] = ARGV[3]
-           {'sealed', g'}              a rebuild sealed this API in this generation (sealApiGeneration-1.lua):
+           {'retired', g'}             a rebuild retired this API in this generation (retireApiGeneration-1.lua):
                                        nothing written; the writer resumes in g' once <p>:gen moves
            {'off', actual}             off CAS failed (actual, -1 = none): nothing written
            {'cmp', actual}             cmp CAS failed: nothing written
            {'dict', name, length}      a dictionary is shorter than required: nothing written
 ]]
 --- @include "includes/time"
-local sealed = redis.call('HGET', KEYS[1], '@sealed')
-if sealed then
-  return { 'sealed', sealed }
+local retired = redis.call('HGET', KEYS[1], '@retired')
+if retired then
+  return { 'retired', retired }
 end
 local offField = ARGV[1]
 local actualOff = redis.call('HGET', KEYS[1], offField) or '-1'

@@ -58,7 +58,7 @@ export interface ApplyRound {
   events: number;
   /** APIs to apply again with the cmp Redis holds (the compactor moved on). */
   retry: { api: PreparedApi; cmp: Offset }[];
-  /** The first off, sealed or dict failure: the batch stops; dict means cached codes are wrong. */
+  /** The first off, retired or dict failure: the batch stops; dict means cached codes are wrong. */
   failed: Conflict | undefined;
 }
 
@@ -76,12 +76,12 @@ export function readOutcomes(
       round.events += a.increments.events;
     } else if (outcome.status === 'cmp') {
       round.retry.push({ api: a, cmp: outcome.actual });
-    } else if (outcome.status === 'sealed') {
+    } else if (outcome.status === 'retired') {
       // A rebuild is switching to a new generation: re-read the partition (and, once <p>:gen moved,
       // the generation) and try again; nothing of this API was written.
       round.failed ??= conflict(
-        'sealed',
-        `${a.apiId}: sealed, switching to generation ${outcome.generation}`,
+        'retired',
+        `${a.apiId}: retired, switching to generation ${outcome.generation}`,
       );
     } else if (outcome.status === 'off') {
       round.failed ??= conflict(

@@ -29,8 +29,8 @@ export type ApplyOutcome =
   | { status: 'off'; actual: Offset }
   | { status: 'cmp'; actual: Offset }
   | { status: 'dict'; dict: string; length: number }
-  /** A rebuild sealed the API in this generation (it is switching to `generation`): nothing written. */
-  | { status: 'sealed'; generation: number };
+  /** A rebuild retired the API in this generation (it is switching to `generation`): nothing written. */
+  | { status: 'retired'; generation: number };
 
 export type WatermarkMove = { ok: true } | { ok: false; actual: Offset };
 

@@ -40,7 +40,7 @@ export interface PartitionBatch {
   lastOffset: number;
 }
 
-export type ConflictCause = 'off' | 'dict' | 'wm' | 'redis-reset' | 'cmp-retries' | 'sealed';
+export type ConflictCause = 'off' | 'dict' | 'wm' | 'redis-reset' | 'cmp-retries' | 'retired';
 
 export interface Conflict {
   status: 'conflict';

@@ -6,7 +6,7 @@
  *               replays both topics into g' until every partition of g' holds what g holds
  *   compacting  compact g' up to the closed bound, then switch once g' >= g (retried while the live
  *               workers move g ahead)
- *   switching   every API is sealed in g (one script per API's slot), then <p>:gen = g'
+ *   switching   every API is retired in g (one script per API's slot), then <p>:gen = g'
  *               (libs/store generation-switch.ts; a resumed run finishes it)
  *   switched    stop the consumer, delete its group and generation g
  *

@@ -1,24 +1,24 @@
 --[[
   One API's share of a rebuild's switch from generation g to g' (docs/rebuild.md "The switch"), atomic in
-  the API's slot {api}: checks that g' holds every event of this API that g holds, and if so seals the API
+  the API's slot {api}: checks that g' holds every event of this API that g holds, and if so retires the API
   in g, so that no live writer of g can count another event of it there (applyApiBatch.lua refuses a
-  sealed API: the writer waits for <p>:gen to move, then resumes in g'). Once every API is sealed, the
+  retired API: the writer waits for <p>:gen to move, then resumes in g'). Once every API is retired, the
   switch sets <p>:gen = g' (generation-switch.ts): at that instant g' holds everything g holds, API by API,
   so no total goes down. A Redis Cluster cannot run one script over every API's slot; this is why the
   switch is one script per API.
 
   KEYS[1]  <p>:g<g>:{api}:off   hash  "<topic>/<partition>" -> last offset of g applied for this API;
-                                      the field "@sealed" = g' marks the API sealed in g
+                                      the field "@retired" = g' marks the API retired in g
 
   ARGV[1]  g'
   ARGV[2..]  wm of g': field, offset, field, offset, ... (read just before; wm only moves forward, so a
              value read earlier is a safe lower bound)
 
-  Returns  {'ok'}                                   sealed now or before (idempotent)
+  Returns  {'ok'}                                   retired now or before (idempotent)
            {'behind', n, field, needed, has, ...}   n partitions where wm(g') < off(g) (up to 8 listed):
                                                     nothing written
 ]]
-if redis.call('HEXISTS', KEYS[1], '@sealed') == 1 then
+if redis.call('HEXISTS', KEYS[1], '@retired') == 1 then
   return { 'ok' }
 end
 local has = {}
@@ -48,5 +48,5 @@ if count > 0 then
   table.insert(behind, 1, 'behind')
   return behind
 end
-redis.call('HSET', KEYS[1], '@sealed', ARGV[1])
+redis.call('HSET', KEYS[1], '@retired', ARGV[1])
 return { 'ok' }
