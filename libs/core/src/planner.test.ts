@@ -70,15 +70,57 @@ describe('planReads: fully retained', () => {
     expect(plan.precision).toBe('hour');
   });
 
-  it('a month one hour short of compacted falls back to days and hours', () => {
+  it('an open month (compacted up to some hour) is its bucket plus the hours after cmp', () => {
     const plan = planReads({
       startHour: H('2027-01-01T00'),
       endHour: H('2027-01-31T23'),
       compactedThrough: H('2027-01-31T22'),
       horizons: ALL,
     });
-    const days = Array.from({ length: 30 }, (_, i) => `d${D('2027-01-01') + i}`);
-    expect(brief(plan.reads)).toEqual([...days, ...hoursRange(H('2027-01-31T00'), H('2027-01-31T23'))]);
+    expect(brief(plan.reads)).toEqual([`m${M('2027-01')}`, `h${H('2027-01-31T23')}`]);
+  });
+
+  it('"the last 30 days": the days of last month, this month so far, and the hours after cmp', () => {
+    const plan = planReads({
+      startHour: H('2027-02-10T00'),
+      endHour: H('2027-03-11T23'),
+      compactedThrough: H('2027-03-11T08'),
+      horizons: ALL,
+    });
+    const days = Array.from({ length: 19 }, (_, i) => `d${D('2027-02-10') + i}`);
+    expect(brief(plan.reads)).toEqual([
+      ...days,
+      `m${M('2027-03')}`,
+      ...hoursRange(H('2027-03-11T09'), H('2027-03-11T23')),
+    ]);
+  });
+
+  it('an open month holding one day or less is read as that day, not as the month', () => {
+    const plan = planReads({
+      startHour: H('2027-02-27T00'),
+      endHour: H('2027-03-01T23'),
+      compactedThrough: H('2027-03-01T10'),
+      horizons: ALL,
+    });
+    expect(brief(plan.reads)).toEqual([
+      `d${D('2027-02-27')}`,
+      `d${D('2027-02-28')}`,
+      `d${D('2027-03-01')}`,
+      ...hoursRange(H('2027-03-01T11'), H('2027-03-01T23')),
+    ]);
+  });
+
+  it('an open rollup is not read when the range leaves out one of its compacted hours', () => {
+    const plan = planReads({
+      startHour: H('2027-03-01T01'),
+      endHour: H('2027-03-20T23'),
+      compactedThrough: H('2027-03-20T05'),
+      horizons: ALL,
+    });
+    const reads = brief(plan.reads);
+    expect(reads).not.toContain(`m${M('2027-03')}`);
+    expect(reads).not.toContain(`d${D('2027-03-01')}`);
+    expect(reads).toContain(`d${D('2027-03-20')}`);
   });
 
   it('a range starting and ending inside months: hours, days, months, days, hours', () => {
@@ -150,7 +192,7 @@ describe('planReads: fully retained', () => {
     expect(plan.reads.every((r) => r.res === 'h')).toBe(true);
   });
 
-  it('a partially compacted day is read from hours', () => {
+  it('a partially compacted day is its bucket plus the hours after cmp', () => {
     const plan = planReads({
       startHour: H('2027-01-09T00'),
       endHour: H('2027-01-10T23'),
@@ -159,8 +201,19 @@ describe('planReads: fully retained', () => {
     });
     expect(brief(plan.reads)).toEqual([
       `d${D('2027-01-09')}`,
-      ...hoursRange(H('2027-01-10T00'), H('2027-01-10T23')),
+      `d${D('2027-01-10')}`,
+      ...hoursRange(H('2027-01-10T13'), H('2027-01-10T23')),
     ]);
+  });
+
+  it('a day compacted through its first hour only is read from hours', () => {
+    const plan = planReads({
+      startHour: H('2027-01-10T00'),
+      endHour: H('2027-01-10T23'),
+      compactedThrough: H('2027-01-10T00'),
+      horizons: ALL,
+    });
+    expect(brief(plan.reads)).toEqual(hoursRange(H('2027-01-10T00'), H('2027-01-10T23')));
   });
 
   it('slices by day: each day slice is its own bucket set, partial edges from hours', () => {
@@ -193,7 +246,11 @@ describe('planReads: fully retained', () => {
       brief(plan.reads.filter((r) => r.slice === Date.parse(`${iso}-01T00:00:00Z`)));
     expect(bySlice('2027-01')).toHaveLength(17);
     expect(bySlice('2027-02')).toEqual([`m${M('2027-02')}`]);
-    expect(bySlice('2027-03')).toHaveLength(20 + 11 * 24);
+    // March: its bucket (compacted through the 20th) and the 11 days after, hour by hour.
+    expect(bySlice('2027-03')).toEqual([
+      `m${M('2027-03')}`,
+      ...hoursRange(H('2027-03-21T00'), H('2027-03-31T23')),
+    ]);
   });
 
   it('empty when start > end, and an open end is cut at dataThroughHour', () => {

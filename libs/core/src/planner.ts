@@ -256,6 +256,24 @@ function complete(p: Plan, day: DayWant, out: Signed[], wholeDayMayGo: boolean):
   }
 }
 
+/**
+ * An open rollup [b0, b1] that is cheaper than its parts: the rollup holds exactly its compacted hours
+ * [b0, cmp] (some, not all; more than `unit`, the one read it would otherwise take), and `days` (which
+ * start at b0 and run at least to cmp) want every one of them. Read whole, it answers those hours at
+ * once; the wanted hours after cmp come from their hour buckets (`complete`). So "the last 30 days"
+ * reads this month's bucket instead of a day per day, and today's bucket instead of an hour per
+ * compacted hour of today.
+ */
+function wantsAllHeld(p: Plan, days: readonly DayWant[], b0: number, b1: number, unit: number): boolean {
+  const cmp = p.cmp;
+  if (cmp === null || cmp - b0 + 1 <= unit || cmp >= b1) return false;
+  if (days.length === 0 || days[0]!.first !== b0 || days.at(-1)!.last < cmp) return false;
+  for (const day of days) {
+    for (let h = day.first; h <= Math.min(day.last, cmp); h++) if (!day.want[h - day.first]) return false;
+  }
+  return true;
+}
+
 /** Signed bucket reads that count exactly the hours owned by `slice` within [from, to]. */
 function realize(p: Plan, slice: number, from: number, to: number): Signed[] {
   const out: Signed[] = [];
@@ -271,15 +289,21 @@ function realize(p: Plan, slice: number, from: number, to: number): Signed[] {
     const allMonth =
       days.length > 0 && days[0]!.first === m0 && days.at(-1)!.last === m1 && days.every((x) => x.all);
     const monthForced = days.some((x) => x.pastHorizon && x.d < p.hz.day);
-    if (m >= p.hz.month && (monthForced || (allMonth && p.inRollups(m1)))) {
+    if (
+      m >= p.hz.month &&
+      (monthForced || (allMonth && p.inRollups(m1)) || wantsAllHeld(p, days, m0, m1, 24))
+    ) {
       out.push({ res: 'm', index: m, subtract: false });
       for (const day of days) complete(p, day, out, true);
       continue;
     }
     for (const day of days) {
       if (!day.any) continue;
-      const [, d1] = hoursOfDay(day.d);
-      if (day.d >= p.hz.day && (day.pastHorizon || (day.all && p.inRollups(d1)))) {
+      const [d0, d1] = hoursOfDay(day.d);
+      if (
+        day.d >= p.hz.day &&
+        (day.pastHorizon || (day.all && p.inRollups(d1)) || wantsAllHeld(p, [day], d0, d1, 1))
+      ) {
         out.push({ res: 'd', index: day.d, subtract: false });
         complete(p, day, out, false);
         continue;
