@@ -1,6 +1,7 @@
 /** What every step of a run shares: options, servers, the results so far, and how to start services. */
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
+import { ensureBuilt } from '@va/infra/build';
 import { freePort } from '@va/testkit';
 import { log } from './log';
 import { serviceEnv, type BenchNames } from './names';
@@ -42,6 +43,7 @@ export async function prepareService(
     compactorMetrics: await freePort(),
   };
   const env = serviceEnv(ctx.servers, names, ports, extra);
+  await ensureBuilt(); // the compiled services (services.ts); a no-op when they are current
   const port =
     name === 'query' ? ports.query : name === 'ingest' ? ports.ingestMetrics : ports.compactorMetrics;
   return {

@@ -7,7 +7,7 @@
 export interface CpuProfile {
   nodes: {
     id: number;
-    callFrame: { functionName: string; url: string; lineNumber: number };
+    callFrame: { functionName: string; url: string; lineNumber: number; columnNumber?: number };
   }[];
   samples: number[];
   timeDeltas: number[];

@@ -1,7 +1,10 @@
 /**
- * The services under test, as the stack runs them: `node --import tsx services/<name>/src/main.ts`,
- * one child process each, output into .cache/bench/logs/. With a profile directory the process also
- * runs under `--cpu-prof` (V8 writes the profile when the process exits after SIGTERM).
+ * The services under test, as `npm start` runs them: the compiled bundles,
+ * `node services/<name>/dist/main.js` (built first when a source changed, infra/lib/build.mjs), one
+ * child process each, output into .cache/bench/logs/. Not through tsx: its transform keeps function
+ * names with a helper call at every function creation, which cost a closure-heavy query up to a fifth
+ * of its CPU. With a profile directory the process also runs under `--cpu-prof` (V8 writes the
+ * profile when the process exits after SIGTERM; profile-sources.ts maps it back to the sources).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -46,16 +49,20 @@ export function startService(
   fs.mkdirSync(LOG_DIR, { recursive: true });
   const logFile = path.join(LOG_DIR, `${options.runId}.${options.label}.log`);
   const fd = fs.openSync(logFile, 'a');
-  // One directory per process: tsx's loader runs on a thread of its own, which writes a second
-  // (small) profile; a fixed --cpu-prof-name would let it overwrite the main thread's.
+  // One directory per process: worker threads write profiles of their own; a fixed --cpu-prof-name
+  // would let them overwrite the main thread's.
   const profile = options.cpuProfDir
     ? ['--cpu-prof', `--cpu-prof-dir=${path.join(options.cpuProfDir, options.label)}`]
     : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', `services/${name}/src/main.ts`], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', fd, fd],
-  });
+  const child = spawn(
+    process.execPath,
+    [...profile, '--enable-source-maps', `services/${name}/dist/main.js`],
+    {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', fd, fd],
+    },
+  );
   fs.closeSync(fd);
   if (child.pid === undefined) throw new Error(`${name}: spawn failed, see ${logFile}`);
   running.add(child);

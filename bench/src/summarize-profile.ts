@@ -1,11 +1,13 @@
 /**
  * `npx tsx bench/src/summarize-profile.ts <file.cpuprofile>... [--top N]`: self time per area and
- * per function of V8 CPU profiles (those `npm run bench -- --cpu-prof` writes, or any other).
+ * per function of V8 CPU profiles (those `npm run bench -- --cpu-prof` writes, or any other); frames of
+ * compiled bundles are mapped back to their sources where a source map lies beside the bundle.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatSummary, summarizeProfile, type CpuProfile } from './cpuprofile';
+import { withOriginalSources } from './profile-sources';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -16,7 +18,7 @@ if (positionals.length === 0) {
   process.exit(2);
 }
 for (const file of positionals) {
-  const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
+  const profile = withOriginalSources(JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile);
   process.stdout.write(
     `${formatSummary(path.basename(file), summarizeProfile(profile, Number(values.top)))}\n\n`,
   );

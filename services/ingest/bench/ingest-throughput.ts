@@ -3,7 +3,7 @@
  *
  * 1. Pre-produces N generated events (@va/testkit's generator) into a fresh topic of P partitions
  *    on KAFKA_BROKERS (default: the stack's broker).
- * 2. Starts one ingest worker process against a private, fresh redis-server (infra/redis.conf: AOF
+ * 2. Starts one compiled ingest worker process (services/ingest/dist, built when stale) against a private, fresh redis-server (infra/redis.conf: AOF
  *    everysec), or BENCH_REDIS_URL.
  * 3. Polls the partition watermarks in Redis and prints sustained events/s from the first to the last
  *    applied event, then Redis INFO commandstats.
@@ -28,6 +28,7 @@ import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { loadConfig } from '@va/config';
 import { MESSAGE_KEYS, type MessageKey } from '@va/contracts';
 import { connectRedis, masterNodes, readWatermarks, type RedisClient } from '@va/store';
+import { ensureBuilt } from '@va/infra/build';
 import { ROOT } from '@va/infra/paths';
 import { startRedis, stopRedis } from '@va/infra/redis';
 import { startRedisCluster, stopRedisCluster } from '@va/infra/redis-cluster';
@@ -154,9 +155,11 @@ async function main(): Promise<void> {
   }));
   const profDir = path.join(ROOT, '.cache', 'bench-prof');
   const nodeArgs = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+  // The compiled worker, as `npm start` runs it (bench/src/services.ts says why not through tsx).
+  await ensureBuilt();
   const workers = await Promise.all(
     Array.from({ length: workerCount }, async () =>
-      spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'services/ingest/src/main.ts'], {
+      spawn(process.execPath, [...nodeArgs, '--enable-source-maps', 'services/ingest/dist/main.js'], {
         cwd: ROOT,
         stdio: ['ignore', 'inherit', 'inherit'],
         env: {
