@@ -151,12 +151,16 @@ function randomQuery(): RandomQuery {
   if (start !== undefined) pairs.push(['start', String((params.start = start))]);
   if (end !== undefined) pairs.push(['end', String((params.end = end))]);
 
-  if (r.chance(0.3)) pairs.push(['limit', String((params.limit = r.int(1, 30)))]);
-  if (r.chance(0.35)) {
+  // About one query in fifteen is a leaderboard: one slice, a counter descending, a small limit (the
+  // service builds rows for the largest groups only: libs/core top-groups.ts).
+  const topN = !granularity && groupBy.length > 0 && r.chance(0.25);
+  if (topN || r.chance(0.3)) pairs.push(['limit', String((params.limit = r.int(1, topN ? 10 : 30)))]);
+  if (topN || r.chance(0.35)) {
     params.orderBy = r.pick(granularity ? ORDER_BY : ORDER_BY.filter((o) => o !== 'time'));
     pairs.push(['orderBy', params.orderBy]);
   }
-  if (r.chance(0.3)) pairs.push(['order', (params.order = r.pick(['asc', 'desc'] as const))]);
+  if (topN) pairs.push(['order', (params.order = 'desc')]);
+  else if (r.chance(0.3)) pairs.push(['order', (params.order = r.pick(['asc', 'desc'] as const))]);
   return { params, qs: new URLSearchParams(pairs).toString() };
 }
 

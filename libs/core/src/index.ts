@@ -35,4 +35,5 @@ export {
   type SliceInput,
 } from './rows/slices';
 export { countedCells, groupCount } from './rows/groupCount';
+export { counterValue, topGroupsOf, topThreshold, type TopGroups } from './rows/top-groups';
 export { ByteWriter, jsonText } from './rows/json';

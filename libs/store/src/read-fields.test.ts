@@ -95,6 +95,20 @@ describe('CodeCounts and groupCodes', () => {
     expect(c.slice(1).get('..')![0]).toBe(2);
   });
 
+  it('keeps the largest groups of a top-N, ties included (keepLargest)', () => {
+    const c = new CodeCounts();
+    const counts = (valid: number, notFound: number) => [valid, notFound, 0, 0, 0, 0, 0, 0, 0];
+    const groups = c.slice(null);
+    groups.set('.1.', counts(5, 0));
+    groups.set('.2.', counts(1, 9)); // total 10
+    groups.set('.3.', counts(4, 1)); // total 5, ties with .1.
+    groups.set('.4.', counts(2, 0));
+    c.keepLargest({ counter: 9, limit: 2 }); // by total
+    expect([...groups.keys()]).toEqual(['.1.', '.2.', '.3.']);
+    c.keepLargest({ counter: 0, limit: 1 }); // by valid
+    expect([...groups.keys()]).toEqual(['.1.']);
+  });
+
   it('decodes group names to codes', () => {
     expect(groupCodes('..')).toEqual([undefined, undefined, undefined]);
     expect(groupCodes('a.z.10')).toEqual([10, 35, 36]);

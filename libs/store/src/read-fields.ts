@@ -8,6 +8,7 @@
  * `<key>.<identity>.<set>` with "" for a dimension it does not group by.
  */
 import { OUTCOME_COUNT } from '@va/contracts';
+import { counterValue, topThreshold, type TopGroups } from '@va/core';
 import { NO_IDENTITY_PART, type Cube } from './keys';
 
 export interface CodeSelection {
@@ -34,6 +35,19 @@ export class CodeCounts {
       this.slices.set(start, counts);
     }
     return counts;
+  }
+
+  /**
+   * Drops the groups that cannot be among the first rows of a top-N query (libs/core topGroupsOf):
+   * those whose counter is below the limit-th largest of their slice. Ties stay.
+   */
+  keepLargest(top: TopGroups): void {
+    for (const groups of this.slices.values()) {
+      const values = Float64Array.from(groups.values(), (counts) => counterValue(counts, top.counter));
+      const threshold = topThreshold(values, top.limit);
+      let n = 0;
+      for (const group of groups.keys()) if (values[n++]! < threshold) groups.delete(group);
+    }
   }
 }
 

@@ -32,6 +32,7 @@ import {
   rowCapError,
   sliceCount,
   timeOrdered,
+  topGroupsOf,
   type BucketRead,
   type BuildRowsOptions,
   type Cell,
@@ -41,6 +42,7 @@ import {
   type ReadPlan,
   type RowBound,
   type RowsJson,
+  type TopGroups,
 } from '@va/core';
 import {
   decodeCells,
@@ -236,9 +238,11 @@ async function readRowsInput(
   // 2. Without a time granularity the coarse read is the answer's read.
   const granularity = query.groupBy.granularity;
   if (!granularity) {
+    // A top-N by a counter builds rows for its largest groups only (libs/core top-groups.ts).
+    const top = topGroupsOf(query, config.maxRows);
     const read = wholeRange
       ? { cells: wholeRange, precision: undefined }
-      : await readCells(r, cubeQuery, undefined);
+      : await readCells(r, cubeQuery, undefined, undefined, undefined, top);
     const precision = read.precision ?? fullPlan(r, undefined).precision;
     return {
       cells: read.cells,
@@ -354,6 +358,7 @@ async function readCells(
   granularity: ParsedQuery['groupBy']['granularity'],
   keep?: (read: BucketRead) => boolean,
   planned?: ReadPlan,
+  top?: TopGroups,
 ): Promise<{ cells: Cell[]; precision: Precision }> {
   const { redis } = r.deps;
   for (let attempt = 1; ; attempt++) {
@@ -366,6 +371,7 @@ async function readCells(
     });
     if (read.ok) {
       r.signal?.throwIfAborted();
+      if (top) read.counts.keepLargest(top);
       return { cells: await decodeCells(read.counts, r.dicts), precision: plan.precision };
     }
     if (attempt >= MAX_ATTEMPTS) throw new Error(`compaction kept moving during ${MAX_ATTEMPTS} reads`);

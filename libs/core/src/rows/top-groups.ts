@@ -1,0 +1,48 @@
+/**
+ * Which groups the first rows of a query can come from, known before any row is built (CONTRACT §3
+ * "Order and limit"), so that a top-N over thousands of groups builds rows for a few of them.
+ *
+ * It holds for one slice (no time granularity), `orderBy` a counter in `desc` order and a `limit`
+ * within the row cap, and groups that are rows one to one (key, identity, tags; not `tag`, whose rows
+ * split a tag set). Then the first `limit` rows are among the groups whose counter is at least the
+ * limit-th largest value over all groups: ties at that value are kept, so the default order that
+ * breaks them sees the same groups, and a group that counts nothing (it creates no row) can only tie
+ * at 0, where nothing is dropped. The row cap is not affected: with a limit within it, no answer is
+ * over it.
+ */
+import { OUTCOME_COUNT } from '@va/contracts';
+import type { ParsedQuery } from '../types';
+import { counterIndex, TOTAL } from './counts';
+
+export interface TopGroups {
+  /** Counter the rows are ordered by (counterIndex: an outcome, or TOTAL). */
+  counter: number;
+  limit: number;
+}
+
+/** Whether the query's rows come from its largest groups only (see the header), and which. */
+export function topGroupsOf(query: ParsedQuery, maxRows: number): TopGroups | undefined {
+  const { groupBy, orderBy, order, limit } = query;
+  if (groupBy.granularity !== undefined || orderBy === undefined || orderBy === 'time') return undefined;
+  if (order !== 'desc' || limit === undefined || limit > maxRows) return undefined;
+  if (groupBy.tag || !(groupBy.key || groupBy.identity || groupBy.tags)) return undefined;
+  return { counter: counterIndex(orderBy), limit };
+}
+
+/** The counter's value in nine outcome counts (OUTCOMES order). */
+export function counterValue(counts: readonly number[], counter: number): number {
+  if (counter !== TOTAL) return counts[counter] ?? 0;
+  let total = 0;
+  for (let o = 0; o < OUTCOME_COUNT; o++) total += counts[o] ?? 0;
+  return total;
+}
+
+/**
+ * The smallest value a group needs to stay: the limit-th largest of `values`, or -Infinity when
+ * there are no more values than the limit (every group stays).
+ */
+export function topThreshold(values: Float64Array, limit: number): number {
+  if (values.length <= limit) return -Infinity;
+  const sorted = Float64Array.from(values).sort();
+  return sorted[sorted.length - limit]!;
+}
