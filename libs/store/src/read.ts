@@ -93,8 +93,15 @@ export interface CubeQuery {
 
 const signOf = (read: BucketRead): Sign => (read.subtract ? -1 : 1);
 
-/** A filter naming at most this many codes of a sharded cube (or identities of f) names its hashes. */
+/**
+ * A filter naming at most this many codes of a sharded cube (or identities of f) names its hashes,
+ * when they lie in at most NAMED_MAX_HASHES hashes per bucket. Named hashes cost their key names in
+ * every call (twice: delta and sealing) even for a sealed bucket, whose hashes are gone; beyond a few,
+ * one P item per bucket costs less (two tags of the medium tenant name 14 shards: 28 keys per bucket,
+ * ioredis building the arguments took ~25% of that query).
+ */
 const HMGET_MAX_CODES = 64;
+const NAMED_MAX_HASHES = 4;
 
 /** What one bucket read asks readBuckets.lua for (its items, see the script's header). */
 type Item =
@@ -180,20 +187,23 @@ type DeltaPlan =
 function deltaPlanOf(q: CubeQuery): DeltaPlan {
   if (q.cube === 't') return { kind: 'named', hashes: [{ suffix: 't', part: '' }] };
   if (q.cube === 'f') {
-    if (q.identities !== null && q.identities.length <= HMGET_MAX_CODES) {
-      const parts = [...new Set(q.identities.map(code36))];
+    const parts = q.identities === null ? null : [...new Set(q.identities.map(code36))];
+    if (parts !== null && q.identities!.length <= HMGET_MAX_CODES && parts.length <= NAMED_MAX_HASHES) {
       return { kind: 'named', hashes: parts.map((part) => ({ suffix: cubeSuffix('f', part), part })) };
     }
-    return { kind: 'parts', allowed: q.identities?.map(code36) ?? null };
+    return { kind: 'parts', allowed: parts };
   }
   const codes = filterCodes(q);
   if (codes !== null && codes.length <= HMGET_MAX_CODES) {
-    const hashes = [...fieldsByShard(codes)].map(([shard, fields]) => ({
-      suffix: cubeSuffix(q.cube, shard),
-      part: shard,
-      fields,
-    }));
-    return { kind: 'named', hashes };
+    const shards = fieldsByShard(codes);
+    if (shards.size <= NAMED_MAX_HASHES) {
+      const hashes = [...shards].map(([shard, fields]) => ({
+        suffix: cubeSuffix(q.cube, shard),
+        part: shard,
+        fields,
+      }));
+      return { kind: 'named', hashes };
+    }
   }
   if (codes === null && q.codeCount !== undefined) {
     // Every part the dictionary's length allows: the script reads them by name where the
@@ -471,14 +481,19 @@ function readBucketsArgs(keys: ReturnType<typeof apiKeys>, chunk: readonly Unit[
   const names: string[] = [keys.compactedThrough];
   const argv: (string | Buffer)[] = [];
   const lists = new Map<string, number>();
+  // Every bucket's items share the query's lists: by reference first, so that a long list is joined once.
+  const seen = new Map<readonly string[], number>();
   const listOf = (fields: readonly string[]): number => {
+    let n = seen.get(fields);
+    if (n !== undefined) return n;
     const id = fields.join(' ');
-    let n = lists.get(id);
+    n = lists.get(id);
     if (n === undefined) {
       n = lists.size + 1;
       lists.set(id, n);
       argv.push('F', String(fields.length), ...fields);
     }
+    seen.set(fields, n);
     return n;
   };
   for (const unit of chunk) {
