@@ -75,20 +75,34 @@ function traffic(seed: number, count: number) {
   return { events, backfill, all: [...events, ...backfill] };
 }
 
+/**
+ * Produces the traffic at `rate`. With `gate`, the last 15% waits until it resolves: a test that
+ * must interrupt the stream N times keeps it flowing until then, however slow the machine.
+ */
 async function produceAll(
   producer: ReturnType<Kafka['producer']>,
   t: TestEnv,
   tr: ReturnType<typeof traffic>,
   rate: number,
+  gate?: Promise<unknown>,
 ): Promise<void> {
-  await Promise.all([
-    produceMessages(producer, eventMessages(tr.events), { topic: t.topic, rate: rate * 0.9, chunk: 500 }),
-    produceMessages(producer, eventMessages(tr.backfill), {
-      topic: t.backfillTopic,
-      rate: rate * 0.1,
-      chunk: 200,
-    }),
-  ]);
+  const send = (events: VerificationEvent[], backfill: VerificationEvent[]) =>
+    Promise.all([
+      produceMessages(producer, eventMessages(events), { topic: t.topic, rate: rate * 0.9, chunk: 500 }),
+      produceMessages(producer, eventMessages(backfill), {
+        topic: t.backfillTopic,
+        rate: rate * 0.1,
+        chunk: 200,
+      }),
+    ]);
+  if (!gate) {
+    await send(tr.events, tr.backfill);
+    return;
+  }
+  const cut = (events: VerificationEvent[]) => Math.floor(events.length * 0.85);
+  await send(tr.events.slice(0, cut(tr.events)), tr.backfill.slice(0, cut(tr.backfill)));
+  await gate;
+  await send(tr.events.slice(cut(tr.events)), tr.backfill.slice(cut(tr.backfill)));
 }
 
 /** Waits for every partition of both topics to be applied, then compares every cube and hour. */
@@ -136,8 +150,11 @@ describe('exactly once under failure', () => {
     cleanups.push(() => worker.kill('SIGKILL'));
 
     let producing = true;
-    // ~50 s of traffic: long enough for 10+ kill cycles (a restarted worker rejoins in ~3 s: FAST_GROUP).
-    const produced = produceAll(producer, t, tr, 4_000).finally(() => (producing = false));
+    // ~50 s of traffic: long enough for 10+ kill cycles (a restarted worker rejoins in ~3 s: FAST_GROUP);
+    // on a slower machine its last 15% waits for the tenth kill, so that every kill lands mid-stream.
+    let tenKills: () => void = () => undefined;
+    const tenthKill = new Promise<void>((resolve) => (tenKills = resolve));
+    const produced = produceAll(producer, t, tr, 4_000, tenthKill).finally(() => (producing = false));
     const partitions = [t.topic, t.backfillTopic].flatMap((topic) =>
       [0, 1, 2, 3].map((partition) => ({ topic, partition })),
     );
@@ -160,7 +177,7 @@ describe('exactly once under failure', () => {
       if (moved && !producing && (await applied()) >= tr.all.length) break; // nothing left to interrupt
       await sleep(random() * 1_500);
       await worker.kill('SIGKILL');
-      kills++;
+      if (++kills === 10) tenKills();
       logs.push(worker);
       worker = startService('ingest', env);
     }
