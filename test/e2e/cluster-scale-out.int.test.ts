@@ -155,16 +155,19 @@ it(
 
     const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
     await producer.connect();
-    // The last 15% of the stream waits for the last kill: every kill lands mid-stream, however slow the machine.
-    let killsDone: () => void = () => undefined;
-    const afterKills = new Promise<void>((resolve) => (killsDone = resolve));
+    // The last 15% of the stream trickles (250/s) until the last kill: every kill lands mid-stream, however
+    // slow the machine.
+    let killed = false;
     const messages = [...eventMessages(events, (e) => (e.apiId === HOT ? 'apiId+keyId' : 'apiId'))];
-    const head = Math.floor(messages.length * 0.85);
     const produced = (async () => {
       const options = { topic: t.topic, rate: 5_000, chunk: 1_000 };
-      await produceMessages(producer, messages.slice(0, head), options);
-      await afterKills;
-      await produceMessages(producer, messages.slice(head), options);
+      let rest = messages.slice(Math.floor(messages.length * 0.85));
+      await produceMessages(producer, messages.slice(0, messages.length - rest.length), options);
+      while (!killed && rest.length > 0) {
+        await produceMessages(producer, rest.slice(0, 250), { ...options, rate: 250 });
+        rest = rest.slice(250);
+      }
+      await produceMessages(producer, rest, options);
     })().finally(() => producer.disconnect());
 
     // Mid-stream: worker a SIGKILLed, the hot API's master SIGKILLed, worker a SIGKILLed again.
@@ -181,7 +184,7 @@ it(
     await sleep(2_000 + random() * 3_000);
     await a.kill('SIGKILL');
     a = start('ingest');
-    killsDone();
+    killed = true;
     await produced;
 
     const ends = await topicEnds(kafka, [t.topic]);

@@ -76,33 +76,40 @@ function traffic(seed: number, count: number) {
 }
 
 /**
- * Produces the traffic at `rate`. With `gate`, the last 15% waits until it resolves: a test that
- * must interrupt the stream N times keeps it flowing until then, however slow the machine.
+ * Produces the traffic at `rate`. With `enough`, its last 15% trickles (chunks of 200 at 1/20 of
+ * the rate) until enough() holds, then goes on at the rate: a test that must interrupt the stream N
+ * times keeps it flowing, and the worker making progress, however slow the machine.
  */
 async function produceAll(
   producer: ReturnType<Kafka['producer']>,
   t: TestEnv,
   tr: ReturnType<typeof traffic>,
   rate: number,
-  gate?: Promise<unknown>,
+  enough?: () => boolean,
 ): Promise<void> {
-  const send = (events: VerificationEvent[], backfill: VerificationEvent[]) =>
+  const send = (events: VerificationEvent[], backfill: VerificationEvent[], at = rate) =>
     Promise.all([
-      produceMessages(producer, eventMessages(events), { topic: t.topic, rate: rate * 0.9, chunk: 500 }),
+      produceMessages(producer, eventMessages(events), { topic: t.topic, rate: at * 0.9, chunk: 500 }),
       produceMessages(producer, eventMessages(backfill), {
         topic: t.backfillTopic,
-        rate: rate * 0.1,
+        rate: at * 0.1,
         chunk: 200,
       }),
     ]);
-  if (!gate) {
+  if (!enough) {
     await send(tr.events, tr.backfill);
     return;
   }
   const cut = (events: VerificationEvent[]) => Math.floor(events.length * 0.85);
   await send(tr.events.slice(0, cut(tr.events)), tr.backfill.slice(0, cut(tr.backfill)));
-  await gate;
-  await send(tr.events.slice(cut(tr.events)), tr.backfill.slice(cut(tr.backfill)));
+  let live = tr.events.slice(cut(tr.events));
+  let backfill = tr.backfill.slice(cut(tr.backfill));
+  while (!enough() && live.length > 0) {
+    await send(live.slice(0, 180), backfill.slice(0, 20), rate / 20);
+    live = live.slice(180);
+    backfill = backfill.slice(20);
+  }
+  await send(live, backfill);
 }
 
 /** Waits for every partition of both topics to be applied, then compares every cube and hour. */
@@ -151,16 +158,14 @@ describe('exactly once under failure', () => {
 
     let producing = true;
     // ~50 s of traffic: long enough for 10+ kill cycles (a restarted worker rejoins in ~3 s: FAST_GROUP);
-    // on a slower machine its last 15% waits for the tenth kill, so that every kill lands mid-stream.
-    let tenKills: () => void = () => undefined;
-    const tenthKill = new Promise<void>((resolve) => (tenKills = resolve));
-    const produced = produceAll(producer, t, tr, 4_000, tenthKill).finally(() => (producing = false));
+    // on a slower machine its last 15% trickles until the tenth kill, so that every kill lands mid-stream.
+    let kills = 0;
+    const produced = produceAll(producer, t, tr, 4_000, () => kills >= 10).finally(() => (producing = false));
     const partitions = [t.topic, t.backfillTopic].flatMap((topic) =>
       [0, 1, 2, 3].map((partition) => ({ topic, partition })),
     );
     const applied = async () =>
       (await readWatermarks(redis, space, partitions)).reduce((sum, wm) => sum + wm + 1, 0);
-    let kills = 0;
     // Kill mid-stream: once the new worker has applied something, at a random moment within the
     // next 1.5 s (inside a batch, between the apply and the watermark, while idle...). At least 10
     // times, and on while events are still produced.
@@ -177,7 +182,7 @@ describe('exactly once under failure', () => {
       if (moved && !producing && (await applied()) >= tr.all.length) break; // nothing left to interrupt
       await sleep(random() * 1_500);
       await worker.kill('SIGKILL');
-      if (++kills === 10) tenKills();
+      kills++;
       logs.push(worker);
       worker = startService('ingest', env);
     }
