@@ -85,6 +85,11 @@ export class ReadDictionaries {
     return this.byExternalId.get(externalId) ?? NONE;
   }
 
+  /** Distinct tags over every loaded tag set (kept in step with the sets, resets included). */
+  tagCount(): number {
+    return this.byTag.size;
+  }
+
   /** Codes of the tag sets that contain every given tag. */
   setCodesWithAll(tags: readonly string[]): number[] {
     let smallest: readonly number[] | undefined;

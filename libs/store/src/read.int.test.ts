@@ -163,6 +163,10 @@ describe('ReadDictionaries', () => {
     expect(withAll).toHaveLength(4);
     expect(dicts.setCodesWithAll(['all', 't1']).map((c) => dicts.tagSet(c))).toEqual([['all', 't1']]);
     expect(dicts.setCodesWithAll(['t1', 't2'])).toEqual([]);
+    const tags = new Set<string>();
+    for (let code = 0; code < dicts.size('s'); code++) for (const tag of dicts.tagSet(code)!) tags.add(tag);
+    expect(tags.size).toBeGreaterThan(1);
+    expect(dicts.tagCount()).toBe(tags.size);
     expect(dicts.keyCodes(['key_3', 'key_none'])).toHaveLength(1);
   });
 });

@@ -300,14 +300,20 @@ const totalCube: CubeQuery = {
 /** What the dictionaries (after the filters) allow each grouped dimension. */
 export function groupSources(cube: CubeQuery, dicts: ReadDictionaries, query: ParsedQuery) {
   const g = query.groupBy;
-  const sets = g.tag || g.tags ? (cube.sets ?? Array.from({ length: dicts.size('s') }, (_, n) => n)) : [];
-  const tags = new Set<string>();
-  if (g.tag) for (const code of sets) for (const tag of dicts.tagSet(code) ?? []) tags.add(tag);
+  const bySets = g.tag || g.tags;
+  // Without a tag filter: every set, counted from the dictionary (no walk over the sets per request).
+  let tags = 0;
+  if (g.tag && cube.sets === null) tags = dicts.tagCount();
+  else if (g.tag && cube.sets !== null) {
+    const seen = new Set<string>();
+    for (const code of cube.sets) for (const tag of dicts.tagSet(code) ?? []) seen.add(tag);
+    tags = seen.size;
+  }
   return {
     keys: cube.keys?.length ?? dicts.size('k'),
     identities: cube.identities?.length ?? dicts.size('i'),
-    tagSets: sets.length,
-    tags: tags.size,
+    tagSets: bySets ? (cube.sets?.length ?? dicts.size('s')) : 0,
+    tags,
   };
 }
 
