@@ -208,7 +208,6 @@ interface DayWant {
   last: number;
   want: boolean[];
   any: boolean;
-  all: boolean;
   /** A wanted hour past the hour horizon: only a rollup can answer it. */
   pastHorizon: boolean;
 }
@@ -219,16 +218,14 @@ function dayWants(p: Plan, slice: number, d: number, from: number, to: number): 
   const last = Math.min(d1, to);
   const want: boolean[] = [];
   let any = false;
-  let all = first === d0 && last === d1;
   let pastHorizon = false;
   for (let h = first; h <= last; h++) {
     const w = p.owner(h) === slice;
     want.push(w);
     any ||= w;
-    all &&= w;
     pastHorizon ||= w && h < p.hz.hour;
   }
-  return { d, first, last, want, any, all, pastHorizon };
+  return { d, first, last, want, any, pastHorizon };
 }
 
 /** After reading a rollup: subtract the rollup hours not wanted, add the wanted hours it lacks. */
@@ -257,19 +254,20 @@ function complete(p: Plan, day: DayWant, out: Signed[], wholeDayMayGo: boolean):
 }
 
 /**
- * An open rollup [b0, b1] that is cheaper than its parts: the rollup holds exactly its compacted hours
- * [b0, cmp] (some, not all; more than `unit`, the one read it would otherwise take), and `days` (which
- * start at b0 and run at least to cmp) want every one of them. Read whole, it answers those hours at
- * once; the wanted hours after cmp come from their hour buckets (`complete`). So "the last 30 days"
- * reads this month's bucket instead of a day per day, and today's bucket instead of an hour per
- * compacted hour of today.
+ * A rollup [b0, b1] that answers its hours at once: it holds exactly its compacted hours [b0, min(cmp, b1)]
+ * (more than `unit`, the one read it would otherwise take), and `days` (which start at b0 and run at
+ * least that far) want every one of them. Wanted hours after cmp come from their hour buckets
+ * (`complete`). A whole compacted month or day is the common case; an open one (cmp inside it) makes
+ * "the last 30 days" read this month's bucket instead of a day per day, and today's instead of an
+ * hour per compacted hour of today.
  */
 function wantsAllHeld(p: Plan, days: readonly DayWant[], b0: number, b1: number, unit: number): boolean {
-  const cmp = p.cmp;
-  if (cmp === null || cmp - b0 + 1 <= unit || cmp >= b1) return false;
-  if (days.length === 0 || days[0]!.first !== b0 || days.at(-1)!.last < cmp) return false;
+  if (p.cmp === null) return false;
+  const held = Math.min(p.cmp, b1);
+  if (held - b0 + 1 <= unit) return false;
+  if (days.length === 0 || days[0]!.first !== b0 || days.at(-1)!.last < held) return false;
   for (const day of days) {
-    for (let h = day.first; h <= Math.min(day.last, cmp); h++) if (!day.want[h - day.first]) return false;
+    for (let h = day.first; h <= Math.min(day.last, held); h++) if (!day.want[h - day.first]) return false;
   }
   return true;
 }
@@ -286,13 +284,8 @@ function realize(p: Plan, slice: number, from: number, to: number): Signed[] {
     for (let d = dayOfHour(Math.max(lo, m0)); d <= dayOfHour(Math.min(hi, m1)); d++) {
       days.push(dayWants(p, slice, d, Math.max(lo, m0), Math.min(hi, m1)));
     }
-    const allMonth =
-      days.length > 0 && days[0]!.first === m0 && days.at(-1)!.last === m1 && days.every((x) => x.all);
     const monthForced = days.some((x) => x.pastHorizon && x.d < p.hz.day);
-    if (
-      m >= p.hz.month &&
-      (monthForced || (allMonth && p.inRollups(m1)) || wantsAllHeld(p, days, m0, m1, 24))
-    ) {
+    if (m >= p.hz.month && (monthForced || wantsAllHeld(p, days, m0, m1, 24))) {
       out.push({ res: 'm', index: m, subtract: false });
       for (const day of days) complete(p, day, out, true);
       continue;
@@ -300,10 +293,7 @@ function realize(p: Plan, slice: number, from: number, to: number): Signed[] {
     for (const day of days) {
       if (!day.any) continue;
       const [d0, d1] = hoursOfDay(day.d);
-      if (
-        day.d >= p.hz.day &&
-        (day.pastHorizon || (day.all && p.inRollups(d1)) || wantsAllHeld(p, [day], d0, d1, 1))
-      ) {
+      if (day.d >= p.hz.day && (day.pastHorizon || wantsAllHeld(p, [day], d0, d1, 1))) {
         out.push({ res: 'd', index: day.d, subtract: false });
         complete(p, day, out, false);
         continue;
