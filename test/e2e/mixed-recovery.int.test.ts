@@ -115,7 +115,7 @@ afterAll(async () => {
 
 /** The operator CLI as a child process (the way an operator runs it). */
 function cli(args: string[], cliEnv: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'tools/cli/src/main.ts', ...args], {
+  const child = spawn(process.execPath, ['--enable-source-maps', 'tools/cli/dist/main.js', ...args], {
     cwd: ROOT,
     env: cliEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

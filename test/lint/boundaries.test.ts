@@ -1,8 +1,10 @@
 /**
  * Proof that the repository's ESLint config (eslint.config.js) stops the two architecture faults
  * the compiler lets through: a relative import into another package's folder, and an import cycle.
- * Planted files are written into libs/core/src (so the resolver sees them on disk, like real code)
- * and removed afterwards. eslint.config.js, tsconfig.json and .prettierignore leave such folders out
+ * Planted files are written into a throwaway package of their own under test/lint (on disk, so that
+ * the resolver sees them like real code) and removed afterwards. Not inside libs/ or services/: a change
+ * there would make the services' bundles stale while the integration tests run them (infra/lib/build.mjs
+ * staleReason). eslint.config.js, tsconfig.json and .prettierignore leave such folders out
  * (npm test runs the static checks while the tests run). Only the type-aware rules are switched off
  * here: they need the whole TypeScript program (tens of seconds) and are not what this test is about.
  */
@@ -12,11 +14,13 @@ import { ESLint } from 'eslint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '@va/infra/paths';
 
-const dir = path.join(ROOT, 'libs/core/src', `__lint-plant-${process.pid}`);
+const dir = path.join(ROOT, 'test/lint', `__lint-plant-${process.pid}`);
 const files: Record<string, string> = {
+  // A package (like every workspace under libs/): the relative import below leaves it for another one.
+  'package.json': '{ "name": "@va/lint-plant", "private": true, "type": "module" }\n',
   // Reaches into @va/config's folder instead of importing '@va/config'.
   // (the path is assembled so that a grep for cross-package paths does not find this test)
-  'relative.ts': `import { loadConfig } from '${'../'.repeat(3)}config/src/index';\nexport const load = loadConfig;\n`,
+  'relative.ts': `import { loadConfig } from '${'../'.repeat(3)}libs/config/src/index';\nexport const load = loadConfig;\n`,
   // a -> b -> a.
   'cycle-a.ts': "import { b } from './cycle-b';\nexport const a = (): number => b() + 1;\n",
   'cycle-b.ts':

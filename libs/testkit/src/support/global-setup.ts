@@ -1,10 +1,12 @@
-// Global setup of the `integration` project: finds or starts Kafka and Redis once per run and provides
-// their addresses (inject('kafkaBrokers'), inject('redisUrl')). Source, in order:
+// Global setup of the `integration` project: builds the services' bundles when stale (the tests run
+// `services/<name>/dist/main.js`, as `npm start` does: processes.ts), and finds or starts Kafka and Redis
+// once per run and provides their addresses (inject('kafkaBrokers'), inject('redisUrl')). Source, in order:
 //   1. KAFKA_BROKERS + REDIS_URL from the environment;
 //   2. a Docker engine that answers quickly -> testcontainers;
 //   3. local processes from infra/ (Kafka from Maven jars, redis-server).
 // TEST_SERVERS=env|docker|local forces one.
 import type { TestProject } from 'vitest/node';
+import { ensureBuilt } from '@va/infra/build';
 import { dockerAvailable, serversFromDocker } from './servers/docker.js';
 import { serversFromEnv } from './servers/from-env.js';
 import { serversFromLocalProcesses } from './servers/local.js';
@@ -28,7 +30,8 @@ async function obtain(source: ServerSource): Promise<TestServers> {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const started = Date.now();
-  const servers = await obtain(await chooseSource());
+  // Side by side: the build is CPU, the broker's start mostly waiting.
+  const [servers] = await Promise.all([obtain(await chooseSource()), ensureBuilt()]);
   process.stderr.write(`[test-servers] ${servers.origin}; ready in ${Date.now() - started} ms\n`);
   project.provide('kafkaBrokers', servers.kafkaBrokers);
   project.provide('redisUrl', servers.redisUrl);

@@ -1,5 +1,8 @@
-// Starts the project's services as real child processes (node --import tsx services/<name>/src/main.ts),
-// with output going straight to a log file per test under .cache/test-logs/ (kept after the run for reading).
+// Starts the project's services as real child processes, compiled as `npm start` runs them
+// (node services/<name>/dist/main.js; global-setup.ts builds the bundles when a source changed), with output
+// going straight to a log file per test under .cache/test-logs/ (kept after the run for reading).
+// Compiled rather than through tsx: a process starts in a fraction of the time and runs without the
+// loader's helpers in its hot paths (tsx's keep-names wrapper was 18% of the query service's CPU).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -42,7 +45,7 @@ function logFileFor(name: string): string {
 export function startService(name: ServiceName, env: Record<string, string>): ServiceProcess {
   const logFile = logFileFor(name);
   const fd = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
+  const child = spawn(process.execPath, ['--enable-source-maps', `services/${name}/dist/main.js`], {
     cwd: ROOT,
     env,
     stdio: ['ignore', fd, fd],

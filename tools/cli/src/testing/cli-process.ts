@@ -1,6 +1,6 @@
 /**
- * Integration-test helper: runs the operator CLI as a real child process (`node --import tsx
- * tools/cli/src/main.ts ...`, cwd = repo root), output kept in memory and in a log file under
+ * Integration-test helper: runs the operator CLI as a real child process, compiled (`node
+ * tools/cli/dist/main.js ...`, built by the integration tests' global setup; cwd = repo root), output kept in memory and in a log file under
  * .cache/test-logs/. Registered with the harness so that none outlives its test file.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -22,7 +22,7 @@ export function startCli(args: string[], env: Record<string, string>): CliProces
   const dir = path.join(CACHE_DIR, 'test-logs');
   fs.mkdirSync(dir, { recursive: true });
   const log = fs.createWriteStream(path.join(dir, `cli.${args[0] ?? 'help'}.${Date.now()}.log`));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'tools/cli/src/main.ts', ...args], {
+  const child = spawn(process.execPath, ['--enable-source-maps', 'tools/cli/dist/main.js', ...args], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
