@@ -11,9 +11,10 @@ import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 export default tseslint.config(
-  // npm test runs eslint while the tests run, so two kinds of passing folders are left out: a build's
-  // dist.partial-<pid> (renamed to dist when complete) and the faulty files test/lint/boundaries.test.ts
-  // plants for a moment (__lint-plant-*; that test lints them with ignores switched off).
+  // npm test runs eslint while the tests run, so passing folders are left out: a build's
+  // dist.partial-<pid> (renamed to dist when complete) and dist.old-<pid> (the dist it replaces, removed
+  // then), and the faulty files test/lint/boundaries.test.ts plants for a moment (__lint-plant-*; that
+  // test lints them with ignores switched off).
   {
     ignores: [
       '**/node_modules/**',
@@ -22,6 +23,7 @@ export default tseslint.config(
       'bench/results/**',
       '**/dist/**',
       '**/dist.partial-*/**',
+      '**/dist.old-*/**',
       '**/__lint-plant-*/**',
     ],
   },

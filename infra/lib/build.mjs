@@ -77,7 +77,7 @@ function anyNewer(p, since) {
   // own folder, whose mtime the build itself bumps (it replaces dist/ there).
   if (stat.mtimeMs > since && !entries.some((e) => e.name === 'package.json')) return true;
   for (const entry of entries) {
-    if (entry.isDirectory() && (SKIP_DIRS.has(entry.name) || entry.name.includes('.partial-'))) continue;
+    if (entry.isDirectory() && (SKIP_DIRS.has(entry.name) || /\.(partial|old)-/.test(entry.name))) continue;
     if (anyNewer(path.join(p, entry.name), since)) return true;
   }
   return false;
@@ -164,8 +164,13 @@ async function bundle(esbuild, target) {
     plugins: [externalsPlugin],
   });
   copyAssets(partial);
-  fs.rmSync(outdir, { recursive: true, force: true });
+  // Two renames, then the removal: dist/ is missing for microseconds only (not for the time a
+  // recursive delete takes), should a process start meanwhile.
+  const old = `${outdir}.old-${process.pid}`;
+  fs.rmSync(old, { recursive: true, force: true });
+  if (fs.existsSync(outdir)) fs.renameSync(outdir, old);
   fs.renameSync(partial, outdir);
+  fs.rmSync(old, { recursive: true, force: true });
   const externals = new Set();
   for (const output of Object.values(result.metafile.outputs)) {
     for (const imported of output.imports) {

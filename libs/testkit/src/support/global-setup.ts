@@ -1,5 +1,5 @@
-// Global setup of the `integration` project: builds the services' bundles when stale (the tests run
-// `services/<name>/dist/main.js`, as `npm start` does: processes.ts), and finds or starts Kafka and Redis
+// Global setup of the `integration` project: starts the build of the services' bundles when they are stale
+// (the tests run `services/<name>/dist/main.js`, as `npm start` does: processes.ts), and finds or starts Kafka and Redis
 // once per run and provides their addresses (inject('kafkaBrokers'), inject('redisUrl')). Source, in order:
 //   1. KAFKA_BROKERS + REDIS_URL from the environment;
 //   2. a Docker engine that answers quickly -> testcontainers;
@@ -30,10 +30,18 @@ async function obtain(source: ServerSource): Promise<TestServers> {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const started = Date.now();
-  // Side by side: the build is CPU, the broker's start mostly waiting.
-  const [servers] = await Promise.all([obtain(await chooseSource()), ensureBuilt()]);
+  // The build goes on in the background, under the build lock (taken before ensureBuilt's first await),
+  // while the servers start and the unit tests run; setup-file.ts waits for it in every integration file.
+  const building = ensureBuilt().catch((error: unknown) => {
+    // setup-file.ts then finds the bundles stale and builds again, failing its file with the error.
+    process.stderr.write(`[test-build] failed: ${String(error)}\n`);
+  });
+  const servers = await obtain(await chooseSource());
   process.stderr.write(`[test-servers] ${servers.origin}; ready in ${Date.now() - started} ms\n`);
   project.provide('kafkaBrokers', servers.kafkaBrokers);
   project.provide('redisUrl', servers.redisUrl);
-  return () => servers.release();
+  return async () => {
+    await building;
+    await servers.release();
+  };
 }
