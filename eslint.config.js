@@ -4,7 +4,8 @@
 //   return is ignored is the same bug), through typescript-eslint's project service;
 // - package boundaries and cycles (eslint-plugin-import-x): a package is imported by its name and
 //   its package.json exports, never by a relative path into its folder, and no module imports itself
-//   back through a chain. libs/testkit/src/lint-boundaries.test.ts proves both fail on planted code.
+//   back through a chain. test/lint/boundaries.test.ts proves both fail on planted code. no-cycle skips
+//   type-only imports: test/lint/import-cycles.test.ts checks the graph with them.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';
