@@ -1,6 +1,7 @@
-// Global setup of the `integration` project: starts the build of the services' bundles when they are stale
-// (the tests run `services/<name>/dist/main.js`, as `npm start` does: processes.ts), and finds or starts Kafka and Redis
-// once per run and provides their addresses (inject('kafkaBrokers'), inject('redisUrl')). Source, in order:
+// Global setup of the `integration` project: starts the build of the services' bundles when they are
+// stale (the tests run `services/<name>/dist/main.js`, as `npm start` does: processes.ts), and finds or
+// starts Kafka and Redis once per run and provides their addresses (inject('kafkaBrokers'),
+// inject('redisUrl')). Source, in order:
 //   1. KAFKA_BROKERS + REDIS_URL from the environment;
 //   2. a Docker engine that answers quickly -> testcontainers;
 //   3. local processes from infra/ (Kafka from Maven jars, redis-server).

@@ -1,7 +1,8 @@
 /**
  * Integration-test helper: runs the operator CLI as a real child process, compiled (`node
- * tools/cli/dist/main.js ...`, built by the integration tests' global setup; cwd = repo root), output kept in memory and in a log file under
- * .cache/test-logs/. Registered with the harness so that none outlives its test file.
+ * tools/cli/dist/main.js ...`, built by the integration tests' global setup; cwd = repo root),
+ * output kept in memory and in a log file under .cache/test-logs/. Registered with the harness so
+ * that none outlives its test file.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
