@@ -15,6 +15,7 @@ import { compactApi, readCompactedThrough } from './compaction';
 import { dumpApiCounts, emptyDecodedCounts } from './cube-dump';
 import { apiKeys, type KeySpace, type Resolution } from './keys';
 import { sealApi, sealBucket, sealableBuckets } from './seal';
+import { decodeSection, deriveIdentityKey, encodeSection, sectionVersion } from './section/codec';
 
 const retention: Retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
 // Real time: Redis expires buckets by its own clock (bucket end + retention).
@@ -138,8 +139,41 @@ describe('sealing', () => {
       expect(left.filter((k) => !new RegExp(`:h:(${hourOf(now) - 1}|${hourOf(now)}):`).test(k))).toEqual([]);
       const sections = await redis.keys(`${apiKeys(space, apiId).base}:d:*:S:*`);
       expect(sections.length).toBeGreaterThan(0);
+      // The identity x key section beside f: for days and months, not for hours (withIdentityKey).
+      expect(sections.some((key) => key.endsWith(':S:x'))).toBe(true);
+      expect(await redis.keys(`${apiKeys(space, apiId).base}:h:*:S:x`)).toEqual([]);
+      expect((await redis.keys(`${apiKeys(space, apiId).base}:h:*:S:f`)).length).toBeGreaterThan(0);
     }
     expect(await differences(all)).toEqual([]);
+  });
+
+  it("an hour's next seal deletes the x section earlier code wrote for it", async () => {
+    const hour = hourOf(now) - 30;
+    const events = Array.from({ length: 40 }, (_, n) => ({
+      requestId: `x-${n}`,
+      time: hour * 3_600_000 + n,
+      workspaceId: 'ws',
+      apiId: 'api_hour_x',
+      keyId: `key_${n % 4}`,
+      outcome: 'VALID' as const,
+      identity: { id: `id_${n % 3}`, externalId: `ext_${n % 3}` },
+    }));
+    await seed(events);
+    await compactApi(redis, space, 'api_hour_x', { closedBound: hourOf(now) - 2, retention, now });
+    expect(await sealBucket(redis, space, 'api_hour_x', 'h', hour, { now, retention })).not.toBeNull();
+    const keys = apiKeys(space, 'api_hour_x');
+    expect(await redis.exists(keys.section('h', hour, 'f'), keys.section('h', hour, 'x'))).toBe(1);
+    // As sealed before x became days and months only.
+    const f = await redis.getBuffer(keys.section('h', hour, 'f'));
+    await redis.set(
+      keys.section('h', hour, 'x'),
+      encodeSection(deriveIdentityKey(decodeSection(f!), sectionVersion(f!))),
+    );
+    const late = [{ ...events[0]!, requestId: 'x-late' }];
+    await seed(late);
+    expect(await sealBucket(redis, space, 'api_hour_x', 'h', hour, { now, retention })).not.toBeNull();
+    expect(await redis.exists(keys.section('h', hour, 'x'))).toBe(0);
+    expect(await differences([...events, ...late])).toEqual([]);
   });
 
   it('a stale commit loses: two sealers of one bucket count nothing twice', async () => {

@@ -62,6 +62,15 @@ export interface BucketSealed {
   hashes: number;
 }
 
+/**
+ * Whether a bucket of this resolution gets the derived identity × key section x. Days and months
+ * only: most hour buckets hold a few events (the 100 background APIs of the benchmark's data set:
+ * about five per API-hour), where x's own key (name, expiry, string header) costs more than its
+ * rows, and the hour x sections were 7.5% of Redis memory on the medium data set (docs/benchmarks.md).
+ * A reader of x reads the hour's f section instead, which has the identity and key columns too.
+ */
+export const withIdentityKey = (res: Resolution): boolean => res !== 'h';
+
 /** Delta hashes read per round trip while sealing (plain HGETALLs, not a script). */
 const HASHES_PER_ROUND_TRIP = 500;
 
@@ -118,6 +127,8 @@ export async function sealBucket(
   const f = merged('f');
   const sections = new Map(
     SECTION_CUBES.map((cube) => {
+      // No x for an hour (commitSeal then deletes one an earlier seal wrote; readers of x fall back to f).
+      if (cube === 'x' && !withIdentityKey(res)) return [cube, Buffer.alloc(0)] as const;
       const section = cube === 'x' ? deriveIdentityKey(f, version) : cube === 'f' ? f : merged(cube);
       return [cube, section.rows > 0 ? encodeSection(section) : Buffer.alloc(0)] as const;
     }),
