@@ -20,7 +20,7 @@ import {
   caughtUp,
   createGenerator,
   eventMessages,
-  produceMessages,
+  produceWithTail,
   seededRandom,
   storeDiff,
   topicEnds,
@@ -158,17 +158,12 @@ it(
     // The last 15% of the stream trickles (250/s) until the last kill: every kill lands mid-stream, however
     // slow the machine.
     let killed = false;
-    const messages = [...eventMessages(events, (e) => (e.apiId === HOT ? 'apiId+keyId' : 'apiId'))];
-    const produced = (async () => {
-      const options = { topic: t.topic, rate: 5_000, chunk: 1_000 };
-      let rest = messages.slice(Math.floor(messages.length * 0.85));
-      await produceMessages(producer, messages.slice(0, messages.length - rest.length), options);
-      while (!killed && rest.length > 0) {
-        await produceMessages(producer, rest.slice(0, 250), { ...options, rate: 250 });
-        rest = rest.slice(250);
-      }
-      await produceMessages(producer, rest, options);
-    })().finally(() => producer.disconnect());
+    const produced = produceWithTail(
+      producer,
+      [...eventMessages(events, (e) => (e.apiId === HOT ? 'apiId+keyId' : 'apiId'))],
+      { topic: t.topic, rate: 5_000, chunk: 1_000 },
+      { until: () => killed, tailRate: 250, tailChunk: 250 },
+    ).finally(() => producer.disconnect());
 
     // Mid-stream: worker a SIGKILLed, the hot API's master SIGKILLed, worker a SIGKILLed again.
     const random = seededRandom(SEED + 2);

@@ -80,6 +80,27 @@ export async function produceMessages(
   return sent;
 }
 
+/**
+ * Sends `messages` like produceMessages, except that the last `tailShare` of them trickles (chunks of
+ * `tailChunk` at `tailRate` per second) until `until()` holds, then goes on at the rate. A kill test
+ * that must interrupt a stream N times keeps it flowing, and its consumers making progress, however
+ * slow the machine.
+ */
+export async function produceWithTail(
+  producer: Producer,
+  messages: readonly Message[],
+  options: ProduceOptions,
+  tail: { until: () => boolean; tailRate: number; tailChunk: number; tailShare?: number },
+): Promise<void> {
+  let rest = messages.slice(Math.floor(messages.length * (1 - (tail.tailShare ?? 0.15))));
+  await produceMessages(producer, messages.slice(0, messages.length - rest.length), options);
+  while (!tail.until() && rest.length > 0) {
+    await produceMessages(producer, rest.slice(0, tail.tailChunk), { ...options, rate: tail.tailRate });
+    rest = rest.slice(tail.tailChunk);
+  }
+  await produceMessages(producer, rest, options);
+}
+
 export function* eventMessages(
   events: Iterable<VerificationEvent>,
   key: MessageKey | ((event: VerificationEvent) => MessageKey) = 'apiId',

@@ -25,7 +25,7 @@ import {
   startRedisServer,
   loseAofTail,
 } from '@va/testkit/support';
-import { eventMessages, produceMessages, createGenerator, seededRandom } from '@va/testkit';
+import { eventMessages, produceWithTail, createGenerator, seededRandom } from '@va/testkit';
 import { caughtUp, expectedCounts, topicEnds, verifyStored } from '@va/testkit';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -76,40 +76,33 @@ function traffic(seed: number, count: number) {
 }
 
 /**
- * Produces the traffic at `rate`. With `enough`, its last 15% trickles (chunks of 200 at 1/20 of
- * the rate) until enough() holds, then goes on at the rate: a test that must interrupt the stream N
- * times keeps it flowing, and the worker making progress, however slow the machine.
+ * Produces the traffic at `rate`, 90% live and 10% backfill. With `enough`, the last 15% of each
+ * topic trickles at 1/20 of the rate until enough() holds (produceWithTail).
  */
 async function produceAll(
   producer: ReturnType<Kafka['producer']>,
   t: TestEnv,
   tr: ReturnType<typeof traffic>,
   rate: number,
-  enough?: () => boolean,
+  enough: () => boolean = () => true,
 ): Promise<void> {
-  const send = (events: VerificationEvent[], backfill: VerificationEvent[], at = rate) =>
-    Promise.all([
-      produceMessages(producer, eventMessages(events), { topic: t.topic, rate: at * 0.9, chunk: 500 }),
-      produceMessages(producer, eventMessages(backfill), {
-        topic: t.backfillTopic,
-        rate: at * 0.1,
-        chunk: 200,
-      }),
-    ]);
-  if (!enough) {
-    await send(tr.events, tr.backfill);
-    return;
-  }
-  const cut = (events: VerificationEvent[]) => Math.floor(events.length * 0.85);
-  await send(tr.events.slice(0, cut(tr.events)), tr.backfill.slice(0, cut(tr.backfill)));
-  let live = tr.events.slice(cut(tr.events));
-  let backfill = tr.backfill.slice(cut(tr.backfill));
-  while (!enough() && live.length > 0) {
-    await send(live.slice(0, 180), backfill.slice(0, 20), rate / 20);
-    live = live.slice(180);
-    backfill = backfill.slice(20);
-  }
-  await send(live, backfill);
+  const send = (
+    events: VerificationEvent[],
+    topic: string,
+    share: number,
+    chunk: number,
+    tailChunk: number,
+  ) =>
+    produceWithTail(
+      producer,
+      [...eventMessages(events)],
+      { topic, rate: rate * share, chunk },
+      { until: enough, tailRate: (rate * share) / 20, tailChunk },
+    );
+  await Promise.all([
+    send(tr.events, t.topic, 0.9, 500, 180),
+    send(tr.backfill, t.backfillTopic, 0.1, 200, 20),
+  ]);
 }
 
 /** Waits for every partition of both topics to be applied, then compares every cube and hour. */

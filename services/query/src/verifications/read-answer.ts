@@ -297,18 +297,18 @@ const totalCube: CubeQuery = {
   group: { key: false, identity: false, set: false },
 };
 
+function distinctTags(sets: readonly number[], dicts: ReadDictionaries): number {
+  const seen = new Set<string>();
+  for (const code of sets) for (const tag of dicts.tagSet(code) ?? []) seen.add(tag);
+  return seen.size;
+}
+
 /** What the dictionaries (after the filters) allow each grouped dimension. */
 export function groupSources(cube: CubeQuery, dicts: ReadDictionaries, query: ParsedQuery) {
   const g = query.groupBy;
   const bySets = g.tag || g.tags;
   // Without a tag filter: every set, counted from the dictionary (no walk over the sets per request).
-  let tags = 0;
-  if (g.tag && cube.sets === null) tags = dicts.tagCount();
-  else if (g.tag && cube.sets !== null) {
-    const seen = new Set<string>();
-    for (const code of cube.sets) for (const tag of dicts.tagSet(code) ?? []) seen.add(tag);
-    tags = seen.size;
-  }
+  const tags = !g.tag ? 0 : cube.sets === null ? dicts.tagCount() : distinctTags(cube.sets, dicts);
   return {
     keys: cube.keys?.length ?? dicts.size('k'),
     identities: cube.identities?.length ?? dicts.size('i'),
