@@ -36,4 +36,5 @@ export {
 } from './rows/slices';
 export { countedCells, groupCount } from './rows/groupCount';
 export { counterValue, topGroupsOf, topThreshold, type TopGroups } from './rows/top-groups';
+export { TOTAL } from './rows/counts';
 export { ByteWriter, jsonText } from './rows/json';

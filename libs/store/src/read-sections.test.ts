@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OUTCOME_COUNT } from '@va/contracts';
+import { TOTAL } from '@va/core';
 import { CodeCounts } from './read-fields';
 import { compactCounts, SectionSums, type SectionSelection } from './read-sections';
 import { NO_IDENTITY, SectionRows, type Section, type SectionCube } from './section/codec';
@@ -76,7 +77,28 @@ describe('SectionSums', () => {
           sets: fc.option(fc.array(code, { maxLength: 5 })),
           group: fc.record({ key: fc.boolean(), identity: fc.boolean(), set: fc.boolean() }),
         }),
-        (cube, parts, wanted) => {
+        // A top-N query (ranked, then summed for its largest groups only) over delta groups
+        // already in the counts, as readCounts has them.
+        fc.option(
+          fc.record({
+            counter: fc.integer({ min: 0, max: TOTAL }),
+            limit: fc.integer({ min: 1, max: 6 }),
+            delta: fc.array(
+              fc.record({
+                k: fc.integer({ min: 0, max: 12 }),
+                i: fc.integer({ min: 0, max: 12 }),
+                s: fc.integer({ min: 0, max: 12 }),
+                slice: fc.constantFrom(null, 0, 3_600_000),
+                counts: fc.array(fc.integer({ min: -50, max: 1000 }), {
+                  minLength: OUTCOME_COUNT,
+                  maxLength: OUTCOME_COUNT,
+                }),
+              }),
+              { maxLength: 8 },
+            ),
+          }),
+        ),
+        (cube, parts, wanted, top) => {
           const roles = ROLES[cube];
           // Only what the cube holds can be filtered or grouped by.
           const sel: SectionSelection = {
@@ -99,17 +121,36 @@ describe('SectionSums', () => {
               );
             return [slice, builder.toSection(n + 1), sign];
           });
-          const sums = new SectionSums(sel);
+          const sums = new SectionSums(sel, top ?? undefined);
           // As decoded, and as cached (counts in 32 bits).
           sections.forEach(([slice, section, sign], n) =>
             sums.add(slice, n % 2 === 0 ? section : compactCounts(section), sign),
           );
           const got = new CodeCounts();
+          const want = naive(sections, sel);
+          for (const d of top?.delta ?? []) {
+            const name = [
+              sel.group.key ? d.k.toString(36) : '',
+              sel.group.identity ? d.i.toString(36) : '',
+              sel.group.set ? d.s.toString(36) : '',
+            ].join('.');
+            for (const into of [got.slice(d.slice), want.slice(d.slice)]) {
+              const counts = into.get(name) ?? new Array<number>(OUTCOME_COUNT).fill(0);
+              into.set(
+                name,
+                counts.map((c, o) => c + d.counts[o]!),
+              );
+            }
+          }
           sums.addTo(got);
-          expect(sorted(got)).toEqual(sorted(naive(sections, sel)));
+          if (top) {
+            got.keepLargest(top);
+            want.keepLargest(top);
+          }
+          expect(sorted(got)).toEqual(sorted(want));
         },
       ),
-      { numRuns: 400 },
+      { numRuns: 1000 },
     );
   });
 
@@ -151,6 +192,25 @@ describe('SectionSums', () => {
       ),
       { numRuns: 30 },
     );
+  });
+
+  it('ranks a top-N by section and delta together, a subtracted section included', () => {
+    // Identity 0: its delta alone (600) would beat identity 1 (500), but a subtracted section
+    // takes 1,000 away: only identity 1 is among the first row.
+    const i = new SectionRows('i');
+    i.add([0], 0, 1000);
+    const sums = new SectionSums(
+      { keys: null, identities: null, sets: null, group: { key: false, identity: true, set: false } },
+      { counter: TOTAL, limit: 1 },
+    );
+    sums.add(null, compactCounts(i.toSection(1)), -1);
+    const counts = new CodeCounts();
+    const delta = (n: number) => [n, 0, 0, 0, 0, 0, 0, 0, 0];
+    counts.slice(null).set('.0.', delta(600));
+    counts.slice(null).set('.1.', delta(500));
+    sums.addTo(counts);
+    counts.keepLargest({ counter: TOTAL, limit: 1 });
+    expect([...counts.slice(null)]).toEqual([['.1.', delta(500)]]);
   });
 
   it('keeps counts in 32 bits only when every count fits', () => {

@@ -27,6 +27,7 @@ import {
   monthOfHour,
   type BucketRead,
   type Cell,
+  type TopGroups,
 } from '@va/core';
 import { apiKeys, code36, cubeSuffix, SHARD_BITS, shardOf, type Cube, type KeySpace } from './keys';
 import { execPipeline, newPipeline, queueCommand } from './pipeline';
@@ -287,6 +288,11 @@ export interface ReadOptions {
   signal?: AbortSignal;
   /** Decoded sections kept between reads (section-cache.ts); without, every section is sent. */
   sections?: SectionStore;
+  /**
+   * A top-N query (libs/core topGroupsOf): only groups that can be among its first rows need be
+   * summed whole. The counts may then hold just those; the caller still applies keepLargest.
+   */
+  top?: TopGroups;
 }
 
 /**
@@ -342,7 +348,7 @@ export async function readCounts(
     }
     return entry.fields;
   };
-  const sections = new SectionSums(q);
+  const sections = new SectionSums(q, options.top);
   const perRoundTrip = options.callsPerRoundTrip ?? READ_CALLS_PER_ROUND_TRIP;
   for (let from = 0; from < chunks.length; from += perRoundTrip) {
     options.signal?.throwIfAborted();

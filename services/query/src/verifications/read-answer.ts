@@ -374,6 +374,7 @@ async function readCells(
     const read = await readCounts(redis, r.space, r.query.apiId, cubeQuery, reads, r.compactedThrough, {
       ...(r.signal && { signal: r.signal }),
       ...(r.deps.sections && { sections: r.deps.sections }),
+      ...(top && { top }),
     });
     if (read.ok) {
       r.signal?.throwIfAborted();
