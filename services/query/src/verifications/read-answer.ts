@@ -28,6 +28,7 @@ import {
   groupsUpperBound,
   horizonsAt,
   hourOf,
+  lastHourOf,
   planReads,
   rowCapError,
   sliceCount,
@@ -90,6 +91,11 @@ interface Reader {
   query: ParsedQuery;
   dicts: ReadDictionaries;
   startHour: number;
+  /**
+   * First hour of the API's earliest bucket holding data (Infinity: none). Buckets that end
+   * before it hold nothing: a year asked of an API with 90 days of data reads 90 days.
+   */
+  firstDataHour: number;
   now: number;
   compactedThrough: number | null;
   signal: AbortSignal | undefined;
@@ -124,7 +130,7 @@ async function prepare(
   const dicts = deps.dictionaries.get(space, query.apiId);
   signal?.throwIfAborted();
   const [meta] = await Promise.all([
-    readApiMeta(redis, space, query.apiId, { firstHour: query.startHour === undefined }),
+    readApiMeta(redis, space, query.apiId, { firstHour: true }),
     dicts.load(dictionariesOf(query)),
   ]);
   const startHour = query.startHour ?? meta.firstHour ?? query.endHour + 1; // no data: an empty range
@@ -134,6 +140,7 @@ async function prepare(
     query,
     dicts,
     startHour,
+    firstDataHour: meta.firstHour ?? Infinity,
     now,
     compactedThrough: meta.compactedThrough,
     signal,
@@ -370,7 +377,9 @@ async function readCells(
   for (let attempt = 1; ; attempt++) {
     // Planning a long range in hours takes a while: a plan made already is used while it holds.
     const plan = attempt === 1 && planned ? planned : fullPlan(r, granularity);
-    const reads = keep ? plan.reads.filter(keep) : plan.reads;
+    const reads = plan.reads.filter(
+      (read) => lastHourOf(read.res, read.index) >= r.firstDataHour && (!keep || keep(read)),
+    );
     const read = await readCounts(redis, r.space, r.query.apiId, cubeQuery, reads, r.compactedThrough, {
       ...(r.signal && { signal: r.signal }),
       ...(r.deps.sections && { sections: r.deps.sections }),

@@ -2,7 +2,7 @@
 // service serves sections from its cache; every answer is compared with the oracle (@va/core).
 //
 // Randomized (seeded, the seed is in the test name): rounds of (events at random hours of the last
-// 40 days, so most are late; compaction; seal steps on random buckets of every resolution: whole
+// 40 days, so most are late, and a few before every earlier one; compaction; seal steps on random buckets of every resolution: whole
 // seals, seals begun and left in progress, seals in progress committed; late events into the
 // buckets being sealed; queries over every cube through the service). The service keeps one
 // section cache for the whole run, so later rounds answer from cached sections whose buckets were
@@ -90,6 +90,8 @@ function queries(): string[] {
   const t = pick(TAGS);
   return [
     `groupBy=day&start=${start}`,
+    // Starting long before the API's first data (the service reads from its first bucket on).
+    `groupBy=day&start=${(NOW_HOUR - (DAYS + 30) * 24) * HOUR_MS}`,
     `groupBy=hour&start=${(NOW_HOUR - 47) * HOUR_MS}`,
     `groupBy=month`,
     `externalId=${x}&groupBy=key&groupBy=day&start=${start}`,
@@ -150,8 +152,10 @@ describe('late events while buckets are sealed and their sections cached', () =>
       // Late events into buckets being sealed (their delta grows beside the z: hashes) ...
       await write(sealing.flatMap((b) => Array.from({ length: 3 }, () => eventAt(hourIn(b)))));
       for (const qs of queries()) await expectOracle(events, qs, round);
-      // ... and into sealed buckets whose sections the service holds now.
+      // ... and into sealed buckets whose sections the service holds now, and a few before the
+      // first data so far (a day with no bucket when the service last answered).
       await write(Array.from({ length: 60 }, () => eventAt(NOW_HOUR - Math.floor(random() * DAYS * 24))));
+      await write(Array.from({ length: 3 }, () => eventAt(NOW_HOUR - (DAYS + round * 5) * 24)));
       for (const qs of queries()) await expectOracle(events, qs, round);
     }
     expect(sealing.length).toBeGreaterThan(0);
