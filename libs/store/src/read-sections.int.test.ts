@@ -7,12 +7,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
-import { hourOf, type BucketRead } from '@va/core';
+import { daysOfMonth, hourOf, monthOfDay, type BucketRead } from '@va/core';
 import { loadConfig } from '@va/config';
 import { connectTarget, deletePrefix, testRedisTarget } from '@va/testkit/support';
 import { seedEvents } from '@va/testkit/seed';
 import { beginSealOnly, sealNow } from '@va/testkit/seal';
 import type { RedisClient } from './connection';
+import { compactApi } from './compaction';
 import { apiKeys, type KeySpace } from './keys';
 import { ReadDictionaries } from './read-dictionaries';
 import { decodeCells, readCounts, sectionCubeOf, type CubeQuery, type ReadOptions } from './read';
@@ -85,9 +86,15 @@ const q = (over: Partial<CubeQuery>): CubeQuery => ({
 const none = { key: false, identity: false, set: false };
 const range = (n: number) => Array.from({ length: n }, (_, c) => c);
 
-async function cells(space: KeySpace, query: CubeQuery, options: ReadOptions = {}): Promise<string[]> {
+async function cells(
+  space: KeySpace,
+  query: CubeQuery,
+  options: ReadOptions = {},
+  bucketReads: readonly BucketRead[] = reads,
+  cmp: number | null = null,
+): Promise<string[]> {
   const dicts = new ReadDictionaries(redis, space, API);
-  const read = await readCounts(redis, space, API, query, reads, null, options);
+  const read = await readCounts(redis, space, API, query, bucketReads, cmp, options);
   if (!read.ok) throw new Error('cmp moved');
   return (await decodeCells(read.counts, dicts)).map((c) => JSON.stringify(c)).sort();
 }
@@ -191,4 +198,66 @@ describe('readCounts over sections, sealing hashes and deltas', () => {
     expect(await cells(sealed, query, { sections: cache })).toEqual(await cells(plain, query));
     expect(cache.stats()).toMatchObject({ entries: 0, bytes: 0 });
   });
+});
+
+describe('a month of days read as one (month-days.ts)', () => {
+  // Ten days of last month, compacted into their day and month rollups, and sealed in one space.
+  const month = monthOfDay(Math.floor(hourOf(now) / 24)) - 1;
+  const day0 = daysOfMonth(month)[0] + 3;
+  const days: BucketRead[] = Array.from({ length: 10 }, (_, n) => ({
+    res: 'd',
+    index: day0 + n,
+    slice: (day0 + n) * 86_400_000,
+  }));
+  // Prefixes inside the file's own (deleted with them).
+  const spaces = {
+    plain: { ...plain, prefix: `${plain.prefix}-m` },
+    sealed: { ...sealed, prefix: `${sealed.prefix}-m` },
+  };
+  const cmp = hourOf(now) - 1;
+  const seedDays = async (events: readonly VerificationEvent[]) => {
+    for (const space of Object.values(spaces)) {
+      await seedEvents(redis, events, { prefix: space.prefix, now, retention });
+      await compactApi(redis, space, API, { closedBound: cmp, retention, now });
+    }
+  };
+  const sealAll = async () => {
+    // Twice: a seal left in progress is finished first, the delta written beside it next.
+    for (let round = 0; round < 2; round++)
+      for (const b of [
+        ...days.map((d) => d.index).map((index) => ({ res: 'd' as const, index })),
+        { res: 'm' as const, index: month },
+      ])
+        await sealNow(redis, { space: spaces.sealed, apiId: API, ...b }, { now, retention });
+  };
+  const dayCells = (space: KeySpace, query: CubeQuery, options: ReadOptions = {}) =>
+    cells(space, query, options, days, cmp);
+
+  beforeAll(async () => {
+    await seedDays(Array.from({ length: 400 }, (_, n) => event(n, (day0 + (n % 10)) * 24 + (n % 24), 'm')));
+    await sealAll();
+  });
+
+  it.each(QUERIES)(
+    '%s: recorded, then summed after one check of the month, then read again after a late event',
+    async (_name, query) => {
+      const cache = new SectionCache(1 << 22);
+      const expected = await dayCells(spaces.plain, query);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(await dayCells(spaces.sealed, query, { sections: cache })).toEqual(expected);
+      expect(cache.stats().monthHits).toBe(0);
+      expect(await dayCells(spaces.sealed, query, { sections: cache })).toEqual(expected);
+      expect(cache.stats().monthHits).toBe(1);
+      // A late event into one day: the month has a delta, its days are read one by one.
+      await seedDays([event(7, (day0 + 4) * 24 + 2, `late-${_name}`)]);
+      const later = await dayCells(spaces.plain, query);
+      expect(await dayCells(spaces.sealed, query, { sections: cache })).toEqual(later);
+      expect(await dayCells(spaces.sealed, query, { sections: cache })).toEqual(later);
+      expect(cache.stats().monthHits).toBe(1);
+      await sealAll();
+      expect(await dayCells(spaces.sealed, query, { sections: cache })).toEqual(later);
+      expect(await dayCells(spaces.sealed, query, { sections: cache })).toEqual(later);
+      expect(cache.stats().monthHits).toBe(2);
+    },
+  );
 });

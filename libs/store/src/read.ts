@@ -33,6 +33,7 @@ import { apiKeys, code36, cubeSuffix, SHARD_BITS, shardOf, type Cube, type KeySp
 import { execPipeline, newPipeline, queueCommand } from './pipeline';
 import type { ReadDictionaries } from './read-dictionaries';
 import { CodeCounts, FieldSums, groupCodes, type CodeSelection, type Sign } from './read-fields';
+import { monthDayGroups, recordedSections, type MonthDays } from './month-days';
 import { compactCounts, SectionSums, type SectionView } from './read-sections';
 import type { CachedSection, SectionStore } from './section-cache';
 import { decodeSection, SECTION_VERSION_OFFSET, type SectionCube } from './section/codec';
@@ -114,13 +115,31 @@ type Item =
   /** One delta or sealing hash (HGETALL, or HMGET of `fields`); `part` as in FieldSums. */
   | { kind: 'H'; key: string; part: string; fields?: string[] }
   /** Every hash of the cube in the bucket's parts and zparts sets (of `allowed` parts only when given). */
-  | { kind: 'P'; cube: Cube; parts: string; zparts: string; root: string; allowed: string[] | null };
+  | { kind: 'P'; cube: Cube; parts: string; zparts: string; root: string; allowed: string[] | null }
+  /**
+   * A month whose day reads go as one (month-days.ts): `key` its t section, `sets` its parts and
+   * zparts sets, then each listed day's. The reply is the month's version when none of the sets
+   * exists, else nil.
+   */
+  | { kind: 'M'; key: string; sets: string[]; month: MonthRead };
+
+/**
+ * `use`: the recorded days, summed from the cache when the month still has the recorded version.
+ * `record`: the day units read in the same call, recorded when the month and they have no delta.
+ */
+type MonthRead =
+  | { kind: 'use'; recorded: MonthDays; days: readonly BucketRead[]; sections: (SectionView | null)[] }
+  | { kind: 'record'; key: string; days: Unit[] };
 
 interface Unit {
   read: BucketRead;
   items: Item[];
   /** Estimated work in Redis (see READ_MAX_KEYS). */
   weight: number;
+  /** The family chunksOf keeps in one call, when not the bucket's own (a month read as one). */
+  family?: string;
+  /** Its section as read (S item; null = none), for a month's record. */
+  section?: SectionView | null;
 }
 
 /**
@@ -260,6 +279,62 @@ function unitOf(
 }
 
 /**
+ * The units of `reads`: one per bucket, except that the day reads of a month (monthDayGroups) go
+ * with an M item, and, with `useRecorded` and a record of that month's days whose sections the
+ * cache holds, instead of their own units. A month's units (and the hours of its grouped days,
+ * which the plan may read beside them) are one family; its M item comes after its days.
+ */
+function unitsOf(
+  q: CubeQuery,
+  delta: DeltaPlan,
+  reads: readonly BucketRead[],
+  keys: ReturnType<typeof apiKeys>,
+  cache: SectionStore | undefined,
+  useRecorded: boolean,
+): Unit[] {
+  const cube = sectionCubeOf(q);
+  const groups = cache ? monthDayGroups(reads) : new Map<number, BucketRead[]>();
+  const familyOfDay = new Map<number, string>();
+  const replaced = new Set<BucketRead>();
+  const records = new Map<string, Unit[]>();
+  const months: Unit[] = [];
+  for (const [month, days] of groups) {
+    const family = `M${month}`;
+    for (const read of days) familyOfDay.set(read.index, family);
+    const key = `${keys.section('m', month, cube)}/days`;
+    const sets = [keys.parts('m', month), keys.sealingParts('m', month)];
+    const item = { kind: 'M', key: keys.section('m', month, 't'), sets } as const;
+    const recorded = useRecorded ? cache!.monthDays(key) : undefined;
+    const sections =
+      recorded && recordedSections(recorded, days, (day) => cache!.get(keys.section('d', day, cube)));
+    if (recorded && sections) {
+      for (const read of days) replaced.add(read);
+      const month = { kind: 'use', recorded, days, sections } as const;
+      months.push({ read: days[0]!, family, weight: 1, items: [{ ...item, month }] });
+    } else {
+      for (const read of days) sets.push(keys.parts('d', read.index), keys.sealingParts('d', read.index));
+      const record: Unit[] = [];
+      records.set(family, record);
+      const month = { kind: 'record', key, days: record } as const;
+      months.push({ read: days[0]!, family, weight: 1 + days.length, items: [{ ...item, month }] });
+    }
+  }
+  const units: Unit[] = [];
+  for (const read of reads) {
+    if (replaced.has(read)) continue;
+    const unit = unitOf(q, delta, read, keys, cache);
+    const day = read.res === 'd' ? read.index : read.res === 'h' ? dayOfHour(read.index) : undefined;
+    const family = day === undefined ? undefined : familyOfDay.get(day);
+    if (family !== undefined) {
+      unit.family = family;
+      if (read.res === 'd') records.get(family)?.push(unit);
+    }
+    units.push(unit);
+  }
+  return [...units, ...months];
+}
+
+/**
  * Whether the reads include an hour bucket together with the day or month rollup around
  * it (or a day with its month): only then can a compaction between plan and read double
  * an hour, and only then must the read be one transaction with the compaction point.
@@ -332,10 +407,7 @@ export async function readCounts(
   const keys = apiKeys(space, apiId);
   const cache = options.sections;
   const delta = deltaPlanOf(q);
-  const units = reads.map((read) => unitOf(q, delta, read, keys, cache));
-
   const snapshot = readsOverlap(reads);
-  const chunks = chunksOf(units, reads, options.maxKeys ?? READ_MAX_KEYS);
   // Hash fields are summed per field first (per slice, and per part in cube f), so that each
   // distinct field is decoded into its group once however many buckets hold it.
   const sums = new Map<string, { slice: number | null; part: string; fields: FieldSums }>();
@@ -350,53 +422,104 @@ export async function readCounts(
   };
   const sections = new SectionSums(q, options.top);
   const perRoundTrip = options.callsPerRoundTrip ?? READ_CALLS_PER_ROUND_TRIP;
-  for (let from = 0; from < chunks.length; from += perRoundTrip) {
-    options.signal?.throwIfAborted();
-    const batch = chunks.slice(from, from + perRoundTrip);
-    const pipeline = newPipeline(redis);
-    for (const chunk of batch)
-      queueCommand(redis, pipeline, 'readBucketsBuffer', readBucketsArgs(keys, chunk));
-    const replies = (await execPipeline(pipeline)) as ItemReply[][];
-    if (snapshot) {
-      // Each call read cmp with its buckets atomically, and a call holds whole families (see
-      // chunksOf): every family was read at the compaction point the plan was made with.
-      for (const reply of replies) {
-        const now = parseIndex(reply[0]?.toString());
-        if (now !== compactedThrough) return { ok: false, compactedThrough: now };
+  // A month whose recorded days changed is read again day by day (and recorded anew), in a
+  // second round: its hours were read with its M item, and with overlapping reads every call's
+  // compaction point is checked, so no hour is counted twice in between.
+  let pending: readonly BucketRead[] = reads;
+  for (let round = 0; pending.length > 0; round++) {
+    const units = unitsOf(q, delta, pending, keys, cache, round === 0);
+    const chunks = chunksOf(units, pending, options.maxKeys ?? READ_MAX_KEYS);
+    const again: BucketRead[] = [];
+    for (let from = 0; from < chunks.length; from += perRoundTrip) {
+      options.signal?.throwIfAborted();
+      const batch = chunks.slice(from, from + perRoundTrip);
+      const pipeline = newPipeline(redis);
+      for (const chunk of batch)
+        queueCommand(redis, pipeline, 'readBucketsBuffer', readBucketsArgs(keys, chunk));
+      const replies = (await execPipeline(pipeline)) as ItemReply[][];
+      if (snapshot) {
+        // Each call read cmp with its buckets atomically, and a call holds whole families (see
+        // chunksOf): every family was read at the compaction point the plan was made with.
+        for (const reply of replies) {
+          const now = parseIndex(reply[0]?.toString());
+          if (now !== compactedThrough) return { ok: false, compactedThrough: now };
+        }
       }
-    }
-    batch.forEach((chunk, c) => {
-      const reply = replies[c]!;
-      let n = 1;
-      for (const unit of chunk) {
-        const { slice } = unit.read;
-        const sign = signOf(unit.read);
-        for (const item of unit.items) {
-          const value = reply[n++];
-          if (item.kind === 'S') {
-            const section = sectionOf(item, value, cache);
-            if (section) sections.add(slice, section, sign);
-          } else if (item.kind === 'H') {
-            if (Buffer.isBuffer(value) && value.length > 0) {
-              fieldsOf(slice, item.part).addText(value.toString('latin1'), sign);
-            }
-          } else {
-            const found = (value ?? []) as Buffer[];
-            for (let m = 0; m + 1 < found.length; m += 2) {
-              const member = found[m]!.toString('latin1');
-              const part = member === item.cube ? '' : member.slice(item.cube.length + 1);
-              fieldsOf(slice, part).addText(found[m + 1]!.toString('latin1'), sign);
+      batch.forEach((chunk, c) => {
+        const reply = replies[c]!;
+        let n = 1;
+        for (const unit of chunk) {
+          const { slice } = unit.read;
+          const sign = signOf(unit.read);
+          for (const item of unit.items) {
+            const value = reply[n++];
+            if (item.kind === 'S') {
+              const section = sectionOf(item, value, cache);
+              unit.section = section ?? null;
+              if (section) sections.add(slice, section, sign);
+            } else if (item.kind === 'M') {
+              again.push(...monthOf(item.month, value, sections, cache!));
+            } else if (item.kind === 'H') {
+              if (Buffer.isBuffer(value) && value.length > 0) {
+                fieldsOf(slice, item.part).addText(value.toString('latin1'), sign);
+              }
+            } else {
+              const found = (value ?? []) as Buffer[];
+              for (let m = 0; m + 1 < found.length; m += 2) {
+                const member = found[m]!.toString('latin1');
+                const part = member === item.cube ? '' : member.slice(item.cube.length + 1);
+                fieldsOf(slice, part).addText(found[m + 1]!.toString('latin1'), sign);
+              }
             }
           }
         }
-      }
-    });
+      });
+    }
+    pending = again;
   }
   options.signal?.throwIfAborted();
   const sel = selectionOf(q);
   for (const { slice, part, fields } of sums.values()) fields.addTo(counts.slice(slice), sel, part);
   sections.addTo(counts);
   return { ok: true, counts };
+}
+
+/**
+ * An M item's reply (the month's version when it and the listed days have no delta, else nil):
+ * `use` sums the recorded days' cached sections when the version is the recorded one, else
+ * returns their reads to be read one by one; `record` records the days read in the same call.
+ */
+function monthOf(
+  month: MonthRead,
+  value: ItemReply | undefined,
+  sections: SectionSums,
+  cache: SectionStore,
+): readonly BucketRead[] {
+  const version = Buffer.isBuffer(value) ? value : undefined;
+  if (month.kind === 'use') {
+    if (!version?.equals(month.recorded.version)) return month.days;
+    cache.monthHit();
+    month.days.forEach((read, n) => {
+      const section = month.sections[n];
+      if (section) sections.add(read.slice, section, signOf(read));
+    });
+    return [];
+  }
+  if (!version) return [];
+  const days = new Map<number, Buffer | null>();
+  for (const unit of month.days) {
+    if (unit.section === null) {
+      days.set(unit.read.index, null);
+      continue;
+    }
+    const key = unit.items.find((item) => item.kind === 'S')!.key;
+    const cached = cache.get(key);
+    // The cache keeps what it can (a section larger than its bound is not kept): no record then.
+    if (!cached || cached.section !== unit.section) return [];
+    days.set(unit.read.index, cached.version);
+  }
+  cache.setMonthDays(month.key, { version: Buffer.from(version), days });
+  return [];
 }
 
 /** The section of an S item's reply: sent (decoded, cached), unchanged (the cached copy) or none. */
@@ -445,7 +568,8 @@ function chunksOf(units: readonly Unit[], reads: readonly BucketRead[], maxKeys:
     if (r.res === 'd') days.add(r.index);
     else if (r.res === 'm') months.add(r.index);
   }
-  const familyOf = ({ read }: Unit): string => {
+  const familyOf = ({ read, family }: Unit): string => {
+    if (family !== undefined) return family;
     const month =
       read.res === 'm' ? read.index : read.res === 'd' ? monthOfDay(read.index) : monthOfHour(read.index);
     if (months.has(month)) return `m${month}`;
@@ -520,6 +644,9 @@ function readBucketsArgs(keys: ReturnType<typeof apiKeys>, chunk: readonly Unit[
       } else if (item.kind === 'H') {
         names.push(item.key);
         argv.push('H', String(listIds[hashes.indexOf(item)]));
+      } else if (item.kind === 'M') {
+        names.push(item.key, ...item.sets);
+        argv.push('M', String(item.sets.length / 2 - 1));
       } else {
         const list = item.allowed ? listOf(item.allowed) : 0;
         names.push(item.parts, item.zparts);

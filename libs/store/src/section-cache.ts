@@ -10,6 +10,7 @@
  * larger than the whole bound is used for its query and not kept.
  */
 import { LRUCache } from 'lru-cache';
+import type { MonthDays } from './month-days';
 import type { SectionView } from './read-sections';
 
 export interface CachedSection {
@@ -26,6 +27,11 @@ export interface SectionStore {
   hit(): void;
   /** A section Redis sent (none cached, or an older version). */
   miss(): void;
+  /** What a read recorded of a month's days (month-days.ts), by the key readCounts gives. */
+  monthDays(key: string): MonthDays | undefined;
+  setMonthDays(key: string, days: MonthDays): void;
+  /** Counted by readCounts: a month's days summed from cached sections after one check. */
+  monthHit(): void;
 }
 
 /** Bytes an entry holds: its typed arrays, plus a small fixed cost per entry. */
@@ -38,14 +44,32 @@ export function sectionBytes(section: SectionView): number {
 export interface SectionCacheStats {
   hits: number;
   misses: number;
+  monthHits: number;
   entries: number;
   bytes: number;
 }
 
+/** Several caches' figures added up (the query service's threads each have one). */
+export function sumCacheStats(all: Iterable<SectionCacheStats>): SectionCacheStats {
+  const total: SectionCacheStats = { hits: 0, misses: 0, monthHits: 0, entries: 0, bytes: 0 };
+  for (const s of all) {
+    for (const field of Object.keys(total) as (keyof SectionCacheStats)[]) total[field] += s[field];
+  }
+  return total;
+}
+
+/**
+ * Months whose days' versions a cache records. An entry is a few dozen bytes (its sections stay in
+ * the byte-bounded cache, and a month whose sections were evicted is read day by day again).
+ */
+const MONTH_DAYS_ENTRIES = 4096;
+
 export class SectionCache implements SectionStore {
   private readonly lru: LRUCache<string, CachedSection> | null;
+  private readonly months: LRUCache<string, MonthDays> | null;
   hits = 0;
   misses = 0;
+  monthHits = 0;
 
   /** maxBytes 0 keeps nothing (every read sends the section). */
   constructor(readonly maxBytes: number) {
@@ -56,6 +80,7 @@ export class SectionCache implements SectionStore {
             sizeCalculation: (entry) => sectionBytes(entry.section),
           })
         : null;
+    this.months = maxBytes > 0 ? new LRUCache<string, MonthDays>({ max: MONTH_DAYS_ENTRIES }) : null;
   }
 
   get(key: string): CachedSection | undefined {
@@ -75,10 +100,23 @@ export class SectionCache implements SectionStore {
     this.misses++;
   }
 
+  monthDays(key: string): MonthDays | undefined {
+    return this.months?.get(key);
+  }
+
+  setMonthDays(key: string, days: MonthDays): void {
+    this.months?.set(key, days);
+  }
+
+  monthHit(): void {
+    this.monthHits++;
+  }
+
   stats(): SectionCacheStats {
     return {
       hits: this.hits,
       misses: this.misses,
+      monthHits: this.monthHits,
       entries: this.lru?.size ?? 0,
       bytes: this.lru?.calculatedSize ?? 0,
     };

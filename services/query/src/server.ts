@@ -8,7 +8,7 @@ import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { Registry } from 'prom-client';
 import type { Config } from '@va/config';
 import type { Logger } from '@va/runtime';
-import { defineCommands, SectionCache, type RedisClient } from '@va/store';
+import { defineCommands, SectionCache, sumCacheStats, type RedisClient } from '@va/store';
 import type { App } from './http/app';
 import { clientErrorHandler, errorHandler, installErrorHandling } from './http/error-handling';
 import { registerCompression } from './http/compression';
@@ -99,11 +99,8 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     registerPoolMetrics(registry, () => pool.waiting);
   }
   registerSectionCacheMetrics(registry, () => {
-    const total = sections.stats();
     const workers = pool?.sectionCacheStats();
-    if (workers)
-      for (const field of ['hits', 'misses', 'entries', 'bytes'] as const) total[field] += workers[field];
-    return total;
+    return sumCacheStats(workers ? [sections.stats(), workers] : [sections.stats()]);
   });
   getVerificationsRoute(app, {
     redis,

@@ -29,6 +29,11 @@
                   name instead (an absent hash reads as none), so a set listing thousands of f parts
                   is not walked.
                   Reply: { member, text, member, text, ... } for the hashes that hold fields.
+    M n           KEYS: a month's t section, its parts and zparts sets, then n pairs of sets (parts,
+                  zparts) of days of that month. Reply: the month's version bytes (GETRANGE 4 11)
+                  when it has a t section and none of the 2 + 2n sets exists (neither the month nor
+                  those days has a delta or a seal in progress), else nil. Read with a month's days
+                  (to record them) or instead of them (libs/store/src/month-days.ts).
 
   Returns  { cmp (nil = none), reply of item 1, reply of item 2, ... }.
   One bulk string per hash costs Redis and the client far less than two per field; a section is
@@ -66,6 +71,16 @@ while a <= #ARGV do
     end
     k = k + 1
     a = a + 2
+  elseif kind == 'M' then
+    local count = tonumber(ARGV[a + 1])
+    a = a + 2
+    local version = redis.call('GETRANGE', KEYS[k], 4, 11)
+    if version ~= '' and redis.call('EXISTS', unpack(KEYS, k + 1, k + 2 + 2 * count)) == 0 then
+      out[#out + 1] = version
+    else
+      out[#out + 1] = false
+    end
+    k = k + 3 + 2 * count
   elseif kind == 'F' then
     local count = tonumber(ARGV[a + 1])
     lists[#lists + 1] = { unpack(ARGV, a + 2, a + 1 + count) }

@@ -10,7 +10,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { groupsUpperBound, sliceCount, type ParsedQuery } from '@va/core';
-import type { KeySpace, SectionCacheStats } from '@va/store';
+import { sumCacheStats, type KeySpace, type SectionCacheStats } from '@va/store';
 import type { VerificationsDeps } from './deps';
 import { cubeQueryOf, dictionariesOf } from './cube-query';
 import { FifoPool } from './fifo-pool';
@@ -49,14 +49,7 @@ export class ReadPool {
 
   /** The workers' section caches together (as of each one's last task). */
   sectionCacheStats(): SectionCacheStats {
-    const total = { hits: 0, misses: 0, entries: 0, bytes: 0 };
-    for (const s of this.sections.values()) {
-      total.hits += s.hits;
-      total.misses += s.misses;
-      total.entries += s.entries;
-      total.bytes += s.bytes;
-    }
-    return total;
+    return sumCacheStats(this.sections.values());
   }
 
   /** Heavy queries waiting for a free worker. */

@@ -6,7 +6,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { SectionCacheStats } from '@va/store';
 
 export function registerSectionCacheMetrics(registry: Registry, stats: () => SectionCacheStats): void {
-  const counter = (name: string, help: string, field: 'hits' | 'misses') =>
+  const counter = (name: string, help: string, field: 'hits' | 'misses' | 'monthHits') =>
     new Counter({
       name,
       help,
@@ -25,6 +25,11 @@ export function registerSectionCacheMetrics(registry: Registry, stats: () => Sec
     'va_query_section_cache_misses_total',
     'Sealed sections Redis sent (none cached, or a newer version)',
     'misses',
+  );
+  counter(
+    'va_query_section_cache_month_hits_total',
+    'Months whose cached day sections were summed after one check of the month (@va/store month-days.ts)',
+    'monthHits',
   );
   const gauge = (name: string, help: string, field: 'bytes' | 'entries') =>
     new Gauge({

@@ -12,7 +12,7 @@
 // begins or resumes one and commits it), through @va/testkit/seal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOMES, type VerificationEvent } from '@va/contracts';
-import { HOUR_MS, hoursOfDay, hoursOfMonth, hourOf, oracle, parseQuery } from '@va/core';
+import { HOUR_MS, hoursOfDay, hoursOfMonth, hourOf, monthOfDay, oracle, parseQuery } from '@va/core';
 import { apiKeys, compactApi, type Resolution } from '@va/store';
 import { seededRandom } from '@va/workload';
 import { beginSealOnly, sealNow, type BucketAt } from '@va/testkit/seal';
@@ -125,14 +125,15 @@ async function metric(name: string): Promise<number> {
   return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(body)?.[1] ?? NaN);
 }
 
+const events: VerificationEvent[] = [];
+const write = async (batch: VerificationEvent[]) => {
+  await h.seed(batch);
+  events.push(...batch);
+};
+const sealOptions = () => ({ now: NOW, retention: h.config.retention });
+
 describe('late events while buckets are sealed and their sections cached', () => {
   it(`answers as the oracle in every round (seed ${SEED})`, { timeout: 120_000 }, async () => {
-    const events: VerificationEvent[] = [];
-    const write = async (batch: VerificationEvent[]) => {
-      await h.seed(batch);
-      events.push(...batch);
-    };
-    const options = { now: NOW, retention: h.config.retention };
     let sealing: BucketAt[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       await write(Array.from({ length: 250 }, () => eventAt(NOW_HOUR - Math.floor(random() * DAYS * 24))));
@@ -142,6 +143,7 @@ describe('late events while buckets are sealed and their sections cached', () =>
         now: NOW,
       });
       // Seal steps: commit some seals left in progress, seal or begin sealing others.
+      const options = sealOptions();
       for (const b of sealing) if (random() < 0.5) await sealNow(h.redis, b, options);
       sealing = [];
       for (const b of await buckets()) {
@@ -162,5 +164,41 @@ describe('late events while buckets are sealed and their sections cached', () =>
     expect(await metric('va_query_section_cache_hits_total')).toBeGreaterThan(0);
     expect(await metric('va_query_section_cache_misses_total')).toBeGreaterThan(0);
     expect(await metric('va_query_section_cache_bytes')).toBeGreaterThan(0);
+  });
+
+  it('sums a month of cached days after one check of the month, until a day or the month changes', async () => {
+    // Everything sealed: the first queries record each month's days, the next ones check the month alone.
+    // Twice: a seal left in progress is finished first, and the delta written beside it sealed next.
+    const sealAll = async () => {
+      for (let n = 0; n < 2; n++) for (const b of await buckets()) await sealNow(h.redis, b, sealOptions());
+    };
+    const monthHits = () => metric('va_query_section_cache_month_hits_total');
+    const ask = async (label: string) => {
+      for (const qs of queries()) await expectOracle(events, qs, label as unknown as number);
+    };
+    await sealAll();
+    await ask('recorded');
+    const before = await monthHits();
+    await ask('recorded, used');
+    expect(await monthHits()).toBeGreaterThan(before);
+    // A late event in a day of a sealed month: its month has a delta again, the days are read one by one.
+    const day = Math.floor((NOW_HOUR - 20 * 24) / 24);
+    await write([eventAt(day * 24 + 5), eventAt(day * 24 + 6)]);
+    await ask('late event');
+    // The day sealed, its month not yet; then the month too (a new version: recorded anew).
+    const space = { prefix: h.config.keyPrefix, generation: 1 };
+    await sealNow(h.redis, { space, apiId: API, res: 'd', index: day }, sealOptions());
+    await ask('day sealed');
+    await sealAll();
+    await ask('month sealed');
+    const settled = await monthHits();
+    await ask('month sealed, used');
+    expect(await monthHits()).toBeGreaterThan(settled);
+    // A late event, then its month sealed before its day: the month has no delta, the day has one,
+    // so the days are not recorded (read twice: the second read would use a record).
+    await write([eventAt(day * 24 + 7), eventAt(day * 24 + 9)]);
+    await sealNow(h.redis, { space, apiId: API, res: 'm', index: monthOfDay(day) }, sealOptions());
+    await ask('month sealed, its day not');
+    await ask('month sealed, its day not, again');
   });
 });
