@@ -4,6 +4,7 @@
  * is its own pseudo-partition, so calls never collide on offsets.
  */
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import type { RedisClient } from '@va/store';
 import type { VerificationEvent } from '@va/contracts';
 import { BatchProcessor } from '@va/ingest';
@@ -22,6 +23,9 @@ export async function seedEvents(
   options: SeedOptions,
 ) {
   if (events.length === 0) return;
+  // A cluster client drops nodes it was not told of while it first learns the cluster ('-node'),
+  // which the processor takes for a failover and answers with a conflict: start once it is ready.
+  if (redis.status !== 'ready') await once(redis, 'ready');
   const processor = new BatchProcessor({
     redis,
     prefix: options.prefix,
