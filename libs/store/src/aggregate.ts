@@ -15,7 +15,8 @@
  *   - hour already compacted (h <= cmp): its hour bucket while inside hour retention, and its
  *     day and month rollups, since the compactor will not visit it again.
  * A bucket outside its own retention is never written (its keys would expire at once), and an
- * hour outside every retention is not written at all.
+ * hour outside every retention is not written at all. Readers rely on a day never being written
+ * without its month while the month is kept (month-days.ts checks a month for all its days).
  */
 import { dayOfHour, expiresAt, monthOfHour, type Retention } from '@va/core';
 import {

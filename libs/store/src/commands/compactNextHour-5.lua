@@ -21,7 +21,8 @@
   Finds the first hour in idx:h after cmp (absent: the first hour in idx:h) and <= the bound,
   adds every field of every cube listed in its parts set to the same cube of its day and of its
   month bucket (HINCRBY), records the cubes in their parts sets, the buckets in idx:d / idx:m,
-  sets PEXPIREAT on every rollup key it wrote and sets cmp to that hour. Without such an hour
+  sets PEXPIREAT on every rollup key it wrote and sets cmp to that hour. The day is written only
+  with its month while the month is kept (readers rely on it: libs/store/src/month-days.ts). Without such an hour
   it sets cmp to the bound (only if greater: cmp never moves back).
 
   Only now does the hour bucket get its expiry (hour end + hour retention; in the past: Redis
