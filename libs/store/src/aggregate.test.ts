@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, HOUR_MS, dayOfHour, hourOf, monthOfHour, monthStart } from '@va/core';
+import { DAY_MS, HOUR_MS, dayOfHour, hourOf, keptAt, monthOfHour, monthStart } from '@va/core';
 import { bucketsOfHour, expand, NO_EXPIRY, TupleCounter, type WriteContext } from './aggregate';
 
 const retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
@@ -53,6 +53,22 @@ describe('bucketsOfHour', () => {
   it('keeps a compacted hour exactly at its horizon out (expiry must lie in the future)', () => {
     const h = hourOf(now - retention.hourMs) - 1; // ends before now - retention
     expect(bucketsOfHour(h, horizons(nowHour - 2)).map((b) => b.r)).not.toContain('h');
+  });
+
+  it('never writes a day without its month while the month is kept, whatever the retentions (property)', () => {
+    // Readers check a month for all its days (month-days.ts).
+    const days = fc.integer({ min: 0, max: 3 * 366 });
+    fc.assert(
+      fc.property(days, days, days, fc.integer({ min: 0, max: 4 * 366 * 24 }), (h, d, m, age) => {
+        const r = { hourMs: h * DAY_MS, dayMs: d * DAY_MS, monthMs: m * DAY_MS };
+        const hour = nowHour - age;
+        const written = bucketsOfHour(hour, { now, retention: r, cmp: nowHour - 1 });
+        const monthKept = keptAt('m', monthOfHour(hour), r, now);
+        if (written.some((b) => b.r === 'd') && monthKept)
+          expect(written.some((b) => b.r === 'm')).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
