@@ -20,16 +20,14 @@
  */
 import { OUTCOME_COUNT } from '@va/contracts';
 import { counterValue, topThreshold, TOTAL, type TopGroups } from '@va/core';
-import { NO_IDENTITY, rowsOfFirst, type Section, type SectionCube } from './section/codec';
+import { NO_IDENTITY, rowsOfFirst, type Section, type SectionCube, type SectionData } from './section/codec';
 import { groupCodes, type CodeCounts, type Sign, type SliceCounts } from './read-fields';
 
 /**
  * A decoded section as the reader keeps it: counts in 32 bits when every count fits (half the
  * memory of the codec's Float64Array in the cache, and half the bytes the sums walk).
  */
-export interface SectionView extends Omit<Section, 'counts'> {
-  counts: Float64Array | Uint32Array;
-}
+export type SectionView = SectionData;
 
 /** The section with its counts in a Uint32Array when every count fits, else as it is. */
 export function compactCounts(section: Section): SectionView {

@@ -246,8 +246,13 @@ export function rowsOfFirst(section: Section, code: number): [number, number] {
   return [lower(code), code === NO_IDENTITY ? section.rows : lower(code + 1)];
 }
 
+/** A section's rows, with counts as decoded (Float64Array) or as a reader keeps them (Uint32Array). */
+export interface SectionData extends Omit<Section, 'counts'> {
+  counts: Float64Array | Uint32Array;
+}
+
 /** Order of row ra of a against row rb of b (same cube): negative, 0 or positive. */
-function compareRows(a: Section, ra: number, b: Section, rb: number): number {
+function compareRows(a: SectionData, ra: number, b: SectionData, rb: number): number {
   for (let d = 0; d < a.dims.length; d++) {
     const diff = a.dims[d]![ra]! - b.dims[d]![rb]!;
     if (diff !== 0) return diff;
@@ -256,7 +261,7 @@ function compareRows(a: Section, ra: number, b: Section, rb: number): number {
 }
 
 /** Index of the first row of a at or after `from` that does not sort before row rb of b. */
-function firstNotBefore(a: Section, from: number, b: Section, rb: number): number {
+function firstNotBefore(a: SectionData, from: number, b: SectionData, rb: number): number {
   let lo = from;
   let hi = a.rows;
   while (lo < hi) {
@@ -273,7 +278,7 @@ function firstNotBefore(a: Section, from: number, b: Section, rb: number): numbe
  * are found by binary search and copied whole, so sorting or hashing `a` again is never needed).
  * Counts are never negative, so a sum of stored rows is never all zeros.
  */
-export function mergeSections(a: Section, b: Section, version: number): Section {
+export function mergeSections(a: SectionData, b: SectionData, version: number): Section {
   if (a.cube !== b.cube) throw new Error(`mergeSections of ${a.cube} and ${b.cube}`);
   const dimCount = a.dims.length;
   const capacity = a.rows + b.rows;
@@ -281,7 +286,7 @@ export function mergeSections(a: Section, b: Section, version: number): Section 
   const counts = new Float64Array(capacity * OUTCOME_COUNT);
   let rows = 0;
   let ia = 0;
-  const copyRun = (from: Section, start: number, end: number): void => {
+  const copyRun = (from: SectionData, start: number, end: number): void => {
     if (end <= start) return;
     for (let d = 0; d < dimCount; d++) dims[d]!.set(from.dims[d]!.subarray(start, end), rows);
     counts.set(from.counts.subarray(start * OUTCOME_COUNT, end * OUTCOME_COUNT), rows * OUTCOME_COUNT);
