@@ -212,7 +212,7 @@ export class SectionSums {
       2 * firstCodes.length * Math.log2(section.rows + 1) < section.rows
     ) {
       for (const code of firstCodes) {
-        const range = rowsOfFirst(section as Section, code); // reads only dims and rows
+        const range = rowsOfFirst(section, code);
         if (range[1] > range[0]) ranges.push(range);
       }
       first = 1;

@@ -230,7 +230,7 @@ export function decodeSection(bytes: Uint8Array): Section {
  * The rows [from, to) whose first dimension equals `code` (binary search; rows are sorted).
  * For x and f this is one identity's rows; for k, i and s one code's row.
  */
-export function rowsOfFirst(section: Section, code: number): [number, number] {
+export function rowsOfFirst(section: SectionData, code: number): [number, number] {
   const column = section.dims[0];
   if (!column) return [0, section.rows];
   const lower = (target: number): number => {

@@ -106,7 +106,11 @@ function queries(): string[] {
   ].map((qs) => `apiId=${API}&${qs}`);
 }
 
-async function expectOracle(events: readonly VerificationEvent[], qs: string, round: number): Promise<void> {
+async function expectOracle(
+  events: readonly VerificationEvent[],
+  qs: string,
+  round: number | string,
+): Promise<void> {
   const parsed = parseQuery(new URLSearchParams(qs), { now: NOW, maxRows: 100_000 });
   if (!parsed.ok) throw new Error(`invalid query ${qs}`);
   const expected = oracle(events, parsed.query, {
@@ -174,7 +178,7 @@ describe('late events while buckets are sealed and their sections cached', () =>
     };
     const monthHits = () => metric('va_query_section_cache_month_hits_total');
     const ask = async (label: string) => {
-      for (const qs of queries()) await expectOracle(events, qs, label as unknown as number);
+      for (const qs of queries()) await expectOracle(events, qs, label);
     };
     await sealAll();
     await ask('recorded');
