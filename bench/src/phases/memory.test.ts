@@ -10,6 +10,8 @@ describe('familyOf', () => {
     [keys.cube('d', 20576, 'k:1f'), 'delta d:k'],
     [keys.cube('h', 498737, 't'), 'delta h:t'],
     [keys.sealing('h', 498737, 'f:_'), 'sealing h:f'],
+    [keys.cube('h', 498737, 'L:f'), 'section parts h:f'],
+    [keys.sealing('d', 20576, 'L:k'), 'sealing parts d:k'],
     [keys.parts('d', 20576), 'parts d'],
     [keys.sealingParts('m', 675), 'parts m'],
     [keys.dict('i'), 'dictionaries'],

@@ -41,16 +41,18 @@ const BUCKET_KEY = /:\{[^}]*\}:([hdm]):-?\d+:(.*)$/;
 
 /**
  * The family of a key, for the per-cube breakdown: "section h:f" (sealed section), "delta d:k"
- * (counter hash), "sealing h:i" (hash being sealed), "parts m" (parts and zparts sets),
+ * (counter hash), "section parts h:f" (list of section parts), "sealing h:i" (hash being sealed),
+ * "sealing parts h:f" (list of section parts being sealed), "parts m" (parts and zparts sets),
  * "dictionaries", "bucket indexes", or "other".
  */
 export function familyOf(key: string): string {
   const bucket = BUCKET_KEY.exec(key);
   if (bucket) {
     const [, res, rest] = bucket as unknown as [string, string, string];
-    const [first, second] = rest.split(':');
+    const [first, second, third] = rest.split(':');
     if (first === 'S') return `section ${res}:${second}`;
-    if (first === 'z') return `sealing ${res}:${second}`;
+    if (first === 'L') return `section parts ${res}:${second}`;
+    if (first === 'z') return second === 'L' ? `sealing parts ${res}:${third}` : `sealing ${res}:${second}`;
     if (first === 'parts' || first === 'zparts') return `parts ${res}`;
     return `delta ${res}:${first}`;
   }

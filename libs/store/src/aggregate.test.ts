@@ -1,7 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DAY_MS, HOUR_MS, dayOfHour, hourOf, keptAt, monthOfHour, monthStart } from '@va/core';
-import { bucketsOfHour, expand, NO_EXPIRY, TupleCounter, type WriteContext } from './aggregate';
+import {
+  bucketsOfHour,
+  closedForParts,
+  expand,
+  NO_EXPIRY,
+  PARTS_MIN_ROWS,
+  TupleCounter,
+  type WriteContext,
+} from './aggregate';
+import { partsListSuffix, type Cube } from './keys';
+import { decodeSection } from './section/codec';
+import { forEachDeltaField } from './section/delta-rows';
 
 const retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
 const now = Date.UTC(2025, 5, 15, 12, 30);
@@ -145,7 +156,7 @@ describe('expand (property)', () => {
       fc.integer({ min: limit - 3, max: limit + 3 }),
     );
 
-  it('equals the naive per-tuple expansion', () => {
+  it('equals the naive per-tuple expansion, whatever is written as section parts', () => {
     const tuple = fc.tuple(
       fc.integer({ min: nowHour - 24 * 500, max: nowHour }),
       code(200, 2 ** 20),
@@ -158,15 +169,33 @@ describe('expand (property)', () => {
       fc.property(
         fc.array(tuple, { maxLength: 60 }),
         fc.integer({ min: -1, max: nowHour }),
-        (tuples, cmp) => {
+        fc.constantFrom(1, 3, PARTS_MIN_ROWS, Infinity),
+        (tuples, cmp, partsMinRows) => {
           const h = horizons(cmp);
           const c = new TupleCounter();
           for (const [hour, k, i, s, o, n] of tuples) c.add(hour, k, i, s, o, n);
-          const inc = expand(c, h);
+          const inc = expand(c, { ...h, partsMinRows });
           const got = new Map<string, number>();
           for (const b of inc.buckets) {
+            const at = `${b.r}${b.t}@${b.expireAt}`;
+            const add = (suffix: string, field: string, n: number) => {
+              const id = `${at} ${suffix} ${field}`;
+              got.set(id, (got.get(id) ?? 0) + n);
+            };
             for (const [suffix, fields] of b.cubes) {
-              for (const [field, n] of fields) got.set(`${b.r}${b.t}@${b.expireAt} ${suffix} ${field}`, n);
+              for (const [field, n] of fields) add(suffix, field, n);
+            }
+            // A part is written only to a closed bucket, holds a cube with enough rows, and only
+            // that: none of its cube's counts are in the bucket's hashes as well.
+            if (b.parts.size > 0) expect(closedForParts(b.r, b.t, now)).toBe(true);
+            for (const [list, bytes] of b.parts) {
+              const section = decodeSection(bytes);
+              expect(list).toBe(partsListSuffix(section.cube as Cube));
+              expect(section.rows).toBeGreaterThanOrEqual(partsMinRows);
+              expect([...b.cubes.keys()].filter((suffix) => suffix.split(':')[0] === section.cube)).toEqual(
+                [],
+              );
+              forEachDeltaField(section, add);
             }
           }
           expect(got).toEqual(naive(tuples, h));

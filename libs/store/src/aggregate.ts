@@ -17,17 +17,27 @@
  * A bucket outside its own retention is never written (its keys would expire at once), and an
  * hour outside every retention is not written at all. Readers rely on a day never being written
  * without its month while the month is kept (month-days.ts checks a month for all its days).
+ *
+ * How (docs/store-v2.md "History written as section parts"): a bucket that ended more than an hour
+ * before the batch's clock (history, a replay, late events) gets each cube with at least
+ * `partsMinRows` rows as one encoded section part, appended whole to its parts list; every other
+ * cube and bucket as hash increments (HINCRBY). A part costs Redis one RPUSH however many rows it
+ * holds, where hash fields cost one HINCRBY each: an hour of history hardly aggregates.
  */
-import { dayOfHour, expiresAt, monthOfHour, type Retention } from '@va/core';
+import { dayOfHour, expiresAt, hourOf, lastHourOf, monthOfHour, type Retention } from '@va/core';
 import {
   code36,
   cubeSuffix,
   NO_IDENTITY_PART,
+  partsListSuffix,
   shardOf,
   type Cube,
   type DictName,
   type Resolution,
 } from './keys';
+import { encodeSection } from './section/codec';
+import { forEachDeltaField } from './section/delta-rows';
+import { sectionsOfTuples } from './section/tuple-sections';
 
 /**
  * What decides which buckets a batch's hours are written to. (Not libs/core's Horizons, the first
@@ -39,7 +49,27 @@ export interface WriteContext {
   retention: Retention;
   /** Last hour compacted into day/month rollups for this API; -1 = none. */
   cmp: number;
+  /**
+   * A closed bucket's cube with at least this many rows is written as a section part (see the
+   * header); default PARTS_MIN_ROWS, Infinity = never.
+   */
+  partsMinRows?: number;
 }
+
+/**
+ * Rows from which a cube of a closed bucket is written as one section part rather than hash
+ * fields. Below it, the fields are few, and a bucket that receives a trickle of late events keeps
+ * one hash per part instead of a growing list of tiny parts until it is sealed again.
+ */
+export const PARTS_MIN_ROWS = 16;
+
+/**
+ * Whether a bucket may be written as section parts at this clock: it ended more than an hour ago.
+ * The current and the previous hour (and the open day and month) keep hash increments: live
+ * traffic writes them again and again, where a part per batch would pile up until sealed.
+ */
+export const closedForParts = (r: Resolution, t: number, now: number): boolean =>
+  lastHourOf(r, t) < hourOf(now) - 1;
 
 export interface Bucket {
   r: Resolution;
@@ -55,6 +85,8 @@ export interface Bucket {
 export interface BucketIncrements extends Bucket {
   /** cube suffix ("t", "k:0", "f:_", ...) -> field -> increment */
   cubes: Map<string, Map<string, number>>;
+  /** parts list suffix ("L:f", keys.ts partsListSuffix) -> encoded section to append to it */
+  parts: Map<string, Buffer>;
 }
 
 export interface ApiIncrements {
@@ -242,8 +274,12 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
   const identities = new CodeStrings('i');
   const fSuffix = new Map<number, string>();
 
+  const minRows = context.partsMinRows ?? PARTS_MIN_ROWS;
+  /** The tuples of each bucket written as section parts, summed over its hours. */
+  const partTuples = new Map<BucketIncrements, TupleCounter>();
   let hour: number | undefined;
   let targets: BucketIncrements[] = [];
+  let partTargets: TupleCounter[] = [];
   const totals = new Array<number>(16).fill(0);
   const perKey = new Map<number, number>(); // k * 16 + o -> n
   const perIdentity = new Map<number, number>(); // i * 16 + o -> n
@@ -272,23 +308,34 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
     if (h !== hour) {
       flushHour();
       hour = h;
-      targets = bucketsOfHour(h, context).map((b) => {
+      targets = [];
+      partTargets = [];
+      for (const b of bucketsOfHour(h, context)) {
         const id = `${b.r}${b.t}`;
         let bucket = byBucket.get(id);
         if (!bucket) {
-          bucket = { ...b, cubes: new Map() };
+          bucket = { ...b, cubes: new Map(), parts: new Map() };
           byBucket.set(id, bucket);
           buckets.push(bucket);
         }
-        return bucket;
-      });
-      if (targets.length > 0) keepUntil = Math.max(keepUntil, keepUntilOfHour(h, context.retention));
+        if (minRows !== Infinity && closedForParts(b.r, b.t, context.now)) {
+          let tuples = partTuples.get(bucket);
+          if (!tuples) partTuples.set(bucket, (tuples = new TupleCounter()));
+          partTargets.push(tuples);
+        } else targets.push(bucket);
+      }
+      if (targets.length + partTargets.length > 0) {
+        keepUntil = Math.max(keepUntil, keepUntilOfHour(h, context.retention));
+      }
     }
-    if (targets.length === 0) return; // outside every retention: validation normally drops these first
+    // Outside every retention: validation normally drops these first.
+    if (targets.length + partTargets.length === 0) return;
     if (k >= required.k) required.k = k + 1;
     if (i >= required.i) required.i = i + 1;
     if (s >= required.s) required.s = s + 1;
     events += n;
+    for (const tuples of partTargets) tuples.add(0, k, i, s, o, n);
+    if (targets.length === 0) return;
     totals[o]! += n;
     perKey.set(k * 16 + o, (perKey.get(k * 16 + o) ?? 0) + n);
     if (i >= 0) perIdentity.set(i * 16 + o, (perIdentity.get(i * 16 + o) ?? 0) + n);
@@ -305,6 +352,18 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
     }
   });
   flushHour();
+  for (const [bucket, tuples] of partTuples) {
+    for (const [cube, section] of sectionsOfTuples(tuples)) {
+      if (section.rows > 0 && section.rows >= minRows)
+        bucket.parts.set(partsListSuffix(cube), encodeSection(section));
+      else forEachDeltaField(section, (suffix, field, n) => add(fieldsOf(bucket.cubes, suffix), field, n));
+    }
+  }
 
-  return { buckets: buckets.filter((b) => b.cubes.size > 0), events, required, keepUntil };
+  return {
+    buckets: buckets.filter((b) => b.cubes.size > 0 || b.parts.size > 0),
+    events,
+    required,
+    keepUntil,
+  };
 }

@@ -4,6 +4,7 @@ import type { ApiIncrements } from './aggregate';
 
 describe('applyApiBatchArgs', () => {
   it('lays out KEYS and ARGV as applyApiBatch.lua reads them', () => {
+    const part = Buffer.from('a section part');
     const inc: ApiIncrements = {
       events: 3,
       required: { k: 2, i: 0, s: 1 },
@@ -17,6 +18,7 @@ describe('applyApiBatchArgs', () => {
             ['t', new Map([['0', 3]])],
             ['k:0', new Map([['1:0', 3]])],
           ]),
+          parts: new Map([['L:f', part]]),
         },
       ],
     };
@@ -28,7 +30,7 @@ describe('applyApiBatchArgs', () => {
     });
     const base = 'p:g2:{a}';
     expect(args).toEqual([
-      15,
+      16,
       `${base}:off`,
       `${base}:cmp`,
       `${base}:dict:k`,
@@ -44,6 +46,7 @@ describe('applyApiBatchArgs', () => {
       `${base}:h:10:parts`,
       `${base}:h:10:t`,
       `${base}:h:10:k:0`,
+      `${base}:h:10:L:f`,
       'topic/0',
       -1,
       41,
@@ -65,6 +68,9 @@ describe('applyApiBatchArgs', () => {
       1,
       '1:0',
       3,
+      1,
+      'L:f',
+      part,
     ]);
   });
 

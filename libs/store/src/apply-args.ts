@@ -24,7 +24,7 @@ export function applyApiBatchArgs(
   apiId: string,
   inc: ApiIncrements,
   cas: ApplyCas,
-): (string | number)[] {
+): (string | number | Buffer)[] {
   const keys = apiKeys(space, apiId);
   const keyList: string[] = [
     keys.offsets,
@@ -40,7 +40,7 @@ export function applyApiBatchArgs(
     keys.dictIndex('s'),
     keys.dirty,
   ];
-  const argv: (string | number)[] = [
+  const argv: (string | number | Buffer)[] = [
     cas.offsetField,
     cas.expectedOff,
     cas.newOff,
@@ -51,7 +51,7 @@ export function applyApiBatchArgs(
     inc.buckets.length,
     inc.keepUntil,
   ];
-  for (const { r, t, expireAt, cubes } of inc.buckets) {
+  for (const { r, t, expireAt, cubes, parts } of inc.buckets) {
     keyList.push(keys.parts(r, t));
     argv.push(r, t, expireAt, cubes.size);
     for (const [suffix, fields] of cubes) {
@@ -59,8 +59,13 @@ export function applyApiBatchArgs(
       argv.push(suffix, fields.size);
       for (const [field, n] of fields) argv.push(field, n);
     }
+    argv.push(parts.size);
+    for (const [suffix, section] of parts) {
+      keyList.push(keys.cube(r, t, suffix));
+      argv.push(suffix, section);
+    }
   }
-  return [keyList.length as string | number].concat(keyList, argv);
+  return [keyList.length, ...keyList, ...argv];
 }
 
 export type ApplyResult =

@@ -8,7 +8,7 @@
 import type { RedisClient } from './connection';
 import { OUTCOME_COUNT } from '@va/contracts';
 import { DictionaryReader } from './dictionary';
-import { apiKeys, NO_IDENTITY_PART, type KeySpace, type Resolution } from './keys';
+import { apiKeys, cubeOfPartsList, NO_IDENTITY_PART, type KeySpace, type Resolution } from './keys';
 import { execPipeline } from './pipeline';
 import { decodeSection, NO_IDENTITY, type Section } from './section/codec';
 
@@ -166,7 +166,11 @@ export async function dumpApiCounts(
       const suffixes = [...new Set([...parts, ...zparts])];
       const pipeline = redis.multi();
       for (const suffix of suffixes) {
-        pipeline.hgetall(keys.cube(r, t, suffix)).hgetall(keys.sealing(r, t, suffix));
+        if (cubeOfPartsList(suffix) !== undefined) {
+          pipeline
+            .lrangeBuffer(keys.cube(r, t, suffix), 0, -1)
+            .lrangeBuffer(keys.sealing(r, t, suffix), 0, -1);
+        } else pipeline.hgetall(keys.cube(r, t, suffix)).hgetall(keys.sealing(r, t, suffix));
       }
       for (const cube of DUMPED_SECTIONS) pipeline.getrangeBuffer(keys.section(r, t, cube), 4, 11);
       const replies = await execPipeline(pipeline);
@@ -177,13 +181,18 @@ export async function dumpApiCounts(
       if (moved && attempt < 5) continue;
       if (moved) throw new Error(`cube-dump: bucket ${r}:${t} kept changing while read`);
       const decoded = emptyDecodedCounts();
+      const partSections: Buffer[] = [];
       suffixes.forEach((suffix, n) => {
+        if (cubeOfPartsList(suffix) !== undefined) {
+          for (const list of [replies[2 * n], replies[2 * n + 1]] as Buffer[][]) partSections.push(...list);
+          return;
+        }
         for (const hash of [replies[2 * n], replies[2 * n + 1]] as Record<string, string>[]) {
           decodeCube(decoded, suffix, hash, dicts);
           decodeCube(sum, suffix, hash, dicts);
         }
       });
-      for (const bytes of sections) {
+      for (const bytes of [...sections, ...partSections]) {
         if (!bytes) continue;
         const section = decodeSection(bytes);
         decodeSectionInto(decoded, section, dicts);

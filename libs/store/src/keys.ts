@@ -32,6 +32,10 @@
  *   <p>:g<g>:{a}:idx:<r>        zset    bucket indices that hold data, per resolution r
  *   <p>:g<g>:{a}:<r>:<t>:parts  set     cube suffixes written in bucket (r, t)
  *   <p>:g<g>:{a}:<r>:<t>:<cube> hash    counters not sealed yet (the "delta"); see CUBES below
+ *   <p>:g<g>:{a}:<r>:<t>:L:<c>  list    delta written as section parts (cube c ∈ t k i s f): each element an
+ *                                       encoded section (section/codec.ts, version 0) of some of the bucket's
+ *                                       counts, written whole by ingest (history) and compaction; listed in
+ *                                       parts as "L:<c>", sealed and renamed (z:L:<c>) like a delta hash
  *   <p>:g<g>:{a}:<r>:<t>:S:<c>  string  sealed section of cube c ∈ t k i s x f (section/codec.ts)
  *   <p>:g<g>:{a}:<r>:<t>:z:<cube> hash  delta hashes being sealed (renamed from <cube> by beginSeal)
  *   <p>:g<g>:{a}:<r>:<t>:zparts set     cube suffixes being sealed (renamed from parts)
@@ -124,6 +128,17 @@ export function apiKeys(space: KeySpace, apiId: string) {
     dirty: `${base}:dirty`,
     sealSequence: `${base}:seq`,
   };
+}
+
+/**
+ * The suffix of a bucket's list of section parts of a cube ("L:f"), as listed in its parts set.
+ * No hash suffix starts with "L" (hash suffixes start with their cube letter).
+ */
+export const partsListSuffix = (cube: Cube): string => `L:${cube}`;
+
+/** The cube of a parts list suffix ("L:f" -> "f"), undefined for a hash suffix. */
+export function cubeOfPartsList(suffix: string): Cube | undefined {
+  return suffix.startsWith('L:') ? (suffix.slice(2) as Cube) : undefined;
 }
 
 /** Cube suffix ("k:0", "f:_", "t") of a cube and the part a dimension code falls in. */

@@ -7,9 +7,9 @@
  *      pipeline per round), each returning, with the compaction point, per bucket: its sealed
  *      section of the query's cube (only when the caller's cached copy is not current), and its
  *      sealing (`z:`) and delta hashes as one string per hash: named when the filters name them,
- *      else found in the bucket's parts and zparts sets inside the script. A bucket's value is
- *      section + sealing + delta, and a seal moves counts between them atomically, so one call
- *      sees each count once.
+ *      else found in the bucket's parts and zparts sets inside the script; and the section parts
+ *      of its parts lists (delta and sealing). A bucket's value is section + sealing + delta, and
+ *      a seal moves counts between them atomically, so one call sees each count once.
  * Sections are summed over their typed arrays by code (read-sections.ts); hash fields are summed
  * per field in the client (FieldSums), as thousands of pipelined HGETALLs would cost far more.
  * Calls hold at most READ_MAX_KEYS of work, cut only between families (chunksOf): whenever the
@@ -29,7 +29,16 @@ import {
   type Cell,
   type TopGroups,
 } from '@va/core';
-import { apiKeys, code36, cubeSuffix, SHARD_BITS, shardOf, type Cube, type KeySpace } from './keys';
+import {
+  apiKeys,
+  code36,
+  cubeSuffix,
+  partsListSuffix,
+  SHARD_BITS,
+  shardOf,
+  type Cube,
+  type KeySpace,
+} from './keys';
 import { execPipeline, newPipeline, queueCommand } from './pipeline';
 import type { ReadDictionaries } from './read-dictionaries';
 import { CodeCounts, FieldSums, groupCodes, type CodeSelection, type Sign } from './read-fields';
@@ -116,6 +125,8 @@ type Item =
   | { kind: 'H'; key: string; part: string; fields?: string[] }
   /** Every hash of the cube in the bucket's parts and zparts sets (of `allowed` parts only when given). */
   | { kind: 'P'; cube: Cube; parts: string; zparts: string; root: string; allowed: string[] | null }
+  /** The section parts of the cube (its parts list, delta and sealing names), summed like sections. */
+  | { kind: 'L'; list: string; sealing: string }
   /**
    * A month whose day reads go as one (month-days.ts): `key` its t section, `sets` its parts and
    * zparts sets, then each listed day's. The reply is the month's version when none of the sets
@@ -280,6 +291,8 @@ function unitOf(
       allowed: delta.allowed,
     });
   }
+  const list = partsListSuffix(q.cube);
+  items.push({ kind: 'L', list: keys.cube(res, index, list), sealing: keys.sealing(res, index, list) });
   let weight = 0;
   for (const item of items) weight += item.kind === 'P' ? PARTS_WEIGHT : 1;
   return { read, items, weight };
@@ -470,6 +483,10 @@ export async function readCounts(
               if (Buffer.isBuffer(value) && value.length > 0) {
                 fieldsOf(slice, item.part).addText(value.toString('latin1'), sign);
               }
+            } else if (item.kind === 'L') {
+              for (const part of (value ?? []) as Buffer[]) {
+                sections.add(slice, compactCounts(decodeSection(part)), sign);
+              }
             } else {
               const found = (value ?? []) as Buffer[];
               for (let m = 0; m + 1 < found.length; m += 2) {
@@ -643,8 +660,8 @@ function chunksOf(units: readonly Unit[], reads: readonly BucketRead[], maxKeys:
 
 /**
  * numkeys, KEYS and ARGV of one readBuckets call (commands/readBuckets.lua). Per bucket: its S
- * item; before its H items a G guard (no parts and no zparts set: no hash to read), and the
- * field lists of its HMGETs, each sent once per call (F).
+ * item; before its H, P and L items a G guard (no parts and no zparts set: no hash or list to
+ * read), and the field lists of its HMGETs and P items, each sent once per call (F).
  */
 function readBucketsArgs(keys: ReturnType<typeof apiKeys>, chunk: readonly Unit[]): (string | Buffer)[] {
   const names: string[] = [keys.compactedThrough];
@@ -666,20 +683,29 @@ function readBucketsArgs(keys: ReturnType<typeof apiKeys>, chunk: readonly Unit[
     return n;
   };
   for (const unit of chunk) {
+    // Field lists are defined (F) before the G guard: the script steps over guarded items only.
     const hashes = unit.items.filter((item) => item.kind === 'H');
     const listIds = hashes.map((item) => (item.fields ? listOf(item.fields) : 0));
+    const partLists = new Map<Item, number>();
+    for (const item of unit.items) {
+      if (item.kind === 'P') partLists.set(item, item.allowed ? listOf(item.allowed) : 0);
+    }
+    const guarded = unit.items.filter((item) => item.kind === 'H' || item.kind === 'P' || item.kind === 'L');
     for (const item of unit.items) {
       if (item.kind === 'S') {
         names.push(item.key);
         if (item.fallback) names.push(item.fallback);
         argv.push(item.fallback ? 'X' : 'S', item.held?.version ?? '');
-        if (hashes.length > 0) {
+        if (guarded.length > 0) {
           names.push(
             keys.parts(unit.read.res, unit.read.index),
             keys.sealingParts(unit.read.res, unit.read.index),
           );
-          argv.push('G', String(hashes.length));
+          argv.push('G', String(guarded.length));
         }
+      } else if (item.kind === 'L') {
+        names.push(item.list, item.sealing);
+        argv.push('L');
       } else if (item.kind === 'H') {
         names.push(item.key);
         argv.push('H', String(listIds[hashes.indexOf(item)]));
@@ -687,9 +713,8 @@ function readBucketsArgs(keys: ReturnType<typeof apiKeys>, chunk: readonly Unit[
         names.push(item.key, ...item.sets);
         argv.push('M', String(item.sets.length / 2 - 1));
       } else {
-        const list = item.allowed ? listOf(item.allowed) : 0;
         names.push(item.parts, item.zparts);
-        argv.push('P', item.root, item.cube, String(list));
+        argv.push('P', item.root, item.cube, String(partLists.get(item)));
       }
     }
   }

@@ -7,7 +7,7 @@
 import { expiresAt, lastHourOf, type Retention } from '@va/core';
 import { command } from './commands';
 import type { RedisClient } from './connection';
-import { apiKeys, RESOLUTIONS, type KeySpace, type Resolution } from './keys';
+import { apiKeys, cubeOfPartsList, RESOLUTIONS, type KeySpace, type Resolution } from './keys';
 import { execPipeline, newPipeline } from './pipeline';
 import {
   decodeSection,
@@ -16,6 +16,7 @@ import {
   encodeSection,
   mergeSections,
   SECTION_CUBES,
+  sumSections,
   SECTION_VERSION_OFFSET,
   type Section,
   type SectionCube,
@@ -112,18 +113,27 @@ export async function sealBucket(
     // x is derived from f below: its old rows are in f already.
     if (bytes && cube !== 'x') old.set(cube, decodeSection(bytes));
   });
-  for (let from = 0; from < suffixes.length; from += HASHES_PER_ROUND_TRIP) {
-    const chunk = suffixes.slice(from, from + HASHES_PER_ROUND_TRIP);
+  const hashSuffixes = suffixes.filter((suffix) => cubeOfPartsList(suffix) === undefined);
+  for (let from = 0; from < hashSuffixes.length; from += HASHES_PER_ROUND_TRIP) {
+    const chunk = hashSuffixes.slice(from, from + HASHES_PER_ROUND_TRIP);
     const hashes = await execPipeline(
       chunk.reduce((p, suffix) => p.hgetall(keys.sealing(res, index, suffix)), newPipeline(redis)),
     );
     chunk.forEach((suffix, n) => addDeltaHash(rows, suffix, hashes[n] as Record<string, string>));
   }
+  const parts = await readSealingParts(redis, keys, res, index, suffixes);
 
   const expireAt = expiresAt(res, index, options.retention);
-  // The delta is small, the old section may be large: sort the delta alone, then merge linearly.
-  const merged = (cube: SectionCube): Section =>
-    mergeSections(old.get(cube) ?? emptySection(cube), rows.get(cube)!.toSection(version), version);
+  // The delta is small, the old section may be large: sort the delta alone, add the parts to it,
+  // then merge linearly with the old section.
+  const merged = (cube: SectionCube): Section => {
+    const delta = sumSections(
+      cube,
+      [rows.get(cube)!.toSection(version), ...(parts.get(cube) ?? [])],
+      version,
+    );
+    return mergeSections(old.get(cube) ?? emptySection(cube), delta, version);
+  };
   const f = merged('f');
   const sections = new Map(
     SECTION_CUBES.map((cube) => {
@@ -146,6 +156,33 @@ export async function sealBucket(
   let bytes = 0;
   for (const section of sections.values()) bytes += section.length;
   return { bytes, hashes: suffixes.length };
+}
+
+/** The section parts of the bucket's sealing lists (suffixes "L:<cube>" among `suffixes`), by cube. */
+async function readSealingParts(
+  redis: RedisClient,
+  keys: ReturnType<typeof apiKeys>,
+  res: Resolution,
+  index: number,
+  suffixes: readonly string[],
+): Promise<Map<SectionCube, Section[]>> {
+  const lists = suffixes.flatMap((suffix) => {
+    const cube = cubeOfPartsList(suffix);
+    return cube === undefined ? [] : [{ suffix, cube }];
+  });
+  const out = new Map<SectionCube, Section[]>();
+  if (lists.length === 0) return out;
+  const replies = await execPipeline(
+    lists.reduce(
+      (p, { suffix }) => p.lrangeBuffer(keys.sealing(res, index, suffix), 0, -1),
+      newPipeline(redis),
+    ),
+  );
+  lists.forEach(({ cube }, n) => {
+    const sections = (replies[n] as Buffer[]).map((bytes) => decodeSection(bytes));
+    out.set(cube, [...(out.get(cube) ?? []), ...sections]);
+  });
+  return out;
 }
 
 export interface SealRun {

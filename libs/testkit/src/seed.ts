@@ -15,6 +15,8 @@ export interface SeedOptions {
   /** The ingest clock: decides retention and "too far in the future". */
   now: number;
   retention: Retention;
+  /** Rows from which a closed bucket's cube is written as a section part (unset: the default). */
+  partsMinRows?: number;
 }
 
 export async function seedEvents(
@@ -31,6 +33,7 @@ export async function seedEvents(
     prefix: options.prefix,
     retention: options.retention,
     clock: () => options.now,
+    ...(options.partsMinRows !== undefined && { partsMinRows: options.partsMinRows }),
     deadLetter: async (records) => {
       if (records.length > 0) {
         throw new Error(

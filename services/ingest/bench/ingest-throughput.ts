@@ -138,7 +138,7 @@ async function main(): Promise<void> {
   const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
   const producedAt = Date.now();
-  await produceMessages(producer, messages(), { topic, chunk: 5000, inFlight: 8 });
+  await produceMessages(producer, messages(), { topic, chunk: 3000, inFlight: 8 });
   await producer.disconnect();
   const produceSeconds = (Date.now() - producedAt) / 1000;
   console.log(

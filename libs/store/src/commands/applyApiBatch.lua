@@ -10,7 +10,7 @@
   KEYS[9..11] dict:k:ix, dict:i:ix, dict:s:ix  hashes (only their expiry is set)
   KEYS[12] dirty                      zset  buckets with a delta to seal (docs/store-v2.md): member
                                              "<r>:<t>", score = the bucket's last hour
-  then per bucket, in ARGV order: its parts set, then one key per cube
+  then per bucket, in ARGV order: its parts set, then one key per cube, then one per section part
 
   ARGV[1]  offset field "<topic>/<partition>"
   ARGV[2]  expected off (-1 = none yet)          CAS: nobody else applied this partition since
@@ -22,7 +22,9 @@
            indexes) expire no earlier than this; later batches only move it forward
   then per bucket: r ('h'|'d'|'m'), t, expireAt (unix ms; 0 = none: an hour not compacted
     yet keeps its keys until the compactor merges it and sets their expiry), number of cubes C,
-    then per cube: suffix, number of fields F, then F pairs field, increment
+    then per cube: suffix, number of fields F, then F pairs field, increment;
+    then number of section parts L, then per part: its list's suffix ("L:<cube>"), the encoded
+    section, appended whole (RPUSH) to the list (docs/store-v2.md "History written as section parts")
 
   Returns  {'ok'}                      applied, off[field] = ARGV[3]
            {'retired', g'}             a rebuild retired this API in this generation (retireApiGeneration-1.lua):
@@ -68,7 +70,15 @@ for _ = 1, buckets do
   redis.call('ZADD', index[r], t, t)
   redis.call('ZADD', KEYS[12], lastHourOf(r, tonumber(t)), r .. ':' .. t)
   local suffixes = {}
-  for c = 1, cubes do
+  -- SADD in slices: unpack() of a huge table would overflow Lua's C stack.
+  local function listed(suffix)
+    suffixes[#suffixes + 1] = suffix
+    if #suffixes == 256 then
+      redis.call('SADD', parts, unpack(suffixes))
+      suffixes = {}
+    end
+  end
+  for _ = 1, cubes do
     local suffix, fields = ARGV[a], tonumber(ARGV[a + 1])
     a = a + 2
     k = k + 1
@@ -80,12 +90,21 @@ for _ = 1, buckets do
     if expireAt ~= '0' then
       redis.call('PEXPIREAT', key, expireAt)
     end
-    suffixes[#suffixes + 1] = suffix
-    -- SADD in slices: unpack() of a huge table would overflow Lua's C stack.
-    if #suffixes == 256 or c == cubes then
-      redis.call('SADD', parts, unpack(suffixes))
-      suffixes = {}
+    listed(suffix)
+  end
+  local sections = tonumber(ARGV[a])
+  a = a + 1
+  for _ = 1, sections do
+    k = k + 1
+    redis.call('RPUSH', KEYS[k], ARGV[a + 1])
+    if expireAt ~= '0' then
+      redis.call('PEXPIREAT', KEYS[k], expireAt)
     end
+    listed(ARGV[a])
+    a = a + 2
+  end
+  if #suffixes > 0 then
+    redis.call('SADD', parts, unpack(suffixes))
   end
   if expireAt ~= '0' then
     redis.call('PEXPIREAT', parts, expireAt)

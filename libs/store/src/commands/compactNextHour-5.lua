@@ -20,7 +20,8 @@
 
   Finds the first hour in idx:h after cmp (absent: the first hour in idx:h) and <= the bound,
   adds every field of every cube listed in its parts set to the same cube of its day and of its
-  month bucket (HINCRBY), records the cubes in their parts sets, the buckets in idx:d / idx:m,
+  month bucket (HINCRBY), and appends every section part of its parts lists ("L:<cube>") to the same
+  lists of the day and month (RPUSH: parts are copied, not decoded), records the cubes in their parts sets, the buckets in idx:d / idx:m,
   sets PEXPIREAT on every rollup key it wrote and sets cmp to that hour. The day is written only
   with its month while the month is kept (readers rely on it: libs/store/src/month-days.ts). Without such an hour
   it sets cmp to the bound (only if greater: cmp never moves back).
@@ -36,7 +37,7 @@
   either before the merge (carried by the merge) or after it (written there by ingest).
   Running it twice merges nothing twice: the second run starts after the new cmp.
 
-  Returns  {'hour', h, fields}   hour h compacted (fields = counters added to each rollup)
+  Returns  {'hour', h, fields}   hour h compacted (fields = counters and section parts added to each rollup)
            {'done', cmp}         nothing left up to the bound; cmp as it now stands
 ]]
 --- @include "includes/time"
@@ -91,17 +92,34 @@ local merged = {}
 local added = 0
 if #targets > 0 then
   for _, suffix in ipairs(suffixes) do
-    local fields = redis.call('HGETALL', hourPrefix .. ':' .. suffix)
-    if #fields > 0 then
-      for _, target in ipairs(targets) do
-        local key = target.prefix .. ':' .. suffix
-        for i = 1, #fields, 2 do
-          redis.call('HINCRBY', key, fields[i], fields[i + 1])
+    if string.sub(suffix, 1, 2) == 'L:' then
+      -- A list of section parts: its parts are appended whole to the rollups' lists (no field is
+      -- read: the sealer and the readers decode them).
+      local sections = redis.call('LRANGE', hourPrefix .. ':' .. suffix, 0, -1)
+      if #sections > 0 then
+        for _, target in ipairs(targets) do
+          local key = target.prefix .. ':' .. suffix
+          for i = 1, #sections, 64 do
+            redis.call('RPUSH', key, unpack(sections, i, math.min(i + 63, #sections)))
+          end
+          redis.call('PEXPIREAT', key, target.expire)
         end
-        redis.call('PEXPIREAT', key, target.expire)
+        merged[#merged + 1] = suffix
+        added = added + #sections
       end
-      merged[#merged + 1] = suffix
-      added = added + #fields / 2
+    else
+      local fields = redis.call('HGETALL', hourPrefix .. ':' .. suffix)
+      if #fields > 0 then
+        for _, target in ipairs(targets) do
+          local key = target.prefix .. ':' .. suffix
+          for i = 1, #fields, 2 do
+            redis.call('HINCRBY', key, fields[i], fields[i + 1])
+          end
+          redis.call('PEXPIREAT', key, target.expire)
+        end
+        merged[#merged + 1] = suffix
+        added = added + #fields / 2
+      end
     end
   end
 end

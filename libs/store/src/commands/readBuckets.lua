@@ -17,8 +17,9 @@
                   and key columns).
     F n f1..fn    Defines field list number j (the j-th F of the call) for H items. No reply.
     G n           KEYS: <b>:parts, <b>:zparts. When neither exists the bucket has no delta and no
-                  sealing hash (a sealed bucket without late events): the n H items that follow are
-                  answered "" without reading them. No reply of its own.
+                  sealing hash or list (a sealed bucket without late events): the n H, P or L items
+                  that follow are answered without reading them (H: "", P and L: an empty list).
+                  No reply of its own.
     H j           KEYS: one hash (<b>:<suffix> or <b>:z:<suffix>). j = 0: every field (HGETALL),
                   else HMGET of the fields of list j. Reply: "field value field value ..." ("" =
                   none), with HMGET only the fields present. Fields and values hold no spaces.
@@ -29,6 +30,8 @@
                   name instead (an absent hash reads as none), so a set listing thousands of f parts
                   is not walked.
                   Reply: { member, text, member, text, ... } for the hashes that hold fields.
+    L             KEYS: a parts list <b>:L:<c> and its sealing name <b>:z:L:<c>. Reply: every section
+                  part of both lists ({} = none), each the encoded section as stored.
     M n           KEYS: a month's t section, its parts and zparts sets, then n pairs of sets (parts,
                   zparts) of days of that month. Reply: the month's version bytes (GETRANGE 4 11)
                   when it has a t section and none of the 2 + 2n sets exists (neither the month nor
@@ -88,13 +91,37 @@ while a <= #ARGV do
   elseif kind == 'G' then
     local count = tonumber(ARGV[a + 1])
     a = a + 2
-    if redis.call('EXISTS', KEYS[k], KEYS[k + 1]) == 0 then
-      for _ = 1, count do out[#out + 1] = '' end
-      k = k + 2 + count
-      a = a + 2 * count
-    else
-      k = k + 2
+    local skip = redis.call('EXISTS', KEYS[k], KEYS[k + 1]) == 0
+    k = k + 2
+    if skip then
+      -- Step over the guarded items: H has 1 key and 1 argument, P 2 keys and 3, L 2 keys and none.
+      for _ = 1, count do
+        local guarded = ARGV[a]
+        if guarded == 'H' then
+          out[#out + 1] = ''
+          k = k + 1
+          a = a + 2
+        elseif guarded == 'P' then
+          out[#out + 1] = {}
+          k = k + 2
+          a = a + 4
+        elseif guarded == 'L' then
+          out[#out + 1] = {}
+          k = k + 2
+          a = a + 1
+        else
+          return redis.error_reply('readBuckets: G guards ' .. tostring(guarded))
+        end
+      end
     end
+  elseif kind == 'L' then
+    local found = redis.call('LRANGE', KEYS[k], 0, -1)
+    for _, section in ipairs(redis.call('LRANGE', KEYS[k + 1], 0, -1)) do
+      found[#found + 1] = section
+    end
+    out[#out + 1] = found
+    k = k + 2
+    a = a + 1
   elseif kind == 'H' then
     local list = tonumber(ARGV[a + 1])
     local key = KEYS[k]

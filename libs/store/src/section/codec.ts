@@ -313,6 +313,24 @@ export function mergeSections(a: SectionData, b: SectionData, version: number): 
   };
 }
 
+/**
+ * The sum of any number of sections of one cube, as a section of `version`: merged in pairs, as a
+ * tree, so that k parts of n rows in all cost O(n log k) rather than k passes over a growing sum.
+ */
+export function sumSections(cube: SectionCube, sections: readonly SectionData[], version: number): Section {
+  if (sections.length === 0) return emptySection(cube, version);
+  let level: SectionData[] = [...sections];
+  while (level.length > 1) {
+    const next: SectionData[] = [];
+    for (let n = 0; n + 1 < level.length; n += 2) next.push(mergeSections(level[n]!, level[n + 1]!, version));
+    if (level.length % 2 === 1) next.push(level[level.length - 1]!);
+    level = next;
+  }
+  const [only] = level;
+  if (only!.cube !== cube) throw new Error(`sumSections of ${only!.cube} as ${cube}`);
+  return mergeSections(emptySection(cube, version), only!, version);
+}
+
 /** An empty section of a cube. */
 export const emptySection = (cube: SectionCube, version = 0): Section => ({
   cube,

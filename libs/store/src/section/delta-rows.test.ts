@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NO_IDENTITY } from './codec';
-import { addDeltaHash, emptySectionRows } from './delta-rows';
+import { addDeltaHash, emptySectionRows, forEachDeltaField } from './delta-rows';
 
 describe('addDeltaHash', () => {
   it('reads every cube of the v1 layout into rows by code', () => {
@@ -28,5 +28,30 @@ describe('addDeltaHash', () => {
     expect(() => addDeltaHash(rows, 'q:1', { '1:0': '3' })).toThrow(/unknown cube/);
     expect(() => addDeltaHash(rows, 'i:0', { 'A:0': '3' })).toThrow(/bad code/);
     expect(() => addDeltaHash(rows, 'i:0', { '1:0': 'x' })).toThrow(/bad value/);
+  });
+});
+
+describe('forEachDeltaField', () => {
+  it('gives the fields addDeltaHash reads back into the same section, for every cube', () => {
+    const rows = emptySectionRows();
+    addDeltaHash(rows, 't', { '0': '5', '8': '1' });
+    addDeltaHash(rows, 'k:0', { '1a:0': '3', '2:4': '2' });
+    addDeltaHash(rows, 'k:1', { '10:3': '7' });
+    addDeltaHash(rows, 'i:0', { '3:1': '1' });
+    addDeltaHash(rows, 's:0', { '0:0': '9' });
+    addDeltaHash(rows, 'f:b', { '1.2:0': '4' });
+    addDeltaHash(rows, 'f:_', { '1.0:1': '2' });
+    for (const cube of ['t', 'k', 'i', 's', 'f'] as const) {
+      const section = rows.get(cube)!.toSection(0);
+      const hashes = new Map<string, Record<string, string>>();
+      forEachDeltaField(section, (suffix, field, n) => {
+        const hash = hashes.get(suffix) ?? {};
+        hash[field] = String(n);
+        hashes.set(suffix, hash);
+      });
+      const again = emptySectionRows();
+      for (const [suffix, hash] of hashes) addDeltaHash(again, suffix, hash);
+      expect(again.get(cube)!.toSection(0)).toEqual(section);
+    }
   });
 });

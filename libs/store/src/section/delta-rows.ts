@@ -4,8 +4,8 @@
  * shape is a broken store and throws, rather than being counted somewhere else.
  */
 import { OUTCOME_COUNT } from '@va/contracts';
-import { NO_IDENTITY_PART, type Cube } from '../keys';
-import { NO_IDENTITY, SECTION_CUBES, SectionRows, type SectionCube } from './codec';
+import { code36, cubeSuffix, NO_IDENTITY_PART, shardOf, type Cube } from '../keys';
+import { NO_IDENTITY, SECTION_CUBES, SectionRows, type Section, type SectionCube } from './codec';
 
 const CODE = /^[0-9a-z]{1,10}$/;
 
@@ -58,5 +58,37 @@ export function addDeltaHash(
       if (dot < 0) throw new Error(`delta field ${field} of ${suffix}: no tag set`);
       rows.add([identity, code(dims.slice(0, dot), field), code(dims.slice(dot + 1), field)], o, n);
     } else rows.add([code(dims, field)], o, n);
+  }
+}
+
+/**
+ * The delta hash fields holding a section's counts (the inverse of addDeltaHash): fn gets each
+ * hash's suffix, a field and its count. For cubes t, k, i, s, f only (x is never a delta).
+ */
+export function forEachDeltaField(
+  section: Section,
+  fn: (suffix: string, field: string, n: number) => void,
+): void {
+  const { cube, rows, dims, counts } = section;
+  if (cube === 'x') throw new Error('forEachDeltaField: x has no delta hashes');
+  for (let r = 0; r < rows; r++) {
+    let suffix: string;
+    let head: string;
+    if (cube === 't') {
+      suffix = 't';
+      head = '';
+    } else if (cube === 'f') {
+      const identity = dims[0]![r]!;
+      suffix = cubeSuffix('f', identity === NO_IDENTITY ? NO_IDENTITY_PART : code36(identity));
+      head = `${code36(dims[1]![r]!)}.${code36(dims[2]![r]!)}:`;
+    } else {
+      const code = dims[0]![r]!;
+      suffix = cubeSuffix(cube, shardOf(code));
+      head = `${code36(code)}:`;
+    }
+    for (let o = 0; o < OUTCOME_COUNT; o++) {
+      const n = counts[r * OUTCOME_COUNT + o]!;
+      if (n !== 0) fn(suffix, `${head}${o}`, n);
+    }
   }
 }

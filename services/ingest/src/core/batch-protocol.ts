@@ -64,6 +64,11 @@ export interface BatchProtocolDeps {
    * set it until batches are also merged into larger windows.
    */
   maxTuplesPerCall?: number;
+  /**
+   * Rows from which a closed bucket's cube is written as a section part (libs/store aggregate.ts
+   * PARTS_MIN_ROWS; Infinity = never). Unset: the store's default. Tests vary it to reach both forms.
+   */
+  partsMinRows?: number;
 }
 
 /** The compactor moves cmp about once an hour: a few retries settle any race with it. */
@@ -203,7 +208,7 @@ export class BatchProtocol {
     const cmpOf = (apiId: string) => this.cmps.get(apiId)!;
     const slices = first.slices.map((sl) => ({
       lastOffset: sl.lastOffset,
-      apis: prepareApis(sl.counters, cmpOf, now, retention),
+      apis: prepareApis(sl.counters, cmpOf, { now, retention, partsMinRows: this.deps.partsMinRows }),
     }));
     return {
       status: 'prepared',
@@ -264,7 +269,11 @@ export class BatchProtocol {
       // The compactor moved on: split the hours again with the new cmp.
       pending = round.retry.map(({ api, cmp }) => {
         this.cmps.set(api.apiId, cmp);
-        return reexpand(api, cmp, p.now, this.deps.retention);
+        return reexpand(api, cmp, {
+          now: p.now,
+          retention: this.deps.retention,
+          partsMinRows: this.deps.partsMinRows,
+        });
       });
     }
     return applied;

@@ -2,30 +2,44 @@
  * Planning the writes of a batch (pure): per API, the pre-aggregated increments (expand), the
  * CAS-checked apply, and what each apply's outcome means for the next step.
  */
-import { expand, type TupleCounter } from '@va/store';
+import { expand, type TupleCounter, type WriteContext } from '@va/store';
 import type { Retention } from '@va/core';
 import type { ApplyOutcome, PlannedApply } from './ports';
 import { conflict, toWire, type Conflict, type Offset, type PreparedApi } from './types';
+
+/** What expand needs besides an API's cmp: the batch's clock and the write rules. */
+export interface ExpandContext {
+  now: number;
+  retention: Retention;
+  /** aggregate.ts WriteContext.partsMinRows (unset: the store's default). */
+  partsMinRows?: number | undefined;
+}
+
+const writeContext = (ctx: ExpandContext, cmp: Offset): WriteContext => ({
+  now: ctx.now,
+  retention: ctx.retention,
+  cmp: toWire(cmp),
+  ...(ctx.partsMinRows !== undefined && { partsMinRows: ctx.partsMinRows }),
+});
 
 /** Expands every non-empty counter with its API's cmp (the hour/rollup split). */
 export function prepareApis(
   counters: ReadonlyMap<string, TupleCounter>,
   cmpOf: (apiId: string) => Offset,
-  now: number,
-  retention: Retention,
+  ctx: ExpandContext,
 ): PreparedApi[] {
   const out: PreparedApi[] = [];
   for (const [apiId, counter] of counters) {
     if (counter.size === 0) continue;
     const cmp = cmpOf(apiId);
-    out.push({ apiId, counter, cmp, increments: expand(counter, { now, retention, cmp: toWire(cmp) }) });
+    out.push({ apiId, counter, cmp, increments: expand(counter, writeContext(ctx, cmp)) });
   }
   return out;
 }
 
 /** The same counts split again with another cmp (the compactor moved on). */
-export function reexpand(api: PreparedApi, cmp: Offset, now: number, retention: Retention): PreparedApi {
-  return { ...api, cmp, increments: expand(api.counter, { now, retention, cmp: toWire(cmp) }) };
+export function reexpand(api: PreparedApi, cmp: Offset, ctx: ExpandContext): PreparedApi {
+  return { ...api, cmp, increments: expand(api.counter, writeContext(ctx, cmp)) };
 }
 
 /** One apply per API; a conflict when the believed off of an API is unknown (forgotten meanwhile). */

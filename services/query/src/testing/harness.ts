@@ -24,7 +24,8 @@ export interface QueryHarness {
   rootKey(permissions?: string[], workspace?: string): Promise<string>;
   revoke(key: string): Promise<void>;
   registerApi(apiId: string, workspace?: string): Promise<void>;
-  seed(events: readonly VerificationEvent[]): Promise<void>;
+  /** Writes events through the ingest path (partsMinRows: as @va/testkit seedEvents). */
+  seed(events: readonly VerificationEvent[], options?: { partsMinRows?: number }): Promise<void>;
   /** GET path (with query string) with Authorization: Bearer <key> when a key is given. */
   get(path: string, key?: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   /** Listens on a free port of 127.0.0.1 (once) and returns the service's base URL. */
@@ -75,7 +76,8 @@ export async function queryHarness(name: string, options: HarnessOptions = {}): 
       const result = await registerApi(redis, prefix, apiId, workspace);
       if (!result.ok) throw new Error(`${apiId} belongs to another workspace`);
     },
-    seed: (events) => seedEvents(redis, events, { prefix, now, retention: config.retention }),
+    seed: (events, options = {}) =>
+      seedEvents(redis, events, { prefix, now, retention: config.retention, ...options }),
     get: (path, key, headers = {}) =>
       app.inject({
         method: 'GET',

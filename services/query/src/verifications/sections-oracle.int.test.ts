@@ -4,7 +4,9 @@
 // Randomized (seeded, the seed is in the test name): rounds of (events at random hours of the last
 // 40 days, so most are late, and a few before every earlier one; compaction; seal steps on random buckets of every resolution: whole
 // seals, seals begun and left in progress, seals in progress committed; late events into the
-// buckets being sealed; queries over every cube through the service). The service keeps one
+// buckets being sealed; queries over every cube through the service). Writes put closed buckets'
+// counts into section parts or hash fields at random (docs/store-v2.md "History written as
+// section parts"), so parts are compacted, sealed, sealed half-way and read beside everything else. The service keeps one
 // section cache for the whole run, so later rounds answer from cached sections whose buckets were
 // sealed again, or not, meanwhile.
 //
@@ -130,15 +132,21 @@ async function metric(name: string): Promise<number> {
 }
 
 const events: VerificationEvent[] = [];
+// Each write takes its counts to closed buckets as section parts or as hash fields at random: every
+// cube a part (1), most (2), the ingest default, or none (Infinity).
+const PARTS_MIN_ROWS = [1, 2, undefined, Infinity] as const;
 const write = async (batch: VerificationEvent[]) => {
-  await h.seed(batch);
+  const partsMinRows = PARTS_MIN_ROWS[Math.floor(random() * PARTS_MIN_ROWS.length)];
+  await h.seed(batch, partsMinRows === undefined ? {} : { partsMinRows });
   events.push(...batch);
 };
+const partsLists = async () => (await h.redis.keys(`${h.config.keyPrefix}:*:L:*`)).length;
 const sealOptions = () => ({ now: NOW, retention: h.config.retention });
 
 describe('late events while buckets are sealed and their sections cached', () => {
   it(`answers as the oracle in every round (seed ${SEED})`, { timeout: 120_000 }, async () => {
     let sealing: BucketAt[] = [];
+    let sawParts = 0;
     for (let round = 1; round <= ROUNDS; round++) {
       await write(Array.from({ length: 250 }, () => eventAt(NOW_HOUR - Math.floor(random() * DAYS * 24))));
       await compactApi(h.redis, { prefix: h.config.keyPrefix, generation: 1 }, API, {
@@ -157,6 +165,7 @@ describe('late events while buckets are sealed and their sections cached', () =>
       }
       // Late events into buckets being sealed (their delta grows beside the z: hashes) ...
       await write(sealing.flatMap((b) => Array.from({ length: 3 }, () => eventAt(hourIn(b)))));
+      sawParts += await partsLists();
       for (const qs of queries()) await expectOracle(events, qs, round);
       // ... and into sealed buckets whose sections the service holds now, and a few before the
       // first data so far (a day with no bucket when the service last answered).
@@ -165,6 +174,7 @@ describe('late events while buckets are sealed and their sections cached', () =>
       for (const qs of queries()) await expectOracle(events, qs, round);
     }
     expect(sealing.length).toBeGreaterThan(0);
+    expect(sawParts).toBeGreaterThan(0);
     expect(await metric('va_query_section_cache_hits_total')).toBeGreaterThan(0);
     expect(await metric('va_query_section_cache_misses_total')).toBeGreaterThan(0);
     expect(await metric('va_query_section_cache_bytes')).toBeGreaterThan(0);
