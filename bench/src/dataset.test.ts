@@ -24,4 +24,21 @@ describe('dataSetMessages', () => {
     expect(firstTenth).toBeGreaterThanOrEqual(19);
     expect(firstTenth).toBeLessThanOrEqual(21);
   });
+
+  it('in time order: the same events with nondecreasing times per population, spread over the whole span', () => {
+    const random = events(dataSetMessages(spec));
+    const ordered = events(dataSetMessages({ ...spec, order: 'time' }));
+    const withoutTime = (e: VerificationEvent) => ({ ...e, time: 0 });
+    expect(ordered.map(withoutTime)).toEqual(random.map(withoutTime));
+    for (const population of [
+      (e: VerificationEvent) => e.apiId === MEDIUM_API,
+      (e: VerificationEvent) => e.apiId !== MEDIUM_API,
+    ]) {
+      const times = ordered.filter(population).map((e) => e.time);
+      expect(times).toEqual([...times].sort((a, b) => a - b));
+      expect(times[0]!).toBeLessThan(spec.anchorMs - 1.9 * 86_400_000);
+      expect(times[times.length - 1]!).toBeGreaterThan(spec.anchorMs - 0.1 * 86_400_000);
+      expect(times.every((t) => t >= spec.anchorMs - 2 * 86_400_000 && t < spec.anchorMs)).toBe(true);
+    }
+  });
 });

@@ -20,6 +20,14 @@ export const BACKGROUND_IDENTITIES = 500;
 export const BACKGROUND_SHARE = 0.1;
 const DAY_MS = 86_400_000;
 
+/**
+ * Order of the events in the topic: `time` as a topic holds its history (the issue's data set is
+ * "produced to Kafka in time order"); `random`, times drawn independently (every batch then spreads
+ * over the whole span: the hardest case for ingest, which was the only one before 2026-11-26).
+ */
+export type DataSetOrder = 'time' | 'random';
+export const DATA_SET_ORDERS: readonly DataSetOrder[] = ['time', 'random'];
+
 export interface DataSetSpec {
   seed: number;
   /** Events of the medium tenant. */
@@ -27,6 +35,8 @@ export interface DataSetSpec {
   days: number;
   /** Unix ms: event times are uniform in [anchorMs - days, anchorMs). */
   anchorMs: number;
+  /** Absent in the meta of data sets loaded before it existed: random. */
+  order?: DataSetOrder;
 }
 
 export const backgroundEvents = (spec: Pick<DataSetSpec, 'events'>): number =>
@@ -39,9 +49,15 @@ interface TimeSource {
   spanMs: number;
   clock?: () => number;
   jitterMs?: number;
+  /** In time order (the generator's timeOrdered), both populations over the whole span. */
+  ordered?: boolean;
 }
 
-function generators(seed: number, time: TimeSource): { medium: EventGenerator; background: EventGenerator } {
+function generators(
+  seed: number,
+  counts: { medium: number; background: number },
+  { ordered, ...time }: TimeSource,
+): { medium: EventGenerator; background: EventGenerator } {
   const medium = createGenerator({
     seed,
     apis: 1,
@@ -49,6 +65,7 @@ function generators(seed: number, time: TimeSource): { medium: EventGenerator; b
     keys: MEDIUM_KEYS,
     identities: MEDIUM_IDENTITIES,
     ...time,
+    ...(ordered && { timeOrdered: counts.medium }),
   });
   const background = createGenerator({
     seed: seed + 1_000_003,
@@ -56,6 +73,7 @@ function generators(seed: number, time: TimeSource): { medium: EventGenerator; b
     keys: BACKGROUND_KEYS,
     identities: BACKGROUND_IDENTITIES,
     ...time,
+    ...(ordered && { timeOrdered: counts.background }),
   });
   return { medium, background };
 }
@@ -71,7 +89,7 @@ function* interleaved(
   backgroundCount: number,
   time: TimeSource,
 ): Generator<VerificationEvent> {
-  const { medium, background } = generators(seed, time);
+  const { medium, background } = generators(seed, { medium: mediumCount, background: backgroundCount }, time);
   let m = 0;
   let b = 0;
   while (m < mediumCount || b < backgroundCount) {
@@ -92,14 +110,18 @@ function* interleaved(
   }
 }
 
-/** Medium-tenant events (plus their background share) with times uniform in [startMs, startMs + spanMs). */
+/**
+ * Medium-tenant events (plus their background share) with times uniform in [startMs, startMs + spanMs),
+ * in time order or drawn independently.
+ */
 export function* messagesOver(
   seed: number,
   events: number,
   startMs: number,
   spanMs: number,
+  order: DataSetOrder = 'random',
 ): Generator<Message> {
-  const time = { startMs, spanMs };
+  const time = { startMs, spanMs, ordered: order === 'time' };
   for (const event of interleaved(seed, events, backgroundEvents({ events }), time))
     yield eventMessage(event);
 }
@@ -107,7 +129,7 @@ export function* messagesOver(
 /** The historical data set as Kafka messages (key = apiId). */
 export function dataSetMessages(spec: DataSetSpec): Generator<Message> {
   const spanMs = spec.days * DAY_MS;
-  return messagesOver(spec.seed, spec.events, spec.anchorMs - spanMs, spanMs);
+  return messagesOver(spec.seed, spec.events, spec.anchorMs - spanMs, spanMs, spec.order ?? 'random');
 }
 
 /** Endless live traffic of the same shape (time = now minus up to 1 s), for the freshness probes. */

@@ -26,6 +26,7 @@ async function produceAndIngest(ctx: RunContext, names: BenchNames): Promise<Dat
     events: options.events,
     days: options.days,
     anchorMs: Date.now(),
+    order: options.order,
   };
   const meta: DataSetMeta = { spec, baselineMemory: await usedMemory(redis) };
   await writeMeta(redis, names.prefix, meta);

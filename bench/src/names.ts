@@ -24,9 +24,12 @@ export function namesFor(id: string): BenchNames {
   };
 }
 
-/** The data set's names: a different size, span or seed is a different data set. */
-export const dataSetId = (spec: Pick<DataSetSpec, 'events' | 'days' | 'seed'>): string =>
-  `vabench-${spec.events}e-${spec.days}d-s${spec.seed}`;
+/**
+ * The data set's names: a different size, span, seed or order is a different data set. Random order
+ * keeps the name it had before the order could be chosen.
+ */
+export const dataSetId = (spec: Pick<DataSetSpec, 'events' | 'days' | 'seed' | 'order'>): string =>
+  `vabench-${spec.events}e-${spec.days}d-s${spec.seed}${spec.order === 'time' ? '-t' : ''}`;
 
 export interface ServicePorts {
   query: number;

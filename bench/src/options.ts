@@ -4,6 +4,7 @@
  * set and short phases for checking a change in a few minutes. Any option overrides the profile.
  */
 import { parseArgs } from 'node:util';
+import { DATA_SET_ORDERS, type DataSetOrder } from './dataset';
 
 export interface BenchOptions {
   quick: boolean;
@@ -12,6 +13,8 @@ export interface BenchOptions {
   /** Events are spread uniformly over the `days` days before the data set's anchor (now). */
   days: number;
   seed: number;
+  /** Order of the events in the topic (dataset.ts DataSetOrder). */
+  order: DataSetOrder;
   /** Reuse the data set already loaded under the same prefix (same events, days, seed). */
   skipProduce: boolean;
   /** Query scenarios to run; null = all. */
@@ -42,6 +45,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --events N              events of the medium tenant (full: 10000000, quick: 500000); +10% background
   --days D                days of history (full: 90, quick: 30)
   --seed S                generator seed (1)
+  --order time|random     events in time order, as a topic holds its history (default), or with
+                          times drawn independently (every batch spreads over the whole span)
   --skip-produce          reuse the data set loaded by an earlier run with the same events/days/seed
   --live-events N         events of the live-shaped ingest measurement (full: 2000000, quick: 300000; 0 = skip)
   --scenario NAME         run only this query scenario (repeatable); skips the live ingest and the
@@ -76,6 +81,7 @@ export function parseOptions(args: string[]): BenchOptions | 'help' {
       events: { type: 'string' },
       days: { type: 'string' },
       seed: { type: 'string' },
+      order: { type: 'string' },
       'skip-produce': { type: 'boolean', default: false },
       scenario: { type: 'string', multiple: true },
       seconds: { type: 'string' },
@@ -102,11 +108,14 @@ export function parseOptions(args: string[]): BenchOptions | 'help' {
   if (connections.length === 0) throw new UsageError('--connections needs at least one count');
   const defaultFreshness = scenarios ? 0 : quick ? 20 : 60;
   const defaultLive = scenarios ? 0 : quick ? 300_000 : 2_000_000;
+  const order = (values.order ?? 'time') as DataSetOrder;
+  if (!DATA_SET_ORDERS.includes(order)) throw new UsageError('--order must be time or random');
   return {
     quick,
     events: positiveInt(values.events, 'events', quick ? 500_000 : 10_000_000),
     days: positiveInt(values.days, 'days', quick ? 30 : 90),
     seed: positiveInt(values.seed, 'seed', 1, 0),
+    order,
     skipProduce: values['skip-produce'] ?? false,
     scenarios,
     seconds: positiveInt(values.seconds, 'seconds', quick ? 3 : 10),

@@ -46,7 +46,7 @@ export function markdownReport(r: BenchResults): string {
     `Code: commit ${r.code.commit} with ${r.code.changedFiles} changed files, sources ${r.code.sourceHash}.`,
     `Machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}, Redis ${m.redis}.`,
     `Data set \`${ds.prefix}\`: medium tenant ${int(ds.mediumEvents)} events (1 API, 10,000 keys, 2,000 identities, ` +
-      `20 tags) + ${int(ds.backgroundEvents)} background events (100 APIs) over ${ds.spec.days} days, seed ${ds.spec.seed}` +
+      `20 tags) + ${int(ds.backgroundEvents)} background events (100 APIs) over ${ds.spec.days} days, ${ds.spec.order === 'time' ? 'in time order' : 'times in random order'}, seed ${ds.spec.seed}` +
       `${ds.reused ? `; loaded by an earlier run at ${new Date(ds.spec.anchorMs).toISOString()} (--skip-produce)` : ''}.`,
     '',
   ];

@@ -36,7 +36,7 @@ export interface RunInput {
 export async function runBench(input: RunInput): Promise<BenchResults> {
   const { options } = input;
   const startedAt = new Date().toISOString();
-  const specBase = { seed: options.seed, events: options.events, days: options.days };
+  const specBase = { seed: options.seed, events: options.events, days: options.days, order: options.order };
   const names = namesFor(dataSetId(specBase));
   const results: BenchResults = {
     command: input.command,

@@ -8,7 +8,8 @@
  *   - each key belongs to one identity or to none (~30% none), fixed per key;
  *   - 0–3 tags from a 20-tag vocabulary (Zipf-like, repeats and any order: the set is what counts);
  *   - all nine outcomes, VALID dominant (~80%);
- *   - time uniform in [startMs, startMs + spanMs), or from a clock (live traffic) when given.
+ *   - time uniform in [startMs, startMs + spanMs), or from a clock (live traffic) when given; with
+ *     `timeOrdered`, in time order (a topic's history, as verification services append it).
  */
 import type { Outcome, VerificationEvent } from '@va/contracts';
 
@@ -23,6 +24,12 @@ export interface GeneratorOptions {
   workspaces?: number;
   startMs: number;
   spanMs: number;
+  /**
+   * Times in order for this many events: event n (from 0) gets a time uniform in the n-th of as many
+   * equal slices of the span, so the times are nondecreasing and, taken together, as uniform over
+   * the span as without the option. Every other field is the same as without it (one draw each).
+   */
+  timeOrdered?: number;
   /** Live mode: time = clock() minus up to `jitterMs` (instead of startMs/spanMs). */
   clock?: () => number;
   jitterMs?: number;
@@ -151,9 +158,13 @@ export function createGenerator(options: GeneratorOptions): EventGenerator {
     next(): VerificationEvent {
       const a = pickApi(random());
       const j = pickKeyOf[a]!(random()) * apis + a;
+      const u = random();
+      const ordered = options.timeOrdered;
       const time = options.clock
-        ? options.clock() - Math.floor(random() * (options.jitterMs ?? 0))
-        : options.startMs + Math.floor(random() * options.spanMs);
+        ? options.clock() - Math.floor(u * (options.jitterMs ?? 0))
+        : ordered
+          ? options.startMs + Math.floor(((Math.min(n, ordered - 1) + u) / ordered) * options.spanMs)
+          : options.startMs + Math.floor(u * options.spanMs);
       const event: VerificationEvent = {
         requestId: `req_${seed.toString(36)}_${(n++).toString(36)}`,
         time,
@@ -164,9 +175,9 @@ export function createGenerator(options: GeneratorOptions): EventGenerator {
       };
       const identity = identityOf(j);
       if (identity) event.identity = identity;
-      const u = random();
-      const tagCount = u < 0.45 ? 0 : u < 0.75 ? 1 : u < 0.9 ? 2 : 3;
-      if (tagCount > 0 || u < 0.05) {
+      const v = random();
+      const tagCount = v < 0.45 ? 0 : v < 0.75 ? 1 : v < 0.9 ? 2 : 3;
+      if (tagCount > 0 || v < 0.05) {
         event.tags = Array.from({ length: tagCount }, () => TAG_VOCABULARY[pickTag(random())]!);
       }
       if (random() < 0.5) event.region = REGIONS[Math.floor(random() * REGIONS.length)]!;

@@ -9,7 +9,8 @@
  *    applied event, then Redis INFO commandstats.
  *
  * Options: --events N (1,000,000) --partitions P (4) --apis A (50) --keys K (20,000)
- *   --identities I (5,000) --span-hours H (6) --seed S (1) --cpu-prof (write a V8 CPU profile of the
+ *   --identities I (5,000) --span-hours H (6) --ordered (times in order over the span, as a topic holds
+ *   its history; default: drawn independently) --seed S (1) --cpu-prof (write a V8 CPU profile of the
  *   worker into .cache/bench-prof/) --keep (keep topic and Redis data) --workers W (1: ingest workers
  *   in one consumer group) --key apiId|apiId+keyId (message key; apiId+keyId spreads an API over the
  *   partitions) --cluster (a private Redis Cluster of 3 masters + 3 replicas instead of one
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
       keys: { type: 'string', default: '20000' },
       identities: { type: 'string', default: '5000' },
       'span-hours': { type: 'string', default: '6' },
+      ordered: { type: 'boolean', default: false },
       seed: { type: 'string', default: '1' },
       'cpu-prof': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
@@ -126,6 +128,7 @@ async function main(): Promise<void> {
     identities: Number(values.identities),
     startMs: now - spanMs,
     spanMs,
+    ...(values.ordered && { timeOrdered: events }),
   });
   let bytes = 0;
   function* messages() {
@@ -143,7 +146,7 @@ async function main(): Promise<void> {
   const produceSeconds = (Date.now() - producedAt) / 1000;
   console.log(
     `data set: ${events} events, ${values.apis} APIs, ${values.keys} keys, ${values.identities} identities, ` +
-      `times over ${values['span-hours']} h, ${partitions} partitions, avg ${Math.round(bytes / events)} B/event, ` +
+      `times over ${values['span-hours']} h${values.ordered ? ' in order' : ''}, ${partitions} partitions, avg ${Math.round(bytes / events)} B/event, ` +
       `key ${key}, ${workerCount} worker(s), ${values.cluster ? 'Redis Cluster 3+3' : 'one Redis'}`,
   );
   console.log(`produced in ${produceSeconds.toFixed(1)} s (${Math.round(events / produceSeconds)} events/s)`);
