@@ -155,6 +155,9 @@ interface HourCounts {
   wide: Map<string, number> | undefined;
 }
 
+/** A visitor of counted tuples (i = -1: no identity). */
+export type TupleVisitor = (h: number, k: number, i: number, s: number, o: number, n: number) => void;
+
 /** Step 1: events counted per (hour, key, identity, tag set, outcome). */
 export class TupleCounter {
   private readonly hours = new Map<number, HourCounts>();
@@ -189,21 +192,26 @@ export class TupleCounter {
   }
 
   /** Calls fn for every distinct tuple, hour by hour (i = -1: no identity). */
-  forEach(fn: (h: number, k: number, i: number, s: number, o: number, n: number) => void): void {
-    for (const [h, { packed, wide }] of this.hours) {
-      for (const [key, n] of packed) {
-        const o = key % 16;
-        let rest = (key - o) / 16;
-        const s = rest % S_RADIX;
-        rest = (rest - s) / S_RADIX;
-        const i1 = rest % I_RADIX;
-        fn(h, (rest - i1) / I_RADIX, i1 - 1, s, o, n);
-      }
-      if (wide) {
-        for (const [key, n] of wide) {
-          const [k, i, s, o] = key.split('|').map(Number) as [number, number, number, number];
-          fn(h, k, i, s, o, n);
-        }
+  forEach(fn: TupleVisitor): void {
+    for (const h of this.hours.keys()) this.forEachOfHour(h, fn);
+  }
+
+  /** Calls fn for every distinct tuple of hour h. */
+  forEachOfHour(h: number, fn: TupleVisitor): void {
+    const hour = this.hours.get(h);
+    if (!hour) return;
+    for (const [key, n] of hour.packed) {
+      const o = key % 16;
+      let rest = (key - o) / 16;
+      const s = rest % S_RADIX;
+      rest = (rest - s) / S_RADIX;
+      const i1 = rest % I_RADIX;
+      fn(h, (rest - i1) / I_RADIX, i1 - 1, s, o, n);
+    }
+    if (hour.wide) {
+      for (const [key, n] of hour.wide) {
+        const [k, i, s, o] = key.split('|').map(Number) as [number, number, number, number];
+        fn(h, k, i, s, o, n);
       }
     }
   }
@@ -275,11 +283,11 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
   const fSuffix = new Map<number, string>();
 
   const minRows = context.partsMinRows ?? PARTS_MIN_ROWS;
-  /** The tuples of each bucket written as section parts, summed over its hours. */
-  const partTuples = new Map<BucketIncrements, TupleCounter>();
+  /** The hours whose tuples each bucket written as section parts receives. */
+  const partHours = new Map<BucketIncrements, number[]>();
   let hour: number | undefined;
   let targets: BucketIncrements[] = [];
-  let partTargets: TupleCounter[] = [];
+  let partTargets = 0;
   const totals = new Array<number>(16).fill(0);
   const perKey = new Map<number, number>(); // k * 16 + o -> n
   const perIdentity = new Map<number, number>(); // i * 16 + o -> n
@@ -309,7 +317,7 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
       flushHour();
       hour = h;
       targets = [];
-      partTargets = [];
+      partTargets = 0;
       for (const b of bucketsOfHour(h, context)) {
         const id = `${b.r}${b.t}`;
         let bucket = byBucket.get(id);
@@ -319,22 +327,22 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
           buckets.push(bucket);
         }
         if (minRows !== Infinity && closedForParts(b.r, b.t, context.now)) {
-          let tuples = partTuples.get(bucket);
-          if (!tuples) partTuples.set(bucket, (tuples = new TupleCounter()));
-          partTargets.push(tuples);
+          const hours = partHours.get(bucket);
+          if (hours) hours.push(h);
+          else partHours.set(bucket, [h]);
+          partTargets++;
         } else targets.push(bucket);
       }
-      if (targets.length + partTargets.length > 0) {
+      if (targets.length + partTargets > 0) {
         keepUntil = Math.max(keepUntil, keepUntilOfHour(h, context.retention));
       }
     }
     // Outside every retention: validation normally drops these first.
-    if (targets.length + partTargets.length === 0) return;
+    if (targets.length + partTargets === 0) return;
     if (k >= required.k) required.k = k + 1;
     if (i >= required.i) required.i = i + 1;
     if (s >= required.s) required.s = s + 1;
     events += n;
-    for (const tuples of partTargets) tuples.add(0, k, i, s, o, n);
     if (targets.length === 0) return;
     totals[o]! += n;
     perKey.set(k * 16 + o, (perKey.get(k * 16 + o) ?? 0) + n);
@@ -352,7 +360,8 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
     }
   });
   flushHour();
-  for (const [bucket, tuples] of partTuples) {
+  for (const [bucket, hours] of partHours) {
+    const tuples = { forEach: (fn: TupleVisitor) => hours.forEach((h) => counter.forEachOfHour(h, fn)) };
     for (const [cube, section] of sectionsOfTuples(tuples)) {
       if (section.rows > 0 && section.rows >= minRows)
         bucket.parts.set(partsListSuffix(cube), encodeSection(section));

@@ -11,11 +11,16 @@ import { OUTCOME_COUNT } from '@va/contracts';
 import type { Cube } from '../keys';
 import { NO_IDENTITY, SECTION_DIMS, type Section } from './codec';
 
-/** Rows of one cube, found by a numeric id (or a string one past the packed range), in insertion order. */
+/**
+ * Rows of one cube in insertion order, found by an id. A numeric id is the row's sort key (its codes
+ * packed so that numeric order is the section's row order): the rows are then sorted natively as a
+ * typed array. A string id (codes past the packed range) falls back to comparing the code columns.
+ */
 class RowTable {
   private readonly ids = new Map<number | string, number>();
   private readonly columns: number[][];
-  private counts: number[] = [];
+  private readonly counts: number[] = [];
+  private wide = false;
 
   constructor(private readonly cube: Cube) {
     this.columns = Array.from({ length: SECTION_DIMS[cube] }, () => []);
@@ -27,6 +32,7 @@ class RowTable {
     if (row === undefined) {
       row = this.ids.size;
       this.ids.set(id, row);
+      if (typeof id === 'string') this.wide = true;
       const dims = this.columns.length;
       if (dims > 0) this.columns[0]!.push(d0);
       if (dims > 1) this.columns[1]!.push(d1);
@@ -36,27 +42,43 @@ class RowTable {
     this.counts[row * OUTCOME_COUNT + o]! += n;
   }
 
-  /** The rows sorted by their codes, as a section of version 0. */
-  toSection(): Section {
-    const rows = this.ids.size;
-    const order = Array.from({ length: rows }, (_, r) => r);
+  /** Row indices in the section's order. */
+  private order(): number[] {
+    if (!this.wide) {
+      const keys = Float64Array.from(this.ids.keys() as Iterable<number>).sort();
+      return Array.from(keys, (key) => this.ids.get(key)!);
+    }
     const columns = this.columns;
-    order.sort((a, b) => {
+    return Array.from({ length: this.ids.size }, (_, r) => r).sort((a, b) => {
       for (const column of columns) if (column[a] !== column[b]) return column[a]! - column[b]!;
       return 0;
     });
-    const dims = columns.map((column) => Uint32Array.from(order, (r) => column[r]!));
+  }
+
+  /** The rows sorted by their codes, as a section of version 0. */
+  toSection(): Section {
+    const order = this.order();
+    const rows = order.length;
+    const dims = this.columns.map((column) => Uint32Array.from(order, (r) => column[r]!));
     const counts = new Float64Array(rows * OUTCOME_COUNT);
-    order.forEach((from, to) => {
-      for (let o = 0; o < OUTCOME_COUNT; o++)
-        counts[to * OUTCOME_COUNT + o] = this.counts[from * OUTCOME_COUNT + o]!;
-    });
+    for (let to = 0; to < rows; to++) {
+      const from = order[to]! * OUTCOME_COUNT;
+      for (let o = 0; o < OUTCOME_COUNT; o++) counts[to * OUTCOME_COUNT + o] = this.counts[from + o]!;
+    }
     return { cube: this.cube, version: 0, rows, dims, counts };
   }
 }
 
-/** Packed f row ids while the codes fit (identity + 1 < 2^16, key < 2^20, set < 2^13: 49 bits). */
-const fitsPacked = (k: number, i1: number, s: number): boolean => k < 2 ** 20 && i1 < 2 ** 16 && s < 2 ** 13;
+/**
+ * The sort key of an f row while the codes fit 49 bits (identity < 2^16 - 1, key < 2^20, set < 2^13):
+ * identity, then key, then set, with no identity (NO_IDENTITY, the largest code) last.
+ */
+const F_NONE = 2 ** 16 - 1;
+function fRowId(k: number, i: number, s: number): number | string {
+  const first = i >= 0 ? i : F_NONE;
+  if (k < 2 ** 20 && s < 2 ** 13 && (i < F_NONE || i < 0)) return (first * 2 ** 20 + k) * 2 ** 13 + s;
+  return `${i}.${k}.${s}`;
+}
 
 export interface TupleSource {
   /** Calls fn for every counted tuple (i = -1: no identity); a tuple may come more than once. */
@@ -75,9 +97,7 @@ export function sectionsOfTuples(tuples: TupleSource): Map<Cube, Section> {
     k.add(key, key, 0, 0, o, n);
     if (identity >= 0) i.add(identity, identity, 0, 0, o, n);
     s.add(set, set, 0, 0, o, n);
-    const i1 = identity + 1;
-    const id = fitsPacked(key, i1, set) ? (i1 * 2 ** 20 + key) * 2 ** 13 + set : `${i1}.${key}.${set}`;
-    f.add(id, identity >= 0 ? identity : NO_IDENTITY, key, set, o, n);
+    f.add(fRowId(key, identity, set), identity >= 0 ? identity : NO_IDENTITY, key, set, o, n);
   });
   return new Map<Cube, Section>([
     ['t', t.toSection()],
