@@ -28,7 +28,9 @@ import {
   groupsUpperBound,
   horizonsAt,
   hourOf,
+  hoursOfMonth,
   lastHourOf,
+  monthOfHour,
   planReads,
   rowCapError,
   sliceCount,
@@ -90,6 +92,14 @@ interface Reader {
   space: KeySpace;
   query: ParsedQuery;
   dicts: ReadDictionaries;
+  /**
+   * First hour of the range: trunc(start), or without it the first hour of the month of the first
+   * data. An absent start is no lower bound (CONTRACT §1), and nothing is held before that month:
+   * a day or month holding the first data is whole, not a rollup widened past the range (which
+   * would claim X-Precision: day for an exact answer, and count a past-horizon day at its first
+   * requested hour rather than at its start). Rows then begin at the first slice holding data
+   * (fromFirstData); reads before the data are skipped (firstDataHour).
+   */
   startHour: number;
   /**
    * First hour of the API's earliest bucket holding data (Infinity: none). Buckets that end
@@ -133,7 +143,9 @@ async function prepare(
     readApiMeta(redis, space, query.apiId, { firstHour: true }),
     dicts.load(dictionariesOf(query)),
   ]);
-  const startHour = query.startHour ?? meta.firstHour ?? query.endHour + 1; // no data: an empty range
+  const startHour =
+    query.startHour ??
+    (meta.firstHour === null ? query.endHour + 1 : hoursOfMonth(monthOfHour(meta.firstHour))[0]); // no data: an empty range
   const r: Reader = {
     deps,
     space,
