@@ -7,7 +7,13 @@ import { deletePrefix, testEnv, type TestEnv, connectTarget } from '@va/testkit/
 import { expand, TupleCounter } from './aggregate';
 import { applyApiBatches } from './apply';
 import { command } from './commands';
-import { compactApi, compactionStatus, readCompactedThrough, trimIndexes } from './compaction';
+import {
+  compactApi,
+  compactionStatus,
+  holdCompaction,
+  readCompactedThrough,
+  trimIndexes,
+} from './compaction';
 import { dumpApiCounts, type DecodedCounts } from './cube-dump';
 import { DictionaryWriter, emptyMissing } from './dictionary';
 import { apiKeys, type KeySpace } from './keys';
@@ -346,8 +352,27 @@ describe('compactNextHour calendar (Lua month arithmetic against libs/core)', ()
   });
 });
 
+describe('a reader holding compaction', () => {
+  it('makes compactApi wait until the hold is gone, then compact as usual', async () => {
+    const api = 'api_held';
+    const now = Date.parse('2028-03-02T12:30:00Z');
+    await new Ingest(api, now).write([{ hour: H('2028-03-01T05'), key: 'k', outcome: 0 }]);
+    await holdCompaction(redis, space, api);
+    await redis.pexpire(apiKeys(space, api).compactionHold, 1_500); // longer than a reader's, for a loaded machine
+    const compacting = compact(api, H('2028-03-01T10'), now);
+    // Held: the point has not moved while the hold lasts.
+    expect(await redis.exists(apiKeys(space, api).compactionHold)).toBe(1);
+    expect(await readCompactedThrough(redis, space, api)).toBeNull();
+    expect(await compacting).toMatchObject({
+      hoursCompacted: 1,
+      compactedThrough: H('2028-03-01T10'),
+      done: true,
+    });
+  });
+});
+
 describe('compactNextHour script contract', () => {
-  it("answers {'done', cmp} and {'hour', h, fields}", async () => {
+  it("answers {'held'} while a reader holds compaction, then {'hour', h, fields} and {'done', cmp}", async () => {
     const api = 'api_contract';
     const keys = apiKeys(space, api);
     await redis.hincrby(keys.cube('h', 100, 't'), '3', 7);
@@ -360,9 +385,15 @@ describe('compactNextHour script contract', () => {
       keys.bucketIndex('d'),
       keys.bucketIndex('m'),
       keys.dirty,
+      keys.compactionHold,
       keys.bucketRoot,
     ];
     const forever = 300 * 366 * DAY_MS;
+    await holdCompaction(redis, space, api);
+    expect(await redis.pttl(keys.compactionHold)).toBeGreaterThan(0);
+    expect(await next(...args, 200, 0, forever, forever, forever)).toEqual(['held']);
+    expect(await redis.exists(keys.compactedThrough)).toBe(0);
+    await redis.del(keys.compactionHold);
     expect(await next(...args, 200, 0, forever, forever, forever)).toEqual(['hour', '100', 1]);
     expect(await next(...args, 200, 0, forever, forever, forever)).toEqual(['done', '200']);
     expect(await next(...args, 150, 0, forever, forever, forever)).toEqual(['done', '200']);

@@ -1,7 +1,7 @@
 /**
  * Compaction of one API's closed hours into its day and month rollups (docs/rollups.md),
  * and what the status command shows about it. The exactness lives in the Lua scripts
- * (commands/compactNextHour-5.lua, commands/trimIndexes-4.lua); this is the loop around them.
+ * (commands/compactNextHour-6.lua, commands/trimIndexes-4.lua); this is the loop around them.
  */
 import type { RedisClient } from './connection';
 import { horizonsAt, type Retention } from '@va/core';
@@ -33,7 +33,34 @@ export interface CompactResult {
   trimmed: [number, number, number];
 }
 
-type CompactReply = ['hour', string, number] | ['done', string];
+type CompactReply = ['hour', string, number] | ['done', string] | ['held'];
+
+/**
+ * How long compaction waits before it asks again while a reader holds it (keys.ts `hold`): the
+ * hold lasts COMPACTION_HOLD_MS at most, a reader's few round trips.
+ */
+const HELD_RETRY_MS = 5;
+
+/**
+ * How long a reader holds the compaction of an API at most (set by holdCompaction, ended by
+ * releaseCompaction as soon as its read succeeded): long enough for a plan and its reads.
+ */
+export const COMPACTION_HOLD_MS = 250;
+
+/**
+ * Asks the compactor to leave the API's compaction point where it is for COMPACTION_HOLD_MS: a
+ * reader whose reads a moving point invalidated again and again (a compaction catch-up moves it
+ * every millisecond or so) then plans against a point that holds. Liveness only: compaction defers
+ * a few steps; nothing about exactness depends on it.
+ */
+export async function holdCompaction(redis: RedisClient, space: KeySpace, apiId: string): Promise<void> {
+  await redis.set(apiKeys(space, apiId).compactionHold, '1', 'PX', COMPACTION_HOLD_MS);
+}
+
+/** Ends a hold once the reader's read succeeded (another reader holding too sets it again if it must). */
+export async function releaseCompaction(redis: RedisClient, space: KeySpace, apiId: string): Promise<void> {
+  await redis.del(apiKeys(space, apiId).compactionHold);
+}
 
 /**
  * Drops index entries of buckets past retention (the buckets expire by themselves); an hour not
@@ -91,6 +118,7 @@ export async function compactApi(
       keys.bucketIndex('d'),
       keys.bucketIndex('m'),
       keys.dirty,
+      keys.compactionHold,
       keys.bucketRoot,
       closedBound,
       now,
@@ -100,6 +128,10 @@ export async function compactApi(
     );
     if (reply[0] === 'done') {
       return { hoursCompacted, compactedThrough: Number(reply[1]), done: true, trimmed };
+    }
+    if (reply[0] === 'held') {
+      await new Promise((resolve) => setTimeout(resolve, HELD_RETRY_MS));
+      continue;
     }
     hoursCompacted++;
     options.onHour?.(Number(reply[1]));

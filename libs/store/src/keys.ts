@@ -42,6 +42,8 @@
  *   <p>:g<g>:{a}:dirty          zset    buckets with delta hashes: member "<r>:<t>", score = the
  *                                       bucket's last hour (sealable once it is <= cmp, for hours)
  *   <p>:g<g>:{a}:seq            string  seal sequence: INCR gives each new section its version
+ *   <p>:g<g>:{a}:hold           string  compaction of the API waits while it exists (set for a fraction
+ *                                       of a second by a reader that the moving compaction point starved)
  *
  * Progress of a partition (generation-scoped, its own slot):
  *   <p>:g<g>:wm                 hash    "<topic>/<partition>" -> offset through which every message is applied
@@ -127,6 +129,7 @@ export function apiKeys(space: KeySpace, apiId: string) {
     sealingParts: (r: Resolution, t: number) => `${base}:${r}:${t}:zparts`,
     dirty: `${base}:dirty`,
     sealSequence: `${base}:seq`,
+    compactionHold: `${base}:hold`,
   };
 }
 

@@ -49,7 +49,9 @@ import {
 } from '@va/core';
 import {
   decodeCells,
+  holdCompaction,
   readApiMeta,
+  releaseCompaction,
   readCounts,
   type CubeQuery,
   type KeySpace,
@@ -76,6 +78,8 @@ export interface JsonAnswer {
 const FUTURE_MS = 5 * 60_000;
 /** Plans made again when a compaction moved between plan and read; more means a busy compactor. */
 const MAX_ATTEMPTS = 5;
+/** From this failed attempt on, the reader holds compaction (libs/store holdCompaction). */
+const HOLD_AFTER_ATTEMPTS = 2;
 /**
  * A time-ordered limit reads the groups from the coarse plan first when the range has this many
  * times more slices than the limit, or the full plan reads this many times more buckets.
@@ -386,6 +390,7 @@ async function readCells(
   top?: TopGroups,
 ): Promise<{ cells: Cell[]; precision: Precision }> {
   const { redis } = r.deps;
+  let holding = false;
   for (let attempt = 1; ; attempt++) {
     // Planning a long range in hours takes a while: a plan made already is used while it holds.
     const plan = attempt === 1 && planned ? planned : fullPlan(r, granularity);
@@ -398,11 +403,18 @@ async function readCells(
       ...(top && { top }),
     });
     if (read.ok) {
+      if (holding) await releaseCompaction(redis, r.space, r.query.apiId);
       r.signal?.throwIfAborted();
       if (top) read.counts.keepLargest(top);
       return { cells: await decodeCells(read.counts, r.dicts), precision: plan.precision };
     }
     if (attempt >= MAX_ATTEMPTS) throw new Error(`compaction kept moving during ${MAX_ATTEMPTS} reads`);
+    // Twice moved: a compaction catch-up moves the point every few milliseconds, faster than a
+    // plan and its reads. Hold it (a fraction of a second) so that the next plan holds.
+    if (attempt >= HOLD_AFTER_ATTEMPTS) {
+      await holdCompaction(redis, r.space, r.query.apiId);
+      holding = true;
+    }
     r.compactedThrough = read.compactedThrough;
   }
 }

@@ -10,6 +10,9 @@
   KEYS[4]  <p>:g<g>:{api}:idx:m    zset    month indices holding data
   KEYS[5]  <p>:g<g>:{api}:dirty    zset    buckets to seal (docs/store-v2.md): the hour merged here and
                                            the day and month it was merged into are marked
+  KEYS[6]  <p>:g<g>:{api}:hold     string  set (with a short expiry) by a reader whose reads the moving
+                                           compaction point invalidated twice: while it exists nothing is
+                                           compacted, so that the reader's next plan holds (read-answer.ts)
 
   ARGV[1]  bucket root "<p>:g<g>:{api}:" (keys.ts apiKeys().bucketRoot)
   ARGV[2]  closed bound: last hour index that may be compacted
@@ -39,6 +42,7 @@
 
   Returns  {'hour', h, fields}   hour h compacted (fields = counters and section parts added to each rollup)
            {'done', cmp}         nothing left up to the bound; cmp as it now stands
+           {'held'}              a reader holds compaction (KEYS[6]): nothing done; try again shortly
 ]]
 --- @include "includes/time"
 local root = ARGV[1]
@@ -53,6 +57,9 @@ local function int(x)
   return string.format('%.0f', x)
 end
 
+if redis.call('EXISTS', KEYS[6]) == 1 then
+  return { 'held' }
+end
 local cmpRaw = redis.call('GET', KEYS[1])
 local cmp = cmpRaw and tonumber(cmpRaw) or nil
 if cmp and cmp >= bound then

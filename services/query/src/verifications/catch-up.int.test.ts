@@ -1,0 +1,86 @@
+// Queries during a compaction catch-up (after a replay, a rebuild or a stopped compactor): the
+// compaction point moves every millisecond or so, faster than a plan and its reads, and a reader
+// whose reads overlap the hour being compacted must plan again each time it moves. The reader
+// holds compaction after two such misses (libs/store holdCompaction): every answer arrives, and
+// equals the oracle, while the catch-up runs to its end.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VerificationEvent } from '@va/contracts';
+import { DAY_MS, HOUR_MS, hourOf, oracle, parseQuery } from '@va/core';
+import { compactApi, readCompactedThrough } from '@va/store';
+import { queryHarness, type QueryHarness } from '../testing/harness';
+
+const PATH = '/v1/analytics.getVerifications';
+const API = 'api_catch_up';
+const NOW = Date.now();
+const HOURS = 60 * 24; // 60 days: the oldest 25 are past the hour retention (35 days)
+
+let h: QueryHarness;
+let key: string;
+const events: VerificationEvent[] = [];
+
+beforeAll(async () => {
+  h = await queryHarness('catch-up', { now: NOW });
+  key = await h.rootKey();
+  await h.registerApi(API);
+  const first = hourOf(NOW) - HOURS;
+  for (let n = 0; n < HOURS; n++) {
+    events.push({
+      requestId: `c${n}`,
+      time: (first + n) * HOUR_MS + 17 * 60_000,
+      workspaceId: 'ws_1',
+      apiId: API,
+      keyId: `key_${n % 5}`,
+      outcome: n % 7 === 0 ? 'RATE_LIMITED' : 'VALID',
+    });
+  }
+  await h.seed(events);
+});
+afterAll(async () => {
+  await h.close();
+});
+
+describe('queries while the compactor catches up', () => {
+  it(
+    'all answer, as the oracle, while the compaction point moves hour by hour',
+    { timeout: 120_000 },
+    async () => {
+      const space = { prefix: h.config.keyPrefix, generation: 1 };
+      const catchUp = compactApi(h.redis, space, API, {
+        closedBound: hourOf(NOW) - 2,
+        retention: h.config.retention,
+        now: NOW,
+      });
+      let done = false;
+      void catchUp.finally(() => (done = true));
+      const queries = [
+        'groupBy=day',
+        'groupBy=month',
+        '',
+        `start=${NOW - 40 * DAY_MS}&groupBy=day`,
+        `start=${NOW - 59 * DAY_MS}&end=${NOW - 20 * DAY_MS}`,
+      ];
+      let asked = 0;
+      let duringCatchUp = 0;
+      while (!done || asked < queries.length) {
+        const qs = `apiId=${API}&${queries[asked % queries.length]}`;
+        const parsed = parseQuery(new URLSearchParams(qs), { now: NOW, maxRows: 100_000 });
+        if (!parsed.ok) throw new Error(qs);
+        const expected = oracle(events, parsed.query, {
+          now: NOW,
+          maxRows: 100_000,
+          retention: h.config.retention,
+        });
+        if (!expected.ok) throw new Error(qs);
+        const response = await h.get(`${PATH}?${qs}`, key);
+        expect(response.statusCode, `${qs}: ${response.body.slice(0, 300)}`).toBe(200);
+        expect(response.json(), qs).toEqual(expected.rows);
+        asked++;
+        if (!done) duringCatchUp++;
+      }
+      expect((await catchUp).hoursCompacted).toBe(HOURS - 1);
+      expect(await readCompactedThrough(h.redis, space, API)).toBe(hourOf(NOW) - 2);
+      // The catch-up took long enough to be queried in the middle of it.
+      expect(duringCatchUp).toBeGreaterThan(queries.length);
+    },
+  );
+});
