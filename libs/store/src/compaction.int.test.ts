@@ -2,7 +2,16 @@
 // engineer's store write path (assignCodes + expand + applyApiBatch, CAS on cmp included).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOME_COUNT } from '@va/contracts';
-import { DAY_MS, dayOfHour, hourOf, hoursOfMonth, monthOfHour, monthStart, type Retention } from '@va/core';
+import {
+  DAY_MS,
+  dayOfHour,
+  expiresAt,
+  hourOf,
+  hoursOfMonth,
+  monthOfHour,
+  monthStart,
+  type Retention,
+} from '@va/core';
 import { deletePrefix, testEnv, type TestEnv, connectTarget } from '@va/testkit/support';
 import { expand, TupleCounter } from './aggregate';
 import { applyApiBatches } from './apply';
@@ -17,6 +26,7 @@ import {
 import { dumpApiCounts, type DecodedCounts } from './cube-dump';
 import { DictionaryWriter, emptyMissing } from './dictionary';
 import { apiKeys, type KeySpace } from './keys';
+import { sealBucket } from './seal';
 import { type RedisClient } from '@va/store';
 
 const retention: Retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
@@ -199,6 +209,72 @@ describe('compactNextHour', () => {
     expect(await redis.zrange(apiKeys(space, api).bucketIndex('d'), 0, -1)).toEqual(
       [dayOfHour(hours[0]!), dayOfHour(hours[2]!), dayOfHour(hours[4]!)].map(String),
     );
+  });
+
+  it('carries sealed hours, a seal in progress and late deltas beside them into the rollups, exactly', async () => {
+    const api = 'api_sealed_hours';
+    const keys = apiKeys(space, api);
+    const ingest = new Ingest(api, now);
+    await ingest.write(events(20));
+    const options = { now, retention };
+    // Closed hours are sealed before compaction (the compactor's order): sections without expiry,
+    // since the hour is not compacted yet.
+    await sealBucket(redis, space, api, 'h', hours[0]!, options);
+    await sealBucket(redis, space, api, 'h', hours[1]!, options);
+    expect(await redis.exists(keys.section('h', hours[0]!, 'f'))).toBe(1);
+    expect(await redis.pttl(keys.section('h', hours[0]!, 'f'))).toBe(-1);
+    // A seal begun and left in progress, and late events beside sections and sealing hashes.
+    const begin = await command<string[]>(redis, 'beginSeal')(
+      keys.parts('h', hours[2]!),
+      keys.sealingParts('h', hours[2]!),
+      keys.dirty,
+      keys.sealSequence,
+      `${keys.bucketPrefix('h', hours[2]!)}:`,
+      `h:${hours[2]}`,
+    );
+    expect(begin[0]).toBe('seal');
+    await ingest.write(events(3).filter((e) => e.hour === hours[1] || e.hour === hours[2]));
+    const hoursBefore = plain((await dumpApiCounts(redis, space, api, 'h')).sum);
+
+    const bound = H('2028-03-01T00');
+    expect(await compact(api, bound, now)).toMatchObject({ hoursCompacted: 5, compactedThrough: bound });
+    await expectRollupsMatchHours(api, bound);
+    // Now compacted, the hour's sections expire with it.
+    expect(await redis.pttl(keys.section('h', hours[0]!, 'f'))).toBeGreaterThan(0);
+
+    // The seal in progress finishes after the compaction: the hours hold what they held, the rollups too.
+    const rollups = async () => [
+      plain((await dumpApiCounts(redis, space, api, 'd')).sum),
+      plain((await dumpApiCounts(redis, space, api, 'm')).sum),
+    ];
+    const before = await rollups();
+    expect(await sealBucket(redis, space, api, 'h', hours[2]!, options)).not.toBeNull();
+    expect(await redis.exists(keys.sealingParts('h', hours[2]!))).toBe(0);
+    expect(plain((await dumpApiCounts(redis, space, api, 'h')).sum)).toEqual(hoursBefore);
+    expect(await rollups()).toEqual(before);
+  });
+
+  it('keeps the sections of an hour sealed past its retention until compaction carries them', async () => {
+    const api = 'api_sealed_old';
+    const keys = apiKeys(space, api);
+    await new Ingest(api, now).write(events(20));
+    // Hour retention of one day: at `late` the leap-day hours are past it, not compacted yet.
+    const short: Retention = { ...retention, hourMs: DAY_MS };
+    const late = Date.parse('2028-03-05T00:00:00Z');
+    await sealBucket(redis, space, api, 'h', hours[0]!, { now: late, retention: short });
+    expect(await redis.exists(keys.section('h', hours[0]!, 'f'))).toBe(1);
+    expect(await redis.pttl(keys.section('h', hours[0]!, 'f'))).toBe(-1);
+    const want = await expectedRollups(api, H('2028-03-01T00'));
+
+    await compactApi(redis, space, api, { closedBound: H('2028-03-01T00'), retention: short, now: late });
+    const days = await dumpApiCounts(redis, space, api, 'd');
+    for (const [d, counts] of want.days) expect(plain(days.perBucket.get(d))).toEqual(plain(counts));
+    // Carried, the hour's sections expire with it: at once here (the test's clock is years ahead of
+    // Redis's, so Redis still holds them until that instant comes).
+    expect(await redis.call('PEXPIRETIME', keys.section('h', hours[0]!, 'f'))).toBe(
+      expiresAt('h', hours[0]!, short),
+    );
+    expect(expiresAt('h', hours[0]!, short)).toBeLessThan(late);
   });
 
   it('sets expiry of every rollup key to bucket end + retention', async () => {

@@ -1,7 +1,7 @@
 /**
  * Sealing (docs/store-v2.md "Sealing"): folds the delta hashes of a bucket into its sections.
  * beginSeal-4.lua moves the delta out of the writers' way, this module adds it to the current
- * sections (section/delta-rows.ts, section/codec.ts) and commitSeal-1.lua swaps the result in.
+ * sections (section/delta-rows.ts, section/codec.ts) and commitSeal-3.lua swaps the result in.
  * The choice of buckets (`sealableBuckets`) is pure; the rest is the Redis adapter around it.
  */
 import { expiresAt, lastHourOf, type Retention } from '@va/core';
@@ -31,20 +31,21 @@ export interface DirtyBucket {
 }
 
 /**
- * The dirty buckets that may be sealed now, oldest first, at most `max`: an hour once compacted
- * (`<= cmp`; compactNextHour reads an hour's hashes, so an hour after cmp stays a delta), any day or
- * month (only compaction and late events write them; an open one is sealed again when written again).
+ * The dirty buckets that may be sealed now, oldest first, at most `max`: an hour once closed
+ * (`<= closedBound`, compacted or not: compactNextHour reads an hour's sections and sealing hashes
+ * too, and a sealed hour compacts in a few copies), any day or month (only compaction and late
+ * events write them; an open one is sealed again when written again).
  */
 export function sealableBuckets(
   dirty: readonly { member: string; score: number }[],
-  compactedThrough: number | null,
+  closedBound: number | null,
   max: number,
 ): DirtyBucket[] {
   const out: DirtyBucket[] = [];
   for (const { member, score } of dirty) {
     const [res, index] = member.split(':') as [Resolution, string];
     if (!RESOLUTIONS.includes(res)) continue;
-    if (res === 'h' && (compactedThrough === null || score > compactedThrough)) continue;
+    if (res === 'h' && (closedBound === null || score > closedBound)) continue;
     out.push({ res, index: Number(index), lastHour: score });
   }
   out.sort((a, b) => a.lastHour - b.lastHour || a.res.localeCompare(b.res));
@@ -146,8 +147,10 @@ export async function sealBucket(
   const args: (string | number | Buffer)[] = [
     keys.sealingParts(res, index),
     keys.sealSequence,
+    keys.compactedThrough,
     root,
     expireAt > options.now ? expireAt : 0,
+    res === 'h' ? index : '',
     SECTION_CUBES.length,
   ];
   SECTION_CUBES.forEach((cube, n) => args.push(cube, held[n]!, sections.get(cube)!));
@@ -209,20 +212,22 @@ export async function readDirty(
 export const SEAL_MAX_BUCKETS = 2_000;
 
 /**
- * Seals the API's sealable dirty buckets (at most `max`). `compactedThrough` must be the API's
- * compaction point as the caller last read it: an hour after it is never sealed.
+ * Seals the API's sealable dirty buckets (at most `max`; of resolution `only` when given). Hours
+ * after `closedBound` (the compactor's closed bound: live writes may still come) are never sealed.
  */
 export async function sealApi(
   redis: RedisClient,
   space: KeySpace,
   apiId: string,
-  compactedThrough: number | null,
-  options: SealOptions & { max?: number; signal?: AbortSignal },
+  closedBound: number | null,
+  options: SealOptions & { max?: number; signal?: AbortSignal; only?: Resolution },
 ): Promise<SealRun> {
   await markV1BucketsDirty(redis, space, apiId, options);
   const dirty = await readDirty(redis, space, apiId);
   const run: SealRun = { sealed: 0, bytes: 0, hashes: 0, dirtyLeft: dirty.length };
-  for (const bucket of sealableBuckets(dirty, compactedThrough, options.max ?? SEAL_MAX_BUCKETS)) {
+  const only = options.only;
+  const wanted = only ? dirty.filter(({ member }) => member.startsWith(`${only}:`)) : dirty;
+  for (const bucket of sealableBuckets(wanted, closedBound, options.max ?? SEAL_MAX_BUCKETS)) {
     if (options.signal?.aborted) break;
     const done = await sealBucket(redis, space, apiId, bucket.res, bucket.index, options);
     run.dirtyLeft--;
@@ -237,7 +242,7 @@ export async function sealApi(
 /**
  * Moving a store written by the v1 code (docs/store-v2.md "Moving a running deployment"): its
  * buckets are in idx:h/d/m but not in dirty. Done once per API: the API's seq is created after
- * (expiring after the month retention unless a seal moves it on: commitSeal-2.lua). Marking a
+ * (expiring after the month retention unless a seal moves it on: commitSeal-3.lua). Marking a
  * bucket twice is harmless; a crash before seq is set marks them again.
  */
 async function markV1BucketsDirty(

@@ -22,9 +22,11 @@
   ARGV[6]  hour retention (ms)
 
   Finds the first hour in idx:h after cmp (absent: the first hour in idx:h) and <= the bound,
-  adds every field of every cube listed in its parts set to the same cube of its day and of its
-  month bucket (HINCRBY), and appends every section part of its parts lists ("L:<cube>") to the same
-  lists of the day and month (RPUSH: parts are copied, not decoded), records the cubes in their parts sets, the buckets in idx:d / idx:m,
+  adds every field of every hash listed in its parts and zparts sets (delta and being sealed) to the
+  same cube of its day and of its month bucket (HINCRBY), and appends its sealed sections (cubes t,
+  k, i, s, f) and every section part of its lists ("L:<cube>", delta and being sealed) to the lists
+  of the same cube of the day and month (RPUSH: copied, not decoded; the compactor seals closed hours
+  before compacting them, so a busy hour costs a few copies rather than a HINCRBY per field), records the cubes in their parts sets, the buckets in idx:d / idx:m,
   sets PEXPIREAT on every rollup key it wrote and sets cmp to that hour. The day is written only
   with its month while the month is kept (readers rely on it: libs/store/src/month-days.ts). Without such an hour
   it sets cmp to the bound (only if greater: cmp never moves back).
@@ -38,7 +40,9 @@
   > cmp into the hour bucket only, in one script guarded by a CAS on cmp. This script merges the
   hour and moves cmp past it in one atomic step, so every increment reaches the rollups once:
   either before the merge (carried by the merge) or after it (written there by ingest).
-  Running it twice merges nothing twice: the second run starts after the new cmp.
+  Running it twice merges nothing twice: the second run starts after the new cmp. A seal of the
+  hour moves its counts between delta, sealing and section atomically (beginSeal, commitSeal), and
+  this script reads all three: each count once, whatever step of a seal is in progress.
 
   Returns  {'hour', h, fields}   hour h compacted (fields = counters and section parts added to each rollup)
            {'done', cmp}         nothing left up to the bound; cmp as it now stands
@@ -94,40 +98,70 @@ if monthExpire > now then
     { prefix = root .. 'm:' .. int(m), expire = int(monthExpire), index = KEYS[4], t = int(m), res = 'm' }
 end
 
+-- The hour's counts are its sealed sections, its hashes and lists being sealed (z:, a seal in
+-- progress) and its delta hashes and lists: each read here as it stands, in this one atomic step.
 local suffixes = redis.call('SMEMBERS', hourPrefix .. ':parts')
+local sealing = redis.call('SMEMBERS', hourPrefix .. ':zparts')
 local merged = {}
+local listed = {}
 local added = 0
-if #targets > 0 then
-  for _, suffix in ipairs(suffixes) do
-    if string.sub(suffix, 1, 2) == 'L:' then
-      -- A list of section parts: its parts are appended whole to the rollups' lists (no field is
-      -- read: the sealer and the readers decode them).
-      local sections = redis.call('LRANGE', hourPrefix .. ':' .. suffix, 0, -1)
-      if #sections > 0 then
-        for _, target in ipairs(targets) do
-          local key = target.prefix .. ':' .. suffix
-          for i = 1, #sections, 64 do
-            redis.call('RPUSH', key, unpack(sections, i, math.min(i + 63, #sections)))
-          end
-          redis.call('PEXPIREAT', key, target.expire)
-        end
-        merged[#merged + 1] = suffix
-        added = added + #sections
-      end
-    else
-      local fields = redis.call('HGETALL', hourPrefix .. ':' .. suffix)
-      if #fields > 0 then
-        for _, target in ipairs(targets) do
-          local key = target.prefix .. ':' .. suffix
-          for i = 1, #fields, 2 do
-            redis.call('HINCRBY', key, fields[i], fields[i + 1])
-          end
-          redis.call('PEXPIREAT', key, target.expire)
-        end
-        merged[#merged + 1] = suffix
-        added = added + #fields / 2
-      end
+local function mark(suffix)
+  if not listed[suffix] then
+    listed[suffix] = true
+    merged[#merged + 1] = suffix
+  end
+end
+-- Section parts (an encoded section each) are appended whole to the rollups' list of their cube:
+-- no field is read; the sealer and the readers decode them.
+local function appendParts(list, sections)
+  if #sections == 0 then
+    return
+  end
+  for _, target in ipairs(targets) do
+    local key = target.prefix .. ':' .. list
+    for i = 1, #sections, 64 do
+      redis.call('RPUSH', key, unpack(sections, i, math.min(i + 63, #sections)))
     end
+    redis.call('PEXPIREAT', key, target.expire)
+  end
+  mark(list)
+  added = added + #sections
+end
+local function addHash(key, suffix)
+  local fields = redis.call('HGETALL', key)
+  if #fields == 0 then
+    return
+  end
+  for _, target in ipairs(targets) do
+    local into = target.prefix .. ':' .. suffix
+    for i = 1, #fields, 2 do
+      redis.call('HINCRBY', into, fields[i], fields[i + 1])
+    end
+    redis.call('PEXPIREAT', into, target.expire)
+  end
+  mark(suffix)
+  added = added + #fields / 2
+end
+local function addDelta(key, suffix)
+  if string.sub(suffix, 1, 2) == 'L:' then
+    appendParts(suffix, redis.call('LRANGE', key, 0, -1))
+  else
+    addHash(key, suffix)
+  end
+end
+if #targets > 0 then
+  -- x is derived from f by the sealer of the day and month: never copied.
+  for _, cube in ipairs({ 't', 'k', 'i', 's', 'f' }) do
+    local section = redis.call('GET', hourPrefix .. ':S:' .. cube)
+    if section then
+      appendParts('L:' .. cube, { section })
+    end
+  end
+  for _, suffix in ipairs(sealing) do
+    addDelta(hourPrefix .. ':z:' .. suffix, suffix)
+  end
+  for _, suffix in ipairs(suffixes) do
+    addDelta(hourPrefix .. ':' .. suffix, suffix)
   end
 end
 if #merged > 0 then
@@ -148,7 +182,14 @@ local hourExpire = int(expiresAt('h', h, hourRetention))
 for _, suffix in ipairs(suffixes) do
   redis.call('PEXPIREAT', hourPrefix .. ':' .. suffix, hourExpire)
 end
+for _, suffix in ipairs(sealing) do
+  redis.call('PEXPIREAT', hourPrefix .. ':z:' .. suffix, hourExpire)
+end
+for _, cube in ipairs({ 't', 'k', 'i', 's', 'x', 'f' }) do
+  redis.call('PEXPIREAT', hourPrefix .. ':S:' .. cube, hourExpire)
+end
 redis.call('PEXPIREAT', hourPrefix .. ':parts', hourExpire)
+redis.call('PEXPIREAT', hourPrefix .. ':zparts', hourExpire)
 if expiresAt('h', h, hourRetention) <= now then
   redis.call('ZREM', KEYS[2], found[1])
 elseif #suffixes > 0 then

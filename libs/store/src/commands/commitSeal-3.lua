@@ -1,17 +1,22 @@
 --[[
   Finishes sealing one bucket (docs/store-v2.md "Sealing"): writes its new sections and deletes the
-  sealing hashes they now hold, in one atomic step, so that a reader sees every count exactly once
-  (before: section + sealing hashes; after: the new section). Every key is in the API's hash slot
-  {api}; section and sealing keys are named from ARGV[1] as keys.ts documents (apiKeys().section,
-  .sealing). Called by libs/store/src/seal.ts after beginSeal-4.lua.
+  sealing hashes and lists they now hold, in one atomic step, so that a reader sees every count
+  exactly once (before: section + sealing hashes; after: the new section). Every key is in the API's
+  hash slot {api}; section and sealing keys are named from ARGV[1] as keys.ts documents
+  (apiKeys().section, .sealing). Called by libs/store/src/seal.ts after beginSeal-4.lua.
 
   KEYS[1]  <b>:zparts    set     cube suffixes being sealed
   KEYS[2]  <p>:g<g>:{api}:seq    string the API's seal sequence: lives at least as long as its sections
+  KEYS[3]  <p>:g<g>:{api}:cmp    string last compacted hour (read for an hour bucket only)
 
   ARGV[1]  bucket prefix "<b>:"
   ARGV[2]  expireAt (unix ms) of the bucket: the sections' PEXPIREAT (the same retention rule as its
            hashes); 0 = the bucket is past its retention: its sections are deleted, none written
-  ARGV[3]  number of cubes C, then per cube: cube letter, the 8 version bytes of the section it was
+  ARGV[3]  the hour index when the bucket is an hour, else "". An hour not compacted yet (> cmp) keeps
+           its sections without expiry whatever ARGV[2] says, as ingest keeps its hashes: compaction
+           (compactNextHour) reads them and only then sets the hour's expiry, so an hour whose
+           retention ends before it is compacted still reaches its rollups.
+  ARGV[4]  number of cubes C, then per cube: cube letter, the 8 version bytes of the section it was
            built on ("" = none), the new section ("" = none: the cube has no row)
 
   Returns  {'ok'}                 written, sealing hashes deleted
@@ -22,8 +27,8 @@ local root = ARGV[1]
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return { 'gone' }
 end
-local cubes = tonumber(ARGV[3])
-local a = 4
+local cubes = tonumber(ARGV[4])
+local a = 5
 for _ = 1, cubes do
   local cube, held = ARGV[a], ARGV[a + 1]
   if redis.call('GETRANGE', root .. 'S:' .. cube, 4, 11) ~= held then
@@ -31,14 +36,25 @@ for _ = 1, cubes do
   end
   a = a + 3
 end
-a = 4
+
+local expireAt = ARGV[2]
+if ARGV[3] ~= '' then
+  local cmp = redis.call('GET', KEYS[3])
+  if not cmp or tonumber(ARGV[3]) > tonumber(cmp) then
+    expireAt = nil -- not compacted yet: no expiry (see ARGV[3])
+  end
+end
+
+a = 5
 for _ = 1, cubes do
   local key, section = root .. 'S:' .. ARGV[a], ARGV[a + 2]
-  if section == '' or ARGV[2] == '0' then
+  if section == '' or expireAt == '0' then
     redis.call('UNLINK', key)
+  elseif expireAt then
+    redis.call('SET', key, section)
+    redis.call('PEXPIREAT', key, expireAt)
   else
     redis.call('SET', key, section)
-    redis.call('PEXPIREAT', key, ARGV[2])
   end
   a = a + 3
 end
@@ -46,10 +62,10 @@ for _, suffix in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   redis.call('UNLINK', root .. 'z:' .. suffix)
 end
 redis.call('UNLINK', KEYS[1])
-if ARGV[2] ~= '0' then
+if expireAt and expireAt ~= '0' then
   local current = redis.call('PEXPIRETIME', KEYS[2])
-  if current == -1 or (current >= 0 and current < tonumber(ARGV[2])) then
-    redis.call('PEXPIREAT', KEYS[2], ARGV[2])
+  if current == -1 or (current >= 0 and current < tonumber(expireAt)) then
+    redis.call('PEXPIREAT', KEYS[2], expireAt)
   end
 end
 return { 'ok' }
