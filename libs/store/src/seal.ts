@@ -1,5 +1,6 @@
 /**
- * Sealing (docs/store-v2.md "Sealing"): folds the delta hashes of a bucket into its sections.
+ * Sealing (docs/store-v2.md "Sealing"): folds the delta of a bucket (its hashes and its lists of
+ * section parts) into its sections.
  * beginSeal-4.lua moves the delta out of the writers' way, this module adds it to the current
  * sections (section/delta-rows.ts, section/codec.ts) and commitSeal-3.lua swaps the result in.
  * The choice of buckets (`sealableBuckets`) is pure; the rest is the Redis adapter around it.
