@@ -83,6 +83,31 @@ describe('sealableBuckets', () => {
   });
 });
 
+describe('sealApi', () => {
+  it('seals closed hours oldest first, at most max, and names the first hour it left', async () => {
+    const apiId = 'api_first_left';
+    const first = hourOf(now) - 30;
+    const events = [0, 1, 2].map((n) => ({
+      requestId: `fl${n}`,
+      time: (first + n) * 3_600_000 + 60_000,
+      workspaceId: 'ws_1',
+      apiId,
+      keyId: 'key_1',
+      outcome: 'VALID' as const,
+    }));
+    await seed(events);
+    const options = { now, retention, only: 'h' as const };
+    expect(await sealApi(redis, space, apiId, hourOf(now) - 1, { ...options, max: 2 })).toMatchObject({
+      sealed: 2,
+      firstLeft: first + 2,
+    });
+    expect(await sealApi(redis, space, apiId, hourOf(now) - 1, { ...options, max: 2 })).toMatchObject({
+      sealed: 1,
+      firstLeft: null,
+    });
+  });
+});
+
 describe('sealing', () => {
   it('keeps every count exactly once through rounds of late events, seals in progress and dying seals', async () => {
     const random = seededRandom(17);

@@ -195,6 +195,11 @@ export interface SealRun {
   hashes: number;
   /** Dirty buckets left for the next run (sealable or not). */
   dirtyLeft: number;
+  /**
+   * Last hour of the first sealable bucket this run left (the `max` reached, or the signal): null
+   * when it sealed every one. Compaction stops before it, so that it compacts sealed hours only.
+   */
+  firstLeft: number | null;
 }
 
 /** The API's dirty set: members "<r>:<t>" with their scores (the bucket's last hour). */
@@ -225,11 +230,16 @@ export async function sealApi(
 ): Promise<SealRun> {
   await markV1BucketsDirty(redis, space, apiId, options);
   const dirty = await readDirty(redis, space, apiId);
-  const run: SealRun = { sealed: 0, bytes: 0, hashes: 0, dirtyLeft: dirty.length };
+  const run: SealRun = { sealed: 0, bytes: 0, hashes: 0, dirtyLeft: dirty.length, firstLeft: null };
   const only = options.only;
   const wanted = only ? dirty.filter(({ member }) => member.startsWith(`${only}:`)) : dirty;
-  for (const bucket of sealableBuckets(wanted, closedBound, options.max ?? SEAL_MAX_BUCKETS)) {
-    if (options.signal?.aborted) break;
+  const sealable = sealableBuckets(wanted, closedBound, Infinity);
+  const max = options.max ?? SEAL_MAX_BUCKETS;
+  for (const [n, bucket] of sealable.entries()) {
+    if (n >= max || options.signal?.aborted) {
+      run.firstLeft = bucket.lastHour;
+      break;
+    }
     const done = await sealBucket(redis, space, apiId, bucket.res, bucket.index, options);
     run.dirtyLeft--;
     if (!done) continue;

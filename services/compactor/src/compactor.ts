@@ -106,9 +106,12 @@ export function createCompactor(deps: CompactorDeps): Compactor {
     // Closed hours are sealed before they are compacted: compaction then copies an hour's sections
     // to its day and month in a few commands (docs/store-v2.md "Compaction of sealed hours"),
     // where adding its hash fields one by one in Lua blocked Redis for ~50 ms per busy hour.
-    if (settings.sealing) await seal('h');
+    const sealedFirst = settings.sealing ? await seal('h') : undefined;
+    // In a catch-up the sealing above stops at SEAL_MAX_BUCKETS: compaction stops before the first
+    // hour it left, which the next job seals first.
+    const firstLeft = sealedFirst?.firstLeft ?? null;
     const result = await compactApi(store, space, apiId, {
-      closedBound,
+      closedBound: firstLeft === null ? closedBound : Math.min(closedBound, firstLeft - 1),
       retention: config.retention,
       now: deps.now(),
       maxHours: settings.maxHoursPerJob,
