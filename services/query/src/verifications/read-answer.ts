@@ -349,6 +349,9 @@ export function groupSources(cube: CubeQuery, dicts: ReadDictionaries, query: Pa
 const PLAN_MEMO_ENTRIES = 64;
 const planMemo = new Map<string, ReadPlan>();
 
+/** The compaction point each plan of fullPlan was made with. */
+const planCompactedThrough = new WeakMap<ReadPlan, number | null>();
+
 function fullPlan(r: Reader, granularity: ParsedQuery['groupBy']['granularity']): ReadPlan {
   const input: PlanInput = {
     startHour: r.startHour,
@@ -375,6 +378,7 @@ function fullPlan(r: Reader, granularity: ParsedQuery['groupBy']['granularity'])
   } else {
     plan = planReads(input);
     if (planMemo.size >= PLAN_MEMO_ENTRIES) planMemo.delete(planMemo.keys().next().value!);
+    planCompactedThrough.set(plan, input.compactedThrough);
   }
   planMemo.set(key, plan);
   return plan;
@@ -392,8 +396,14 @@ async function readCells(
   const { redis } = r.deps;
   let holding = false;
   for (let attempt = 1; ; attempt++) {
-    // Planning a long range in hours takes a while: a plan made already is used while it holds.
-    const plan = attempt === 1 && planned ? planned : fullPlan(r, granularity);
+    // Planning a long range in hours takes a while: a plan made already is used while it holds,
+    // that is while the compaction point it was made with is the reader's (an earlier read of
+    // the same query may have moved it: its reads would then be checked against a point the plan
+    // was not made with, and an hour compacted in between counted twice).
+    const plan =
+      attempt === 1 && planned && planCompactedThrough.get(planned) === r.compactedThrough
+        ? planned
+        : fullPlan(r, granularity);
     const reads = plan.reads.filter(
       (read) => lastHourOf(read.res, read.index) >= r.firstDataHour && (!keep || keep(read)),
     );
