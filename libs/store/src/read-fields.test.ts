@@ -9,7 +9,7 @@ import {
   type CodeSelection,
   type SliceCounts,
 } from './read-fields';
-import { readsOverlap } from './read';
+import { readsDependOnCompaction } from './read';
 
 const none = { key: false, identity: false, set: false };
 const sel = (over: Partial<CodeSelection>): CodeSelection => ({
@@ -116,25 +116,30 @@ describe('CodeCounts and groupCodes', () => {
   });
 });
 
-describe('readsOverlap', () => {
+describe('readsDependOnCompaction', () => {
   const hour = (index: number) => ({ res: 'h' as const, index, slice: null });
-  it('is true only when an hour is read beside its day or month rollup', () => {
-    expect(readsOverlap([hour(1), hour(2)])).toBe(false);
-    expect(readsOverlap([{ res: 'd', index: 1, slice: null }, hour(23)])).toBe(false);
-    expect(readsOverlap([{ res: 'd', index: 1, slice: null }, hour(24)])).toBe(true);
-    expect(readsOverlap([{ res: 'm', index: 0, slice: null }, hour(5)])).toBe(true);
-    expect(
-      readsOverlap([
-        { res: 'm', index: 0, slice: null },
-        { res: 'd', index: 3, slice: null },
-      ]),
-    ).toBe(true);
-    expect(
-      readsOverlap([
-        { res: 'm', index: 1, slice: null },
-        { res: 'd', index: 3, slice: null },
-      ]),
-    ).toBe(false);
+  const day = (index: number) => ({ res: 'd' as const, index, slice: null });
+  const month = (index: number) => ({ res: 'm' as const, index, slice: null });
+  const closed = 10_000; // every rollup below ends before this compaction point
+
+  it('is true when an hour is read beside its day or month rollup (or a day beside its month)', () => {
+    expect(readsDependOnCompaction([hour(1), hour(2)], closed)).toBe(false);
+    expect(readsDependOnCompaction([hour(1), hour(2)], null)).toBe(false);
+    expect(readsDependOnCompaction([day(1), hour(23)], closed)).toBe(false);
+    expect(readsDependOnCompaction([day(1), hour(24)], closed)).toBe(true);
+    expect(readsDependOnCompaction([month(0), hour(5)], closed)).toBe(true);
+    expect(readsDependOnCompaction([month(0), day(3)], closed)).toBe(true);
+    expect(readsDependOnCompaction([month(1), day(3)], closed)).toBe(false);
+  });
+
+  it('is true when a rollup read is still open to compaction', () => {
+    // Day 1 is hours 24..47: open while the point is before its last hour.
+    expect(readsDependOnCompaction([day(1)], 47)).toBe(false);
+    expect(readsDependOnCompaction([day(1)], 46)).toBe(true);
+    expect(readsDependOnCompaction([day(1)], null)).toBe(true);
+    // Month 0 (January 1970) ends with hour 743.
+    expect(readsDependOnCompaction([month(0), hour(800)], 743)).toBe(false);
+    expect(readsDependOnCompaction([month(0), hour(800)], 742)).toBe(true);
   });
 });
 

@@ -14,8 +14,9 @@
  * per field in the client (FieldSums), as thousands of pipelined HGETALLs would cost far more.
  * Calls hold at most READ_MAX_KEYS of work, cut only between families (chunksOf): whenever the
  * plan reads an hour bucket and the day or month rollup around it, a compaction in between
- * would otherwise count that hour twice, so such buckets are read in one atomic call and each
- * call's compaction point is checked. When the compaction point moved, the caller plans again.
+ * would otherwise count that hour twice, so such buckets are read in one atomic call; then, and
+ * whenever the plan reads a rollup the compactor still writes to, each call's compaction point is
+ * checked (readsDependOnCompaction). When the compaction point moved, the caller plans again.
  */
 import type { RedisClient } from './connection';
 import { OUTCOME_COUNT } from '@va/contracts';
@@ -23,6 +24,7 @@ import {
   dayOfHour,
   hoursOfDay,
   hoursOfMonth,
+  lastHourOf,
   monthOfDay,
   monthOfHour,
   type BucketRead,
@@ -355,16 +357,25 @@ function unitsOf(
 }
 
 /**
- * Whether the reads include an hour bucket together with the day or month rollup around
- * it (or a day with its month): only then can a compaction between plan and read double
- * an hour, and only then must the read be one transaction with the compaction point.
+ * Whether a compaction between plan and read can change what the reads count, so that every call
+ * must be read atomically with the compaction point and checked against the plan's:
+ *   - an hour bucket is read beside the day or month rollup around it (or a day beside its
+ *     month): a compaction in between would count that hour twice;
+ *   - a rollup is open (its last hour is after the compaction point): it holds the hours up to
+ *     the point, which the plan may have counted on; a compaction in between adds the next hour,
+ *     which may lie past the range's end (a month read for "through yesterday" while the point
+ *     is at the end of the range) or be read from its own bucket by a later call.
  */
-export function readsOverlap(reads: readonly BucketRead[]): boolean {
+export function readsDependOnCompaction(
+  reads: readonly BucketRead[],
+  compactedThrough: number | null,
+): boolean {
   const days = new Set<number>();
   const months = new Set<number>();
   for (const r of reads) {
-    if (r.res === 'd') days.add(r.index);
-    else if (r.res === 'm') months.add(r.index);
+    if (r.res === 'h') continue;
+    if (compactedThrough === null || lastHourOf(r.res, r.index) > compactedThrough) return true;
+    (r.res === 'd' ? days : months).add(r.index);
   }
   if (days.size === 0 && months.size === 0) return false;
   for (const r of reads) {
@@ -427,7 +438,7 @@ export async function readCounts(
   const keys = apiKeys(space, apiId);
   const cache = options.sections;
   const delta = deltaPlanOf(q);
-  const snapshot = readsOverlap(reads);
+  const snapshot = readsDependOnCompaction(reads, compactedThrough);
   // Hash fields are summed per field first (per slice, and per part in cube f), so that each
   // distinct field is decoded into its group once however many buckets hold it.
   const sums = new Map<string, { slice: number | null; part: string; fields: FieldSums }>();
