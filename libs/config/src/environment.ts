@@ -232,6 +232,14 @@ export const ENVIRONMENT = {
     positiveInt,
     'How long one WAIT may block; fewer acknowledgements by then fail the batch, which is retried.',
   ),
+  // A batch's one Lua call per API blocks Redis while it runs: ~20 ms for a busy API's live batch (10k
+  // events, ~40k counter fields), over 100 ms at worst. Cutting the batch bounds it, at the cost of merging
+  // less (docs/benchmarks.md, "Bounding the Lua call of a live batch"): off by default.
+  INGEST_MAX_TUPLES_PER_CALL: variable(
+    '0',
+    nonNegativeInt,
+    'Distinct counted tuples of one API per Redis call (0 = no bound): bounds how long one call blocks Redis, at a cost in throughput.',
+  ),
   INGEST_RETRY_BACKOFF_MS: variable(
     '500',
     nonNegativeInt,

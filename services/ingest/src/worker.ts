@@ -98,6 +98,7 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
     replicaWait: { replicas: settings.waitReplicas, timeoutMs: settings.waitTimeoutMs },
     ...(deps.generation !== undefined && { generation: deps.generation }),
     ...(deps.skipEvent && { skipEvent: deps.skipEvent }),
+    ...(settings.maxTuplesPerCall > 0 && { maxTuplesPerCall: settings.maxTuplesPerCall }),
   });
 
   const states = new Map<string, PartitionState>();
