@@ -22,15 +22,16 @@ describe('applyApiBatchArgs', () => {
         },
       ],
     };
-    const args = applyApiBatchArgs({ prefix: 'p', generation: 2 }, 'a', inc, {
+    const { args, staged } = applyApiBatchArgs({ prefix: 'p', generation: 2 }, 'a', inc, {
       offsetField: 'topic/0',
       expectedOff: -1,
       newOff: 41,
       expectedCmp: 7,
     });
+    expect(staged).toBe(0);
     const base = 'p:g2:{a}';
     expect(args).toEqual([
-      16,
+      17,
       `${base}:off`,
       `${base}:cmp`,
       `${base}:dict:k`,
@@ -43,6 +44,7 @@ describe('applyApiBatchArgs', () => {
       `${base}:dict:i:ix`,
       `${base}:dict:s:ix`,
       `${base}:dirty`,
+      `${base}:stage`,
       `${base}:h:10:parts`,
       `${base}:h:10:t`,
       `${base}:h:10:k:0`,
@@ -56,6 +58,7 @@ describe('applyApiBatchArgs', () => {
       1,
       1,
       5000,
+      0,
       'h',
       10,
       999,

@@ -6,6 +6,7 @@
  */
 import type { ApiIncrements } from './aggregate';
 import { apiKeys, type KeySpace } from './keys';
+import { stageIncrements } from './staged-chunks';
 
 export interface ApplyCas {
   /** "<topic>/<partition>" (keys.ts partitionField) */
@@ -18,14 +19,19 @@ export interface ApplyCas {
   expectedCmp: number;
 }
 
-/** Arguments of the variable-key command: numkeys, KEYS..., ARGV... */
+/**
+ * Arguments of the variable-key command (numkeys, KEYS..., ARGV...), and how many chunks it stages
+ * (staged-chunks.ts: the hour buckets' fields when there are more than `maxFields`).
+ */
 export function applyApiBatchArgs(
   space: KeySpace,
   apiId: string,
   inc: ApiIncrements,
   cas: ApplyCas,
-): (string | number | Buffer)[] {
+  maxFields = Infinity,
+): { args: (string | number | Buffer)[]; staged: number } {
   const keys = apiKeys(space, apiId);
+  const { buckets, chunks } = stageIncrements(inc, maxFields);
   const keyList: string[] = [
     keys.offsets,
     keys.compactedThrough,
@@ -39,6 +45,7 @@ export function applyApiBatchArgs(
     keys.dictIndex('i'),
     keys.dictIndex('s'),
     keys.dirty,
+    keys.stage,
   ];
   const argv: (string | number | Buffer)[] = [
     cas.offsetField,
@@ -48,10 +55,12 @@ export function applyApiBatchArgs(
     inc.required.k,
     inc.required.i,
     inc.required.s,
-    inc.buckets.length,
+    buckets.length,
     inc.keepUntil,
+    chunks.length,
+    ...chunks,
   ];
-  for (const { r, t, expireAt, cubes, parts } of inc.buckets) {
+  for (const { r, t, expireAt, cubes, parts } of buckets) {
     keyList.push(keys.parts(r, t));
     argv.push(r, t, expireAt, cubes.size);
     for (const [suffix, fields] of cubes) {
@@ -65,7 +74,7 @@ export function applyApiBatchArgs(
       argv.push(suffix, section);
     }
   }
-  return [keyList.length, ...keyList, ...argv];
+  return { args: [keyList.length, ...keyList, ...argv], staged: chunks.length };
 }
 
 export type ApplyResult =

@@ -2,11 +2,16 @@
  * The Redis side of applying a batch: one applyApiBatch script call per API, all pipelined
  * (one round trip), each atomic on its own (every key of an API shares the slot {api}). With
  * `wait`, the replicas must hold them too before this returns (pipeline.ts, ReplicaWait).
+ *
+ * An API whose increments hold more than `maxFieldsPerCall` hash fields has the rest staged by
+ * its call (staged-chunks.ts) and applied here right after, one chunk per applyStagedChunk call
+ * (one more round trip): each call is bounded, and other clients' commands run in between.
  */
 import type { RedisClient } from './connection';
 import type { ApiIncrements } from './aggregate';
 import { applyApiBatchArgs, parseApplyReply, type ApplyCas, type ApplyResult } from './apply-args';
-import type { KeySpace } from './keys';
+import { command } from './commands';
+import { apiKeys, type KeySpace } from './keys';
 import { execPipeline, newPipeline, queueCommand, type ReplicaWait } from './pipeline';
 
 export interface ApiApply {
@@ -15,16 +20,70 @@ export interface ApiApply {
   cas: ApplyCas;
 }
 
+export interface ApplyOptions {
+  wait?: ReplicaWait;
+  /** Hash fields per script call (default: unbounded); above it the rest is staged in chunks. */
+  maxFieldsPerCall?: number;
+}
+
 export async function applyApiBatches(
   redis: RedisClient,
   space: KeySpace,
   applies: readonly ApiApply[],
-  wait?: ReplicaWait,
+  options: ApplyOptions = {},
 ): Promise<ApplyResult[]> {
   if (applies.length === 0) return [];
   const pipeline = newPipeline(redis);
+  const staged: number[] = [];
   for (const { apiId, increments, cas } of applies) {
-    queueCommand(redis, pipeline, 'applyApiBatch', applyApiBatchArgs(space, apiId, increments, cas));
+    const call = applyApiBatchArgs(space, apiId, increments, cas, options.maxFieldsPerCall);
+    queueCommand(redis, pipeline, 'applyApiBatch', call.args);
+    staged.push(call.staged);
   }
-  return (await execPipeline(pipeline, wait)).map(parseApplyReply);
+  const results = (await execPipeline(pipeline, options.wait)).map(parseApplyReply);
+  const drains = newPipeline(redis);
+  let chunks = 0;
+  results.forEach((result, n) => {
+    if (result.status !== 'ok') return;
+    for (let c = 0; c < staged[n]!; c++, chunks++) {
+      queueCommand(redis, drains, 'applyStagedChunk', stagedChunkArgs(space, applies[n]!.apiId));
+    }
+  });
+  // The chunks are in Redis with the offset: a crash here leaves them to drainStaged.
+  if (chunks > 0) await execPipeline(drains);
+  return results;
+}
+
+function stagedChunkArgs(space: KeySpace, apiId: string): string[] {
+  const keys = apiKeys(space, apiId);
+  return [
+    keys.stage,
+    keys.bucketIndex('h'),
+    keys.bucketIndex('d'),
+    keys.bucketIndex('m'),
+    keys.dirty,
+    keys.bucketRoot,
+  ];
+}
+
+/**
+ * Applies whatever the APIs still have staged (a writer that staged chunks and died before applying
+ * them): before compacting, before a rebuild copies an API, when a writer reads its progress. One
+ * round trip when nothing is staged. Returns the chunks applied.
+ */
+export async function drainStaged(
+  redis: RedisClient,
+  space: KeySpace,
+  apiIds: readonly string[],
+): Promise<number> {
+  if (apiIds.length === 0) return 0;
+  const lengths = newPipeline(redis);
+  for (const apiId of apiIds) lengths.llen(apiKeys(space, apiId).stage);
+  const waiting = (await execPipeline(lengths)) as number[];
+  const apply = command<number>(redis, 'applyStagedChunk');
+  let applied = 0;
+  for (const [n, apiId] of apiIds.entries()) {
+    for (let left = waiting[n]!; left > 0; applied++) left = await apply(...stagedChunkArgs(space, apiId));
+  }
+  return applied;
 }

@@ -14,7 +14,7 @@ import {
 } from '@va/core';
 import { deletePrefix, testEnv, type TestEnv, connectTarget } from '@va/testkit/support';
 import { expand, TupleCounter } from './aggregate';
-import { applyApiBatches } from './apply';
+import { applyApiBatches, drainStaged } from './apply';
 import { command } from './commands';
 import {
   compactApi,
@@ -448,7 +448,7 @@ describe('a reader holding compaction', () => {
 });
 
 describe('compactNextHour script contract', () => {
-  it("answers {'held'} while a reader holds compaction, then {'hour', h, fields} and {'done', cmp}", async () => {
+  it("answers {'held'} while a reader holds compaction, {'staged'} while chunks wait, then {'hour', h, fields} and {'done', cmp}", async () => {
     const api = 'api_contract';
     const keys = apiKeys(space, api);
     await redis.hincrby(keys.cube('h', 100, 't'), '3', 7);
@@ -462,9 +462,15 @@ describe('compactNextHour script contract', () => {
       keys.bucketIndex('m'),
       keys.dirty,
       keys.compactionHold,
+      keys.stage,
       keys.bucketRoot,
     ];
     const forever = 300 * 366 * DAY_MS;
+    // A staged chunk (applyStagedChunk's layout) of hour 100: applied before the hour is compacted.
+    await redis.rpush(keys.stage, '1 h 100 0 1 t 1 3 5');
+    expect(await next(...args, 200, 0, forever, forever, forever)).toEqual(['staged']);
+    expect(await drainStaged(redis, space, [api])).toBe(1);
+    expect(await redis.hget(keys.cube('h', 100, 't'), '3')).toBe('12');
     await holdCompaction(redis, space, api);
     expect(await redis.pttl(keys.compactionHold)).toBeGreaterThan(0);
     expect(await next(...args, 200, 0, forever, forever, forever)).toEqual(['held']);
@@ -473,8 +479,9 @@ describe('compactNextHour script contract', () => {
     expect(await next(...args, 200, 0, forever, forever, forever)).toEqual(['hour', '100', 1]);
     expect(await next(...args, 200, 0, forever, forever, forever)).toEqual(['done', '200']);
     expect(await next(...args, 150, 0, forever, forever, forever)).toEqual(['done', '200']);
-    expect(await redis.hget(keys.cube('d', 4, 't'), '3')).toBe('7');
-    expect(await redis.hget(keys.cube('m', 0, 't'), '3')).toBe('7');
+    // 7 written before, 5 staged and applied before the hour was compacted.
+    expect(await redis.hget(keys.cube('d', 4, 't'), '3')).toBe('12');
+    expect(await redis.hget(keys.cube('m', 0, 't'), '3')).toBe('12');
     expect(await redis.pexpiretime(keys.cube('d', 4, 't'))).toBe(5 * DAY_MS + forever);
     // The merged hour gets its expiry only now (ingest wrote it without one).
     expect(await redis.pexpiretime(keys.cube('h', 100, 't'))).toBe(101 * 3_600_000 + forever);

@@ -1,10 +1,11 @@
 /**
  * Compaction of one API's closed hours into its day and month rollups (docs/rollups.md),
  * and what the status command shows about it. The exactness lives in the Lua scripts
- * (commands/compactNextHour-6.lua, commands/trimIndexes-4.lua); this is the loop around them.
+ * (commands/compactNextHour-7.lua, commands/trimIndexes-4.lua); this is the loop around them.
  */
 import type { RedisClient } from './connection';
 import { horizonsAt, type Retention } from '@va/core';
+import { drainStaged } from './apply';
 import { command } from './commands';
 import { apiKeys, type KeySpace } from './keys';
 import { execPipeline, newPipeline } from './pipeline';
@@ -33,7 +34,7 @@ export interface CompactResult {
   trimmed: [number, number, number];
 }
 
-type CompactReply = ['hour', string, number] | ['done', string] | ['held'];
+type CompactReply = ['hour', string, number] | ['done', string] | ['held'] | ['staged'];
 
 /**
  * How long compaction waits before it asks again while a reader holds it (keys.ts `hold`): the
@@ -119,6 +120,7 @@ export async function compactApi(
       keys.bucketIndex('m'),
       keys.dirty,
       keys.compactionHold,
+      keys.stage,
       keys.bucketRoot,
       closedBound,
       now,
@@ -128,6 +130,10 @@ export async function compactApi(
     );
     if (reply[0] === 'done') {
       return { hoursCompacted, compactedThrough: Number(reply[1]), done: true, trimmed };
+    }
+    if (reply[0] === 'staged') {
+      await drainStaged(redis, space, [apiId]);
+      continue;
     }
     if (reply[0] === 'held') {
       await new Promise((resolve) => setTimeout(resolve, HELD_RETRY_MS));

@@ -36,6 +36,8 @@ export const DICTIONARIES: readonly DictName[] = ['k', 'i', 's'];
 
 /** Entries fetched per LRANGE: keeps replies (and Redis' time per command) bounded. */
 const LOAD_CHUNK = 20_000;
+/** Values per assignCodes call (~3 µs each in Redis: a call stays near the ~5 ms bound of a Lua call). */
+const ASSIGN_CHUNK = 1000;
 
 export class DictionaryReader {
   private values: Record<DictName, string[]> = { k: [], i: [], s: [] };
@@ -189,7 +191,9 @@ export class DictionaryWriter {
 
   /**
    * Assigns (or finds) codes for every missing value and adds them to the caches:
-   * one assignCodes call per (API, dictionary) with misses, all in one pipeline.
+   * assignCodes calls per (API, dictionary) with misses (of at most ASSIGN_CHUNK values each: a
+   * value costs three commands, and the first batch of a large API holds thousands), all in one
+   * pipeline.
    */
   async assign(missing: ReadonlyMap<string, MissingValues>): Promise<void> {
     if (this.entries > this.maxEntries) this.clear();
@@ -199,10 +203,12 @@ export class DictionaryWriter {
       const keys = apiKeys(this.space, apiId);
       const codes = this.codesOf(apiId);
       for (const d of DICTIONARIES) {
-        const values = [...perDict[d]];
-        if (values.length === 0) continue;
-        queueCommand(this.redis, pipeline, 'assignCodes', [keys.dict(d), keys.dictIndex(d), ...values]);
-        calls.push({ codes: codes[d], values });
+        const all = [...perDict[d]];
+        for (let from = 0; from < all.length; from += ASSIGN_CHUNK) {
+          const values = all.slice(from, from + ASSIGN_CHUNK);
+          queueCommand(this.redis, pipeline, 'assignCodes', [keys.dict(d), keys.dictIndex(d), ...values]);
+          calls.push({ codes: codes[d], values });
+        }
       }
     }
     if (calls.length === 0) return;

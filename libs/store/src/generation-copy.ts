@@ -6,6 +6,7 @@
  * the boundary exactly when the copy already carried it.
  */
 import type { RedisClient } from './connection';
+import { drainStaged } from './apply';
 import { command } from './commands';
 import { apiKeys, watermarkKey, type KeySpace } from './keys';
 import { execPipeline, newPipeline } from './pipeline';
@@ -28,7 +29,8 @@ export async function copyApiGeneration(
 ): Promise<CopyResult> {
   const from = apiKeys(source, apiId);
   const to = apiKeys(target, apiId);
-  const reply = await command<[string, (number | string)?]>(redis, 'copyApiGeneration')(
+  const copy = command<[string, (number | string)?]>(redis, 'copyApiGeneration');
+  const args = [
     from.offsets,
     to.carry,
     from.bucketRoot,
@@ -37,7 +39,12 @@ export async function copyApiGeneration(
     boundary?.hour ?? 0,
     boundary?.day ?? 0,
     boundary?.month ?? 0,
-  );
+  ];
+  let reply = await copy(...args);
+  while (reply[0] === 'staged') {
+    await drainStaged(redis, source, [apiId]);
+    reply = await copy(...args);
+  }
   if (reply[0] === 'ok') return { status: 'copied', buckets: Number(reply[1]) };
   if (reply[0] === 'done') return { status: 'already' };
   throw new Error(`generation ${target.generation} is not empty: ${String(reply[1])} exists`);

@@ -44,6 +44,9 @@
  *   <p>:g<g>:{a}:seq            string  seal sequence: INCR gives each new section its version
  *   <p>:g<g>:{a}:hold           string  compaction of the API waits while it exists (set for a fraction
  *                                       of a second by a reader that the moving compaction point starved)
+ *   <p>:g<g>:{a}:stage          list    chunks of hash increments that applyApiBatch staged (its offset already
+ *                                       moved) and applyStagedChunk applies, one per call (docs/store-v2.md
+ *                                       "Applies staged in chunks"); empty but for a few ms, or after a crash
  *
  * Progress of a partition (generation-scoped, its own slot):
  *   <p>:g<g>:wm                 hash    "<topic>/<partition>" -> offset through which every message is applied
@@ -130,6 +133,8 @@ export function apiKeys(space: KeySpace, apiId: string) {
     dirty: `${base}:dirty`,
     sealSequence: `${base}:seq`,
     compactionHold: `${base}:hold`,
+    /** Chunks of increments staged by applyApiBatch, applied by applyStagedChunk (docs/store-v2.md). */
+    stage: `${base}:stage`,
   };
 }
 

@@ -1,13 +1,15 @@
 // The write-side Lua scripts against a real Redis: assignCodes, applyApiBatch, advanceWatermark,
 // and the TypeScript around them (dictionary reader/writer, registration, cube dump).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hourOf } from '@va/core';
+import { dayOfHour, hourOf, hoursOfMonth, monthOfHour } from '@va/core';
 import { deletePrefix, testEnv, type TestEnv, connectTarget } from '@va/testkit/support';
 import { expand, TupleCounter } from './aggregate';
 import { registerApisFromEvents } from './api-registration';
-import { applyApiBatches } from './apply';
+import { applyApiBatches, drainStaged } from './apply';
+import { applyApiBatchArgs } from './apply-args';
 import { command } from './commands';
 import { dumpApiCounts, fullKey } from './cube-dump';
+import { copyApiGeneration } from './generation-copy';
 import { DictionaryReader, DictionaryWriter, emptyMissing } from './dictionary';
 import { apiKeys, globalKeys, type KeySpace } from './keys';
 import { advanceWatermark, readApiProgress, readWatermark } from './watermark';
@@ -96,6 +98,9 @@ describe('DictionaryWriter and DictionaryReader', () => {
 
     const many = Array.from({ length: 25_000 }, (_, n) => `key_${n}`);
     await writer.assign(new Map([['big', { ...emptyMissing(), k: new Set(many) }]]));
+    // Assigned in calls of 1,000 values: the cache holds every one with its code.
+    expect(writer.codesOf('big').k.get('key_24999')).toBe(24_999);
+    expect(writer.codesOf('big').k.size).toBe(25_000);
     await reader.ensure('k', 24_999);
     expect(reader.size('k')).toBe(25_000);
     expect(reader.value('k', 24_999)).toBe('key_24999');
@@ -255,6 +260,91 @@ describe('applyApiBatch', () => {
   it('reads progress of many APIs in one pipeline', async () => {
     const progress = await readApiProgress(redis, space, field, ['ap1', 'ap3', 'never']);
     expect(progress).toEqual({ off: [10, 3, -1], cmp: [-1, h, -1] });
+  });
+});
+
+describe('applyApiBatch with a bound on fields per call', () => {
+  const now = Date.now();
+  const h = hourOf(now);
+  const cas = (newOff: number) => ({ offsetField: 'topic/0', expectedOff: -1, newOff, expectedCmp: -1 });
+
+  /** The same 300 tuples over two hours for each API: 30 keys, 10 identities, 3 tag sets. */
+  async function counterFor(api: string) {
+    await assignCodes(
+      api,
+      'k',
+      Array.from({ length: 30 }, (_, n) => `key_${n}`),
+    );
+    await assignCodes(
+      api,
+      'i',
+      Array.from({ length: 10 }, (_, n) => `id_${n}\n`),
+    );
+    await assignCodes(api, 's', ['', 'a', 'a,b']);
+    const c = new TupleCounter();
+    for (let n = 0; n < 300; n++) c.add(h - (n % 2), n % 30, n % 10, n % 3, n % 9, 1 + (n % 4));
+    return c;
+  }
+  const dump = async (api: string) => (await dumpApiCounts(redis, space, api, 'h')).sum;
+
+  it('stages the fields beyond the bound with the offset and applies them in bounded calls right after', async () => {
+    const [whole, bounded] = ['bound_whole', 'bound_chunked'];
+    const inc = expand(await counterFor(whole), { now, retention, cmp: -1 });
+    await counterFor(bounded);
+    expect(await applyApiBatches(redis, space, [{ apiId: whole, increments: inc, cas: cas(5) }])).toEqual([
+      { status: 'ok' },
+    ]);
+    const chunked = applyApiBatchArgs(space, bounded, inc, cas(5), 40);
+    expect(chunked.staged).toBeGreaterThan(5);
+    expect(
+      await applyApiBatches(redis, space, [{ apiId: bounded, increments: inc, cas: cas(5) }], {
+        maxFieldsPerCall: 40,
+      }),
+    ).toEqual([{ status: 'ok' }]);
+    expect(await redis.exists(apiKeys(space, bounded).stage)).toBe(0);
+    expect(await dump(bounded)).toEqual(await dump(whole));
+    expect(await redis.hget(apiKeys(space, bounded).offsets, 'topic/0')).toBe('5');
+  });
+
+  it('leaves the staged chunks of a writer that died after its call to whoever drains them, each once', async () => {
+    const [whole, crashed] = ['crash_whole', 'crash_staged'];
+    const inc = expand(await counterFor(whole), { now, retention, cmp: -1 });
+    await counterFor(crashed);
+    await applyApiBatches(redis, space, [{ apiId: whole, increments: inc, cas: cas(5) }]);
+    // The call alone (the writer dies before applying the chunks): the offset moved, the chunks wait.
+    const call = applyApiBatchArgs(space, crashed, inc, cas(5), 40);
+    expect(await command<string[]>(redis, 'applyApiBatch')(...call.args)).toEqual(['ok']);
+    const keys = apiKeys(space, crashed);
+    expect(await redis.hget(keys.offsets, 'topic/0')).toBe('5');
+    expect(await redis.llen(keys.stage)).toBe(call.staged);
+    expect(await dump(crashed)).not.toEqual(await dump(whole));
+    // Two drainers at once (a writer and the compactor): every chunk is applied once.
+    const other = connectTarget(t.redis);
+    const drained = await Promise.all([
+      drainStaged(redis, space, [crashed, whole]),
+      drainStaged(other, space, [crashed]),
+    ]);
+    other.disconnect();
+    expect(drained[0] + drained[1]).toBeGreaterThanOrEqual(call.staged);
+    expect(await redis.exists(keys.stage)).toBe(0);
+    expect(await dump(crashed)).toEqual(await dump(whole));
+  });
+  it("applies a stage left behind before a rebuild's copy carries the API over", async () => {
+    const [whole, crashed] = ['copy_whole', 'copy_staged'];
+    const inc = expand(await counterFor(whole), { now, retention, cmp: -1 });
+    await counterFor(crashed);
+    await applyApiBatches(redis, space, [{ apiId: whole, increments: inc, cas: cas(5) }]);
+    const call = applyApiBatchArgs(space, crashed, inc, cas(5), 40);
+    await command<string[]>(redis, 'applyApiBatch')(...call.args);
+    // Carry everything before next month into generation 7, as `rebuild --since` does.
+    const month = monthOfHour(h) + 1;
+    const boundary = { hour: hoursOfMonth(month)[0], day: dayOfHour(hoursOfMonth(month)[0]), month };
+    const target = { prefix: space.prefix, generation: 7 };
+    expect(await copyApiGeneration(redis, space, target, crashed, boundary)).toMatchObject({
+      status: 'copied',
+    });
+    expect(await redis.exists(apiKeys(space, crashed).stage)).toBe(0);
+    expect((await dumpApiCounts(redis, target, crashed, 'h')).sum).toEqual(await dump(whole));
   });
 });
 

@@ -13,10 +13,16 @@ export interface BatchProcessorDeps extends Omit<BatchProtocolDeps, 'store'> {
   redis: RedisClient;
   /** Replicas that must hold each applied batch before the watermark moves past it (INGEST_WAIT_REPLICAS). */
   replicaWait?: ReplicaWait;
+  /** Hash fields per Redis script call (INGEST_MAX_FIELDS_PER_CALL; unset: unbounded). */
+  maxFieldsPerCall?: number;
 }
 
 export class BatchProcessor extends BatchProtocol {
-  constructor({ redis, replicaWait, ...deps }: BatchProcessorDeps) {
-    super({ ...deps, store: redisStore(redis, deps.prefix, replicaWait) });
+  constructor({ redis, replicaWait, maxFieldsPerCall, ...deps }: BatchProcessorDeps) {
+    const options = {
+      ...(replicaWait && { wait: replicaWait }),
+      ...(maxFieldsPerCall !== undefined && { maxFieldsPerCall }),
+    };
+    super({ ...deps, store: redisStore(redis, deps.prefix, options) });
   }
 }

@@ -98,7 +98,7 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
     replicaWait: { replicas: settings.waitReplicas, timeoutMs: settings.waitTimeoutMs },
     ...(deps.generation !== undefined && { generation: deps.generation }),
     ...(deps.skipEvent && { skipEvent: deps.skipEvent }),
-    ...(settings.maxTuplesPerCall > 0 && { maxTuplesPerCall: settings.maxTuplesPerCall }),
+    ...(settings.maxFieldsPerCall > 0 && { maxFieldsPerCall: settings.maxFieldsPerCall }),
   });
 
   const states = new Map<string, PartitionState>();

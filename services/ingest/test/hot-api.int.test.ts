@@ -3,10 +3,9 @@
 // time, each from its own partitions. The per-(API, partition) offsets (`off` fields
 // "<topic>/<partition>") are what makes that exact: one worker is SIGKILLed mid-stream and started
 // again (two rebalances), and at the end every cube of every API equals the counts computed from
-// the produced events: nothing lost, nothing counted twice. The worker that is killed cuts its
-// batches into calls of at most 40 tuples per API (INGEST_MAX_TUPLES_PER_CALL): each call moves
-// the API's offset to its own last message, so a kill between two calls of one batch loses nothing
-// and counts nothing twice either.
+// the produced events: nothing lost, nothing counted twice. The worker that is killed writes at
+// most 40 counter fields per call (INGEST_MAX_FIELDS_PER_CALL): nearly every batch stages chunks,
+// so a kill may land between a batch's call and its chunks, which the next owner applies.
 import { Redis } from 'ioredis';
 import { AssignerProtocol, Kafka, logLevel, Partitioners } from 'kafkajs';
 import { afterAll, expect, it } from 'vitest';
@@ -96,7 +95,7 @@ it(
     expect(hot).toBeGreaterThan(EVENTS / 4);
 
     const envB = { ...t.env, ...FAST_GROUP, INGEST_METRICS_PORT: String(t.compactorMetricsPort) };
-    const env = { ...t.env, ...FAST_GROUP, INGEST_MAX_TUPLES_PER_CALL: '40' };
+    const env = { ...t.env, ...FAST_GROUP, INGEST_MAX_FIELDS_PER_CALL: '40' };
     let a: ServiceProcess = startService('ingest', env);
     const b: ServiceProcess = startService('ingest', envB);
     cleanups.push(() => a.kill('SIGKILL'));

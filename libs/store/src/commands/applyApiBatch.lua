@@ -10,6 +10,7 @@
   KEYS[9..11] dict:k:ix, dict:i:ix, dict:s:ix  hashes (only their expiry is set)
   KEYS[12] dirty                      zset  buckets with a delta to seal (docs/store-v2.md): member
                                              "<r>:<t>", score = the bucket's last hour
+  KEYS[13] stage                      list  chunks of increments waiting (applyStagedChunk-5.lua)
   then per bucket, in ARGV order: its parts set, then one key per cube, then one per section part
 
   ARGV[1]  offset field "<topic>/<partition>"
@@ -20,6 +21,10 @@
   ARGV[8]  number of buckets B
   ARGV[9]  keep-until (unix ms; 0 = none): the per-API keys (off, cmp, dictionaries, their
            indexes) expire no earlier than this; later batches only move it forward
+  ARGV[10] number of staged chunks S, then S chunks (applyStagedChunk-5.lua's layout), appended
+           to the stage in this call: the batch's hash increments beyond the per-call bound
+           (docs/store-v2.md "Applies staged in chunks"); the offset moves with them, and the
+           writer then applies them one chunk per call
   then per bucket: r ('h'|'d'|'m'), t, expireAt (unix ms; 0 = none: an hour not compacted
     yet keeps its keys until the compactor merges it and sets their expiry), number of cubes C,
     then per cube: suffix, number of fields F, then F pairs field, increment;
@@ -58,9 +63,14 @@ for d = 1, 3 do
   end
 end
 
+local staged = tonumber(ARGV[10])
+for i = 1, staged, 64 do
+  redis.call('RPUSH', KEYS[13], unpack(ARGV, 10 + i, 10 + math.min(i + 63, staged)))
+end
+
 local index = { h = KEYS[6], d = KEYS[7], m = KEYS[8] }
-local k = 12
-local a = 10
+local k = 13
+local a = 11 + staged
 local buckets = tonumber(ARGV[8])
 for _ = 1, buckets do
   local r, t, expireAt, cubes = ARGV[a], ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3])
@@ -116,7 +126,7 @@ redis.call('HSET', KEYS[1], offField, ARGV[3])
 -- so far can exist any more. PEXPIRETIME: -1 = no expiry yet, -2 = no such key.
 local keepUntil = tonumber(ARGV[9])
 if keepUntil > 0 then
-  for _, key in ipairs({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[9], KEYS[10], KEYS[11], KEYS[12] }) do
+  for _, key in ipairs({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[9], KEYS[10], KEYS[11], KEYS[12], KEYS[13] }) do
     local current = redis.call('PEXPIRETIME', key)
     if current == -1 or (current >= 0 and current < keepUntil) then
       redis.call('PEXPIREAT', key, ARGV[9])

@@ -18,10 +18,16 @@
   Returns  {'ok', buckets}   done; buckets = buckets carried over
            {'done'}          this API was already started in g' (idempotent: resume after a crash)
            {'exists', key}   a key of g' exists already: nothing written (g' was not empty)
+           {'staged'}        g has chunks staged and not applied (<old root>stage, a writer died in
+                             between): nothing written; apply them (applyStagedChunk), then copy
 ]]
 local old, new = ARGV[1], ARGV[2]
 if redis.call('EXISTS', KEYS[2]) == 1 then
   return { 'done' }
+end
+-- The offsets copied into carry count the staged chunks as applied: the buckets must hold them.
+if redis.call('EXISTS', old .. 'stage') == 1 then
+  return { 'staged' }
 end
 
 local dicts = { 'dict:k', 'dict:k:ix', 'dict:i', 'dict:i:ix', 'dict:s', 'dict:s:ix' }

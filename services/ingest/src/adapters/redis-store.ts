@@ -5,6 +5,7 @@
 import {
   advanceWatermark,
   applyApiBatches,
+  drainStaged,
   isCluster,
   DictionaryWriter,
   readApiProgress,
@@ -20,14 +21,23 @@ import {
 import type { ApplyOutcome, PlannedApply, StorePort } from '../core/ports';
 import { fromWire, toWire } from '../core/types';
 
-/** `wait`: the replicas that must hold every applied batch (pipeline.ts, ReplicaWait). */
-export function redisStore(redis: RedisClient, prefix: string, wait?: ReplicaWait): StorePort {
+export interface RedisStoreOptions {
+  /** The replicas that must hold every applied batch (pipeline.ts, ReplicaWait). */
+  wait?: ReplicaWait;
+  /** Hash fields per script call; the rest of an API's batch is staged in chunks (@va/store apply.ts). */
+  maxFieldsPerCall?: number;
+}
+
+export function redisStore(redis: RedisClient, prefix: string, options: RedisStoreOptions = {}): StorePort {
   return {
     readGeneration: () => readGeneration(redis, prefix),
 
     registerApis: (claims) => registerApisFromEvents(redis, prefix, claims),
 
     async readProgress(space, offsetField, apiIds) {
+      // Progress is read for APIs not cached: after a start, a rebalance or a failed batch, which is
+      // also when a writer may have died between staging chunks and applying them.
+      await drainStaged(redis, space, apiIds);
       const { off, cmp } = await readApiProgress(redis, space, offsetField, apiIds);
       return { off: off.map(fromWire), cmp: cmp.map(fromWire) };
     },
@@ -55,7 +65,7 @@ export function redisStore(redis: RedisClient, prefix: string, wait?: ReplicaWai
             expectedCmp: toWire(a.expectedCmp),
           },
         })),
-        wait,
+        options,
       );
       return results.map((r) =>
         r.status === 'off' || r.status === 'cmp' ? { ...r, actual: fromWire(r.actual) } : r,

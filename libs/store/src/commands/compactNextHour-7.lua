@@ -13,6 +13,9 @@
   KEYS[6]  <p>:g<g>:{api}:hold     string  set (with a short expiry) by a reader whose reads the moving
                                            compaction point invalidated twice: while it exists nothing is
                                            compacted, so that the reader's next plan holds (read-answer.ts)
+  KEYS[7]  <p>:g<g>:{api}:stage   list    chunks of increments staged by applyApiBatch and not applied yet
+                                           (a writer died in between): applied first, since they may hold
+                                           counts of the hour compacted here (docs/store-v2.md)
 
   ARGV[1]  bucket root "<p>:g<g>:{api}:" (keys.ts apiKeys().bucketRoot)
   ARGV[2]  closed bound: last hour index that may be compacted
@@ -47,6 +50,7 @@
   Returns  {'hour', h, fields}   hour h compacted (fields = counters and section parts added to each rollup)
            {'done', cmp}         nothing left up to the bound; cmp as it now stands
            {'held'}              a reader holds compaction (KEYS[6]): nothing done; try again shortly
+           {'staged'}            chunks are staged (KEYS[7]): nothing done; apply them (applyStagedChunk), then again
 ]]
 --- @include "includes/time"
 local root = ARGV[1]
@@ -63,6 +67,9 @@ end
 
 if redis.call('EXISTS', KEYS[6]) == 1 then
   return { 'held' }
+end
+if redis.call('EXISTS', KEYS[7]) == 1 then
+  return { 'staged' }
 end
 local cmpRaw = redis.call('GET', KEYS[1])
 local cmp = cmpRaw and tonumber(cmpRaw) or nil

@@ -1,0 +1,57 @@
+--[[
+  Applies the oldest staged chunk of one API's counter increments (docs/store-v2.md "Applies
+  staged in chunks"): a batch of a busy API whose increments exceed the per-call bound is
+  staged by applyApiBatch (its offset moves in that same call, so it is counted exactly once
+  from then on) and applied here one bounded chunk per call. LPOP and the increments are one
+  atomic step: whoever calls it (the writer right after staging, a writer that finds a stage
+  left by a crashed one, the compactor before it compacts), each chunk is applied once.
+  Every key is in the API's hash slot {api}; bucket keys are derived from ARGV[1] as keys.ts
+  documents for bucketRoot.
+
+  KEYS[1]  <p>:g<g>:{api}:stage   list  chunks waiting, oldest first
+  KEYS[2..4]  idx:h, idx:d, idx:m    zsets of bucket indices holding data
+  KEYS[5]  <p>:g<g>:{api}:dirty   zset  buckets with a delta to seal
+
+  ARGV[1]  bucket root "<p>:g<g>:{api}:" (keys.ts apiKeys().bucketRoot)
+
+  A chunk is text, tokens separated by one space: the number of buckets B, then per bucket
+  r ('h'|'d'|'m'), t, expireAt (unix ms; 0 = none), the number of cubes C, then per cube its
+  suffix, the number of fields F and F pairs field, increment (applyApiBatch's layout for a
+  bucket's cubes; apply-args.ts stagedChunks).
+
+  Returns  chunks still waiting after this call (0 = the stage is empty; also when it was).
+]]
+--- @include "includes/time"
+local chunk = redis.call('LPOP', KEYS[1])
+if not chunk then
+  return 0
+end
+local root = ARGV[1]
+local index = { h = KEYS[2], d = KEYS[3], m = KEYS[4] }
+local next = string.gmatch(chunk, '[^ ]+')
+local buckets = tonumber(next())
+for _ = 1, buckets do
+  local r, t, expireAt, cubes = next(), next(), next(), tonumber(next())
+  local prefix = root .. r .. ':' .. t
+  redis.call('ZADD', index[r], t, t)
+  redis.call('ZADD', KEYS[5], lastHourOf(r, tonumber(t)), r .. ':' .. t)
+  local suffixes = {}
+  for c = 1, cubes do
+    local suffix, fields = next(), tonumber(next())
+    local key = prefix .. ':' .. suffix
+    for _ = 1, fields do
+      redis.call('HINCRBY', key, next(), next())
+    end
+    if expireAt ~= '0' then
+      redis.call('PEXPIREAT', key, expireAt)
+    end
+    suffixes[c] = suffix
+  end
+  if cubes > 0 then
+    redis.call('SADD', prefix .. ':parts', unpack(suffixes))
+    if expireAt ~= '0' then
+      redis.call('PEXPIREAT', prefix .. ':parts', expireAt)
+    end
+  end
+end
+return redis.call('LLEN', KEYS[1])
