@@ -4,8 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { inject } from 'vitest';
-import type { VerificationEvent } from '@va/contracts';
-import { DAY_MS, HOUR_MS, hourOf, oracle, parseQuery } from '@va/core';
+import { DAY_MS, hourOf, oracle, parseQuery } from '@va/core';
 import { loadConfig, type Config } from '@va/config';
 import {
   apiKeys,
@@ -19,6 +18,7 @@ import { deletePrefix } from '@va/testkit/support';
 import { seedEvents } from '@va/testkit/seed';
 import { readAnswer, type ReadDeps } from './read-answer';
 import { DictionaryCache } from './dictionary-cache';
+import { hourlyEvents } from './fixtures/hourly-events';
 
 const NOW = Date.now();
 const HOURS = 60 * 24;
@@ -45,22 +45,6 @@ afterAll(async () => {
   await deletePrefix(config.redisUrl, prefix);
   redis.disconnect();
 });
-
-function eventsOf(api: string): VerificationEvent[] {
-  const first = hourOf(NOW) - HOURS;
-  const events: VerificationEvent[] = [];
-  for (let n = 0; n < HOURS; n++) {
-    events.push({
-      requestId: `c${n}`,
-      time: (first + n) * HOUR_MS + 17 * 60_000,
-      workspaceId: 'ws_1',
-      apiId: api,
-      keyId: `key_${n % 5}`,
-      outcome: n % 7 === 0 ? 'RATE_LIMITED' : 'VALID',
-    });
-  }
-  return events;
-}
 
 /** `redis` whose pipelines first let `step` run (the compactor moving between round trips). */
 function racing(step: () => Promise<void>): RedisClient {
@@ -99,7 +83,7 @@ describe('queries raced against compaction round trip by round trip', () => {
     it(`round ${round}`, { timeout: 300_000 }, async () => {
       const api = `api_race_${round}`;
       await registerApi(redis, prefix, api, 'ws_1');
-      const events = eventsOf(api);
+      const events = hourlyEvents(api, NOW, HOURS);
       await seedEvents(redis, events, { prefix, now: NOW, retention: config.retention });
       const space = { prefix, generation: 1 };
       const bound = hourOf(NOW) - 2;

@@ -5,9 +5,10 @@
 // equals the oracle, while the catch-up runs to its end.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
-import { DAY_MS, HOUR_MS, hourOf, oracle, parseQuery } from '@va/core';
+import { DAY_MS, hourOf, oracle, parseQuery } from '@va/core';
 import { compactApi, readCompactedThrough } from '@va/store';
 import { queryHarness, type QueryHarness } from '../testing/harness';
+import { hourlyEvents } from './fixtures/hourly-events';
 
 const PATH = '/v1/analytics.getVerifications';
 const API = 'api_catch_up';
@@ -22,17 +23,7 @@ beforeAll(async () => {
   h = await queryHarness('catch-up', { now: NOW });
   key = await h.rootKey();
   await h.registerApi(API);
-  const first = hourOf(NOW) - HOURS;
-  for (let n = 0; n < HOURS; n++) {
-    events.push({
-      requestId: `c${n}`,
-      time: (first + n) * HOUR_MS + 17 * 60_000,
-      workspaceId: 'ws_1',
-      apiId: API,
-      keyId: `key_${n % 5}`,
-      outcome: n % 7 === 0 ? 'RATE_LIMITED' : 'VALID',
-    });
-  }
+  events.push(...hourlyEvents(API, NOW, HOURS));
   await h.seed(events);
 });
 afterAll(async () => {
