@@ -42,15 +42,25 @@ export async function applyApiBatches(
   }
   const results = (await execPipeline(pipeline, options.wait)).map(parseApplyReply);
   const drains = newPipeline(redis);
-  let chunks = 0;
+  const last: string[] = [];
   results.forEach((result, n) => {
     if (result.status !== 'ok') return;
-    for (let c = 0; c < staged[n]!; c++, chunks++) {
+    for (let c = 0; c < staged[n]!; c++) {
       queueCommand(redis, drains, 'applyStagedChunk', stagedChunkArgs(space, applies[n]!.apiId));
+      last.push(c === staged[n]! - 1 ? applies[n]!.apiId : '');
     }
   });
   // The chunks are in Redis with the offset: a crash here leaves them to drainStaged.
-  if (chunks > 0) await execPipeline(drains);
+  if (last.length === 0) return results;
+  const waiting = (await execPipeline(drains)) as number[];
+  // Another writer of the same API (another partition) may have staged chunks in between, which
+  // these calls applied in place of some of ours: go on until the stage is empty, so that the
+  // watermark never moves past a batch whose chunks wait.
+  await drainStaged(
+    redis,
+    space,
+    last.filter((apiId, n) => apiId !== '' && waiting[n]! > 0),
+  );
   return results;
 }
 

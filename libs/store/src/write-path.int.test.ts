@@ -306,6 +306,26 @@ describe('applyApiBatch with a bound on fields per call', () => {
     expect(await redis.hget(apiKeys(space, bounded).offsets, 'topic/0')).toBe('5');
   });
 
+  it('applies every chunk once when two writers of one API (two partitions) stage at the same time', async () => {
+    const api = 'bound_two_writers';
+    const inc = expand(await counterFor(api), { now, retention, cmp: -1 });
+    const other = connectTarget(t.redis);
+    const field = (partition: number) => ({ ...cas(5), offsetField: `topic/${partition}` });
+    const results = await Promise.all([
+      applyApiBatches(redis, space, [{ apiId: api, increments: inc, cas: field(0) }], {
+        maxFieldsPerCall: 20,
+      }),
+      applyApiBatches(other, space, [{ apiId: api, increments: inc, cas: field(1) }], {
+        maxFieldsPerCall: 20,
+      }),
+    ]);
+    other.disconnect();
+    expect(results).toEqual([[{ status: 'ok' }], [{ status: 'ok' }]]);
+    expect(await redis.exists(apiKeys(space, api).stage)).toBe(0);
+    const total = (await dump(api)).total.reduce((a, b) => a + b, 0);
+    expect(total).toBe(2 * inc.events);
+  });
+
   it('leaves the staged chunks of a writer that died after its call to whoever drains them, each once', async () => {
     const [whole, crashed] = ['crash_whole', 'crash_staged'];
     const inc = expand(await counterFor(whole), { now, retention, cmp: -1 });
