@@ -42,25 +42,23 @@ export async function applyApiBatches(
   }
   const results = (await execPipeline(pipeline, options.wait)).map(parseApplyReply);
   const drains = newPipeline(redis);
-  const last: string[] = [];
+  /** Per API that staged chunks: the position of its last chunk call in `drains`. */
+  const lastCall = new Map<string, number>();
+  let calls = 0;
   results.forEach((result, n) => {
-    if (result.status !== 'ok') return;
-    for (let c = 0; c < staged[n]!; c++) {
-      queueCommand(redis, drains, 'applyStagedChunk', stagedChunkArgs(space, applies[n]!.apiId));
-      last.push(c === staged[n]! - 1 ? applies[n]!.apiId : '');
-    }
+    if (result.status !== 'ok' || staged[n] === 0) return;
+    const args = stagedChunkArgs(space, applies[n]!.apiId);
+    for (let c = 0; c < staged[n]!; c++, calls++) queueCommand(redis, drains, 'applyStagedChunk', args);
+    lastCall.set(applies[n]!.apiId, calls - 1);
   });
   // The chunks are in Redis with the offset: a crash here leaves them to drainStaged.
-  if (last.length === 0) return results;
+  if (calls === 0) return results;
   const waiting = (await execPipeline(drains)) as number[];
   // Another writer of the same API (another partition) may have staged chunks in between, which
   // these calls applied in place of some of ours: go on until the stage is empty, so that the
   // watermark never moves past a batch whose chunks wait.
-  await drainStaged(
-    redis,
-    space,
-    last.filter((apiId, n) => apiId !== '' && waiting[n]! > 0),
-  );
+  const left = [...lastCall].filter(([, call]) => waiting[call]! > 0).map(([apiId]) => apiId);
+  await drainStaged(redis, space, left);
   return results;
 }
 
@@ -93,7 +91,8 @@ export async function drainStaged(
   const apply = command<number>(redis, 'applyStagedChunk');
   let applied = 0;
   for (const [n, apiId] of apiIds.entries()) {
-    for (let left = waiting[n]!; left > 0; applied++) left = await apply(...stagedChunkArgs(space, apiId));
+    const args = stagedChunkArgs(space, apiId);
+    for (let left = waiting[n]!; left > 0; applied++) left = await apply(...args);
   }
   return applied;
 }

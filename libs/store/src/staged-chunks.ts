@@ -30,52 +30,53 @@ export function fieldCount(inc: Pick<ApiIncrements, 'buckets'>): number {
 export function stageIncrements(inc: Pick<ApiIncrements, 'buckets'>, maxFields: number): Staged {
   if (fieldCount(inc) <= maxFields) return { buckets: inc.buckets, chunks: [] };
   const buckets: BucketIncrements[] = [];
-  const chunks: string[] = [];
-  let chunk: string[] = [];
-  let bucketsInChunk = 0;
-  let fieldsInChunk = 0;
-  const close = () => {
-    if (bucketsInChunk > 0) chunks.push(`${bucketsInChunk} ${chunk.join(' ')}`);
-    chunk = [];
-    bucketsInChunk = 0;
-    fieldsInChunk = 0;
-  };
+  const writer = new ChunkWriter(maxFields);
   for (const b of inc.buckets) {
     if (b.r !== 'h' || b.cubes.size === 0) {
       buckets.push(b);
       continue;
     }
     if (b.parts.size > 0) buckets.push({ ...b, cubes: new Map() });
-    // The bucket's cubes, cut wherever the chunk is full: each piece is a bucket entry of its own.
-    let entry: string[] = [];
-    let cubes = 0;
-    const flushEntry = () => {
-      if (cubes === 0) return;
-      chunk.push(b.r, String(b.t), String(b.expireAt), String(cubes), ...entry);
-      bucketsInChunk++;
-      entry = [];
-      cubes = 0;
-    };
     for (const [suffix, fields] of b.cubes) {
-      let piece: string[] = [];
-      const flushPiece = () => {
-        if (piece.length === 0) return;
-        entry.push(suffix, String(piece.length / 2), ...piece);
-        cubes++;
-        piece = [];
-      };
-      for (const [field, n] of fields) {
-        piece.push(field, String(n));
-        if (++fieldsInChunk >= maxFields) {
-          flushPiece();
-          flushEntry();
-          close();
-        }
-      }
-      flushPiece();
+      for (const [field, n] of fields) writer.add(b, suffix, field, n);
     }
-    flushEntry();
   }
-  close();
-  return { buckets, chunks };
+  writer.close();
+  return { buckets, chunks: writer.chunks };
+}
+
+/**
+ * Fields in the order given, cut into chunks of `maxFields`: a bucket or cube cut by the bound is
+ * continued as an entry of its own in the next chunk.
+ */
+class ChunkWriter {
+  readonly chunks: string[] = [];
+  private entries: { bucket: BucketIncrements; cubes: { suffix: string; pairs: string[] }[] }[] = [];
+  private fields = 0;
+
+  constructor(private readonly maxFields: number) {}
+
+  add(bucket: BucketIncrements, suffix: string, field: string, n: number): void {
+    let entry = this.entries.at(-1);
+    if (entry?.bucket !== bucket) this.entries.push((entry = { bucket, cubes: [] }));
+    let cube = entry.cubes.at(-1);
+    if (cube?.suffix !== suffix) entry.cubes.push((cube = { suffix, pairs: [] }));
+    cube.pairs.push(field, String(n));
+    if (++this.fields >= this.maxFields) this.close();
+  }
+
+  close(): void {
+    if (this.fields === 0) return;
+    const tokens = [String(this.entries.length)];
+    for (const { bucket, cubes } of this.entries) {
+      tokens.push(bucket.r, String(bucket.t), String(bucket.expireAt), String(cubes.length));
+      for (const { suffix, pairs } of cubes) {
+        tokens.push(suffix, String(pairs.length / 2));
+        for (const token of pairs) tokens.push(token);
+      }
+    }
+    this.chunks.push(tokens.join(' '));
+    this.entries = [];
+    this.fields = 0;
+  }
 }

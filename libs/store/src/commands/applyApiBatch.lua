@@ -38,7 +38,7 @@
            {'cmp', actual}             cmp CAS failed: nothing written
            {'dict', name, length}      a dictionary is shorter than required: nothing written
 ]]
---- @include "includes/time"
+--- @include "includes/bucketWrites"
 local retired = redis.call('HGET', KEYS[1], '@retired')
 if retired then
   return { 'retired', retired }
@@ -77,8 +77,7 @@ for _ = 1, buckets do
   a = a + 4
   k = k + 1
   local parts = KEYS[k]
-  redis.call('ZADD', index[r], t, t)
-  redis.call('ZADD', KEYS[12], lastHourOf(r, tonumber(t)), r .. ':' .. t)
+  markBucket(index[r], KEYS[12], r, t)
   local suffixes = {}
   -- SADD in slices: unpack() of a huge table would overflow Lua's C stack.
   local function listed(suffix)
@@ -92,14 +91,7 @@ for _ = 1, buckets do
     local suffix, fields = ARGV[a], tonumber(ARGV[a + 1])
     a = a + 2
     k = k + 1
-    local key = KEYS[k]
-    for _ = 1, fields do
-      redis.call('HINCRBY', key, ARGV[a], ARGV[a + 1])
-      a = a + 2
-    end
-    if expireAt ~= '0' then
-      redis.call('PEXPIREAT', key, expireAt)
-    end
+    a = addFields(KEYS[k], ARGV, a, fields, expireAt)
     listed(suffix)
   end
   local sections = tonumber(ARGV[a])

@@ -21,30 +21,27 @@
 
   Returns  chunks still waiting after this call (0 = the stage is empty; also when it was).
 ]]
---- @include "includes/time"
+--- @include "includes/bucketWrites"
 local chunk = redis.call('LPOP', KEYS[1])
 if not chunk then
   return 0
 end
 local root = ARGV[1]
 local index = { h = KEYS[2], d = KEYS[3], m = KEYS[4] }
-local next = string.gmatch(chunk, '[^ ]+')
-local buckets = tonumber(next())
-for _ = 1, buckets do
-  local r, t, expireAt, cubes = next(), next(), next(), tonumber(next())
+local tokens = {}
+for token in string.gmatch(chunk, '[^ ]+') do
+  tokens[#tokens + 1] = token
+end
+local a = 2
+for _ = 1, tonumber(tokens[1]) do
+  local r, t, expireAt, cubes = tokens[a], tokens[a + 1], tokens[a + 2], tonumber(tokens[a + 3])
+  a = a + 4
   local prefix = root .. r .. ':' .. t
-  redis.call('ZADD', index[r], t, t)
-  redis.call('ZADD', KEYS[5], lastHourOf(r, tonumber(t)), r .. ':' .. t)
+  markBucket(index[r], KEYS[5], r, t)
   local suffixes = {}
   for c = 1, cubes do
-    local suffix, fields = next(), tonumber(next())
-    local key = prefix .. ':' .. suffix
-    for _ = 1, fields do
-      redis.call('HINCRBY', key, next(), next())
-    end
-    if expireAt ~= '0' then
-      redis.call('PEXPIREAT', key, expireAt)
-    end
+    local suffix, fields = tokens[a], tonumber(tokens[a + 1])
+    a = addFields(prefix .. ':' .. suffix, tokens, a + 2, fields, expireAt)
     suffixes[c] = suffix
   end
   if cubes > 0 then

@@ -1,0 +1,25 @@
+--[[
+  Writes of counter increments into a bucket, shared by applyApiBatch and applyStagedChunk
+  (included with `--- @include "includes/bucketWrites"`; it includes the calendar itself).
+]]
+--- @include "includes/time"
+
+-- Bucket (r, t) holds data: listed in its resolution's index, and in dirty (to be sealed; the
+-- score is its last hour).
+local function markBucket(index, dirty, r, t)
+  redis.call('ZADD', index, t, t)
+  redis.call('ZADD', dirty, lastHourOf(r, tonumber(t)), r .. ':' .. t)
+end
+
+-- Adds `fields` pairs field, increment of `list` (from position a) to the hash `key`, which then
+-- gets the bucket's expiry (expireAt '0': none yet). Returns the position after the pairs.
+local function addFields(key, list, a, fields, expireAt)
+  for _ = 1, fields do
+    redis.call('HINCRBY', key, list[a], list[a + 1])
+    a = a + 2
+  end
+  if expireAt ~= '0' then
+    redis.call('PEXPIREAT', key, expireAt)
+  end
+  return a
+end
