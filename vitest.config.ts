@@ -4,6 +4,7 @@
 // (three measured faster, but timing-sensitive files then failed under the load). Every file has its own
 // topics, key prefix, consumer group and ports (testEnv), so files side by side do not meet.
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/longest-first-sequencer.js';
 
 const WORKSPACES = ['libs', 'services', 'tools', 'apps', 'bench'];
 
@@ -23,6 +24,8 @@ export default defineConfig({
     minWorkers: 1,
     // Stopping the local Kafka (controlled shutdown) can take a while.
     teardownTimeout: 60_000,
+    // Within each group (unit, then integration + cluster), the files known to be long start first.
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         test: {
