@@ -233,13 +233,15 @@ export const ENVIRONMENT = {
     'How long one WAIT may block; fewer acknowledgements by then fail the batch, which is retried.',
   ),
   // A batch's one Lua call per API blocks Redis while it runs: ~20 ms for a busy API's live batch (10k
-  // events, ~40k counter fields), over 100 ms at worst. Above this many fields the call stages the rest
-  // in Redis with the batch's offset, applied in bounded calls right after (docs/store-v2.md, "Applies
-  // staged in chunks"; 1,000 fields: calls of 2.4 ms on average, at the same throughput).
-  INGEST_MAX_FIELDS_PER_CALL: variable(
+  // events, ~40k counter fields), over 100 ms at worst; 12.5 ms for a catch-up batch appending the
+  // section parts of hundreds of closed hours. Above this many writes (libs/store staged-chunks.ts
+  // WRITES: about one Redis command each) the call stages the hour buckets in Redis with the batch's
+  // offset, applied in bounded calls right after (docs/store-v2.md, "Applies staged in chunks";
+  // 1,000: calls of 2.4 ms on average for a live batch, at the same throughput).
+  INGEST_MAX_WRITES_PER_CALL: variable(
     '1000',
     nonNegativeInt,
-    "Counter fields of one API written per Redis script call (0 = no bound); the rest of the batch's fields are staged in Redis with its offset and applied in bounded calls right after.",
+    "Writes (about one Redis command each: a counter field, a section part, a bucket's index entries) of one API per Redis script call (0 = no bound); above it the batch's hour buckets are staged in Redis with its offset and applied in bounded calls right after.",
   ),
   INGEST_RETRY_BACKOFF_MS: variable(
     '500',

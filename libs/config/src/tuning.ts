@@ -30,8 +30,8 @@ export interface IngestSettings {
   backfillResumeLag: number;
   /** INGEST_RETRY_BACKOFF_MS */
   retryBackoffMs: number;
-  /** INGEST_MAX_FIELDS_PER_CALL (0 = no bound) */
-  maxFieldsPerCall: number;
+  /** INGEST_MAX_WRITES_PER_CALL (0 = no bound) */
+  maxWritesPerCall: number;
   /** INGEST_WAIT_REPLICAS */
   waitReplicas: number;
   /** INGEST_WAIT_TIMEOUT_MS */
@@ -64,7 +64,7 @@ export function loadIngestSettings(env: NodeJS.ProcessEnv = process.env): Ingest
     backfillPauseLag: e.INGEST_BACKFILL_PAUSE_LAG,
     backfillResumeLag: e.INGEST_BACKFILL_RESUME_LAG,
     retryBackoffMs: e.INGEST_RETRY_BACKOFF_MS,
-    maxFieldsPerCall: e.INGEST_MAX_FIELDS_PER_CALL,
+    maxWritesPerCall: e.INGEST_MAX_WRITES_PER_CALL,
     waitReplicas: e.INGEST_WAIT_REPLICAS,
     waitTimeoutMs: e.INGEST_WAIT_TIMEOUT_MS,
   };

@@ -21,17 +21,17 @@ export interface ApplyCas {
 
 /**
  * Arguments of the variable-key command (numkeys, KEYS..., ARGV...), and how many chunks it stages
- * (staged-chunks.ts: the hour buckets' fields when there are more than `maxFields`).
+ * (staged-chunks.ts: the hour buckets when the call would make more than `maxWrites` writes).
  */
 export function applyApiBatchArgs(
   space: KeySpace,
   apiId: string,
   inc: ApiIncrements,
   cas: ApplyCas,
-  maxFields = Infinity,
+  maxWrites = Infinity,
 ): { args: (string | number | Buffer)[]; staged: number } {
   const keys = apiKeys(space, apiId);
-  const { buckets, chunks } = stageIncrements(inc, maxFields);
+  const { buckets, chunks } = stageIncrements(inc, maxWrites);
   const keyList: string[] = [
     keys.offsets,
     keys.compactedThrough,

@@ -3,7 +3,7 @@
  * (one round trip), each atomic on its own (every key of an API shares the slot {api}). With
  * `wait`, the replicas must hold them too before this returns (pipeline.ts, ReplicaWait).
  *
- * An API whose increments hold more than `maxFieldsPerCall` hash fields has the rest staged by
+ * An API whose increments take more than `maxWritesPerCall` writes has its hour buckets staged by
  * its call (staged-chunks.ts) and applied here right after, one chunk per applyStagedChunk call
  * (one more round trip): each call is bounded, and other clients' commands run in between.
  */
@@ -22,8 +22,8 @@ export interface ApiApply {
 
 export interface ApplyOptions {
   wait?: ReplicaWait;
-  /** Hash fields per script call (default: unbounded); above it the rest is staged in chunks. */
-  maxFieldsPerCall?: number;
+  /** Writes per script call (staged-chunks.ts WRITES; default: unbounded); above it the hour buckets are staged in chunks. */
+  maxWritesPerCall?: number;
 }
 
 export async function applyApiBatches(
@@ -36,7 +36,7 @@ export async function applyApiBatches(
   const pipeline = newPipeline(redis);
   const staged: number[] = [];
   for (const { apiId, increments, cas } of applies) {
-    const call = applyApiBatchArgs(space, apiId, increments, cas, options.maxFieldsPerCall);
+    const call = applyApiBatchArgs(space, apiId, increments, cas, options.maxWritesPerCall);
     queueCommand(redis, pipeline, 'applyApiBatch', call.args);
     staged.push(call.staged);
   }

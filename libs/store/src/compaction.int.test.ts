@@ -467,7 +467,7 @@ describe('compactNextHour script contract', () => {
     ];
     const forever = 300 * 366 * DAY_MS;
     // A staged chunk (applyStagedChunk's layout) of hour 100: applied before the hour is compacted.
-    await redis.rpush(keys.stage, '1 h 100 0 1 t 1 3 5');
+    await redis.rpush(keys.stage, '1 h 100 0 1 t 1 3 5 0');
     expect(await next(...args, 200, 0, forever, forever, forever)).toEqual(['staged']);
     expect(await drainStaged(redis, space, [api])).toBe(1);
     expect(await redis.hget(keys.cube('h', 100, 't'), '3')).toBe('12');

@@ -1,29 +1,60 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ApiIncrements, BucketIncrements } from './aggregate';
-import { fieldCount, stageIncrements } from './staged-chunks';
+import { stageIncrements, writeCount, WRITES } from './staged-chunks';
 
-/** A chunk read back as applyStagedChunk-5.lua reads it: (r, t, expireAt, suffix, field) -> increment. */
-function parseChunk(chunk: string): { fields: Map<string, number>; count: number } {
-  const tokens = chunk.split(' ');
+/**
+ * A chunk read back as applyStagedChunk-5.lua reads it: (r, t, expireAt, suffix, field) -> increment,
+ * (r, t, expireAt, suffix) -> the parts appended, and the writes it makes (staged-chunks.ts WRITES).
+ */
+function parseChunk(chunk: string | Buffer) {
+  const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+  const newline = bytes.indexOf('\n');
+  const tokens = bytes
+    .subarray(0, newline < 0 ? bytes.length : newline)
+    .toString()
+    .split(' ');
   expect(tokens.every((t) => t.length > 0)).toBe(true);
   let n = 0;
+  let p = newline + 1;
   const next = () => tokens[n++]!;
   const fields = new Map<string, number>();
-  let count = 0;
+  const parts = new Map<string, string[]>();
+  let writes = 0;
   for (let b = Number(next()); b > 0; b--) {
     const [r, t, expireAt, cubes] = [next(), next(), next(), Number(next())];
+    writes += WRITES.bucket;
     for (let c = 0; c < cubes; c++) {
       const suffix = next();
+      writes += WRITES.cube;
       for (let f = Number(next()); f > 0; f--) {
         const id = `${r} ${t} ${expireAt} ${suffix} ${next()}`;
         fields.set(id, (fields.get(id) ?? 0) + Number(next()));
-        count++;
+        writes += WRITES.field;
       }
+    }
+    for (let l = Number(next()); l > 0; l--) {
+      const id = `${r} ${t} ${expireAt} ${next()}`;
+      const length = Number(next());
+      const section = bytes.subarray(p, p + length);
+      p += length;
+      parts.set(id, [...(parts.get(id) ?? []), section.toString('hex')]);
+      writes += WRITES.part + Math.floor(length / WRITES.partBytes);
     }
   }
   expect(n).toBe(tokens.length);
-  return { fields, count };
+  expect(p).toBe(newline < 0 ? 0 : bytes.length);
+  return { fields, parts, writes };
+}
+
+function partsOf(buckets: readonly BucketIncrements[], only?: (b: BucketIncrements) => boolean) {
+  const out = new Map<string, string[]>();
+  for (const b of buckets) {
+    if (only && !only(b)) continue;
+    for (const [suffix, section] of b.parts)
+      out.set(`${b.r} ${b.t} ${b.expireAt} ${suffix}`, [section.toString('hex')]);
+  }
+  return out;
 }
 
 function fieldsOf(buckets: readonly BucketIncrements[], only?: (b: BucketIncrements) => boolean) {
@@ -57,7 +88,19 @@ const bucket = fc.record({
       ),
     )
     .map((entries) => new Map<string, Map<string, number>>(entries)),
-  parts: fc.constantFrom(new Map<string, Buffer>(), new Map([['L:f', Buffer.from('part')]])),
+  // Section parts are binary (newlines and spaces included), small or larger than the bound.
+  parts: fc
+    .uniqueArray(
+      fc.tuple(
+        fc.constantFrom('L:f', 'L:k', 'L:ks'),
+        fc.oneof(
+          fc.uint8Array({ maxLength: 40 }),
+          fc.constant(new Uint8Array(3 * WRITES.partBytes).fill(10)),
+        ),
+      ),
+      { maxLength: 3, selector: ([suffix]) => suffix },
+    )
+    .map((list) => new Map(list.map(([suffix, bytes]) => [suffix, Buffer.from(bytes)]))),
 });
 
 describe('stageIncrements', () => {
@@ -73,36 +116,45 @@ describe('stageIncrements', () => {
         },
       ],
     };
-    expect(stageIncrements(inc, 1)).toEqual({ buckets: inc.buckets, chunks: [] });
+    expect(stageIncrements(inc, writeCount(inc))).toEqual({ buckets: inc.buckets, chunks: [] });
+    expect(stageIncrements(inc, writeCount(inc) - 1).chunks).toHaveLength(1);
   });
 
-  it('stages every hour field once, in chunks of at most the bound, and keeps rollups and parts in the call', () => {
+  it('keeps the rollups and the hour buckets that fit in the call, and stages every other field and part once, in chunks of about the bound', () => {
     fc.assert(
       fc.property(fc.array(bucket, { maxLength: 8 }), fc.integer({ min: 1, max: 60 }), (buckets, max) => {
         const inc: Pick<ApiIncrements, 'buckets'> = { buckets };
         const { buckets: kept, chunks } = stageIncrements(inc, max);
-        if (fieldCount(inc) <= max) {
+        if (writeCount(inc) <= max) {
           expect(chunks).toEqual([]);
           return;
         }
-        const staged = new Map<string, number>();
+        const stagedFields = new Map<string, number>();
+        const stagedParts = new Map<string, string[]>();
         for (const chunk of chunks) {
-          const { fields, count } = parseChunk(chunk);
-          expect(count).toBeGreaterThan(0);
-          expect(count).toBeLessThanOrEqual(max);
+          const { fields, parts, writes } = parseChunk(chunk);
+          expect(fields.size + parts.size).toBeGreaterThan(0);
+          // A chunk closes once it reaches the bound: its last field may bring a new bucket and cube with it
+          // (at most bucket + cube + field over), and a part larger than the bound is a chunk of its own.
+          const single = fields.size === 0 && parts.size === 1 && [...parts.values()][0]!.length === 1;
+          if (!single) expect(writes).toBeLessThan(max + WRITES.bucket + WRITES.cube + WRITES.field);
           for (const [id, n] of fields) {
-            expect(staged.has(id)).toBe(false);
-            staged.set(id, n);
+            expect(stagedFields.has(id)).toBe(false);
+            stagedFields.set(id, n);
           }
+          for (const [id, list] of parts) stagedParts.set(id, [...(stagedParts.get(id) ?? []), ...list]);
         }
-        expect(staged).toEqual(fieldsOf(buckets, (b) => b.r === 'h'));
-        // The call keeps the rollups whole, and every section part.
-        expect(fieldsOf(kept)).toEqual(fieldsOf(buckets, (b) => b.r !== 'h'));
-        const partsOf = (list: readonly BucketIncrements[]) =>
-          list.filter((b) => b.parts.size > 0).map((b) => `${b.r}${b.t}`);
-        expect(partsOf(kept)).toEqual(partsOf(buckets));
+        const hour = (b: BucketIncrements) => b.r === 'h';
+        // The call keeps the rollups whole, and the first hour buckets while they fit in the bound.
+        const keptHours = kept.filter(hour);
+        expect(kept.filter((b) => !hour(b))).toEqual(buckets.filter((b) => !hour(b)));
+        expect(keptHours).toEqual(buckets.filter(hour).slice(0, keptHours.length));
+        if (keptHours.length > 0) expect(writeCount({ buckets: kept })).toBeLessThanOrEqual(max);
+        const stagedHours = buckets.filter(hour).slice(keptHours.length);
+        expect(stagedFields).toEqual(fieldsOf(stagedHours));
+        expect(stagedParts).toEqual(partsOf(stagedHours));
       }),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
   });
 });

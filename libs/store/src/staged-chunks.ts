@@ -1,82 +1,155 @@
 /**
  * Cutting one API's increments of a batch into bounded chunks (pure; docs/store-v2.md "Applies
- * staged in chunks"). One applyApiBatch call blocks Redis while it runs, ~2-3 µs per hash field: a
- * busy API's live batch of ~10,000 events is ~37,000 fields, 20 ms and more. Above the bound the
- * call keeps what is cheap (section parts, the day and month rollups' fields) and stages the hour
- * buckets' fields as chunks of at most `maxFields` fields each, which applyStagedChunk-5.lua then
- * applies one per call. Each field is still written once per batch: unlike cutting the batch into
- * offset ranges (classify.ts slices), nothing merges less.
+ * staged in chunks"). One applyApiBatch call blocks Redis while it runs: a busy API's live batch
+ * of ~10,000 events is ~37,000 hash fields, 20 ms and more, and a catch-up batch appending the
+ * section parts of hundreds of closed hours took 12.5 ms. Above the bound the call keeps the day
+ * and month rollups and stages the hour buckets (their fields and their section parts) as chunks
+ * of at most `maxWrites` writes each (after those that fit in the call itself), which
+ * applyStagedChunk-5.lua then applies one per call. Each
+ * field and part is still written once per batch: unlike cutting the batch into offset ranges
+ * (classify.ts slices), nothing merges less.
  *
  * The rollups stay in the main call: every write to a day writes its month in the same script
  * (month-days.ts relies on it), and only events of hours already compacted write them (few).
  */
 import type { ApiIncrements, BucketIncrements } from './aggregate';
 
+/**
+ * The work of a script call in writes, about one Redis command each (~3 µs inside Lua on the
+ * 2-core bench machine, docs/benchmarks.md "Bounding the catch-up's calls"): a hash field is one
+ * HINCRBY, a cube its expiry, a bucket its two index entries and its parts set with its expiry, a
+ * section part its RPUSH and expiry plus the copy of its bytes (measured ~1 write per KiB).
+ */
+export const WRITES = { field: 1, cube: 1, bucket: 4, part: 2, partBytes: 1024 } as const;
+
+const partWrites = (section: Buffer) => WRITES.part + Math.floor(section.length / WRITES.partBytes);
+
 export interface Staged {
-  /** What the main call writes itself: every bucket's section parts, the rollups' fields. */
+  /** What the main call writes itself: the rollups' buckets and the first hour buckets that fit. */
   buckets: BucketIncrements[];
-  /** The hour buckets' fields, in chunks of applyStagedChunk-5.lua's text layout. */
-  chunks: string[];
+  /** The hour buckets, in chunks of applyStagedChunk-5.lua's layout. */
+  chunks: (string | Buffer)[];
 }
 
-/** Hash fields the increments write (each one HINCRBY). */
-export function fieldCount(inc: Pick<ApiIncrements, 'buckets'>): number {
+/** The writes of a call that applies these buckets. */
+export function writeCount(inc: Pick<ApiIncrements, 'buckets'>): number {
   let n = 0;
-  for (const b of inc.buckets) for (const fields of b.cubes.values()) n += fields.size;
+  for (const b of inc.buckets) {
+    n += WRITES.bucket;
+    for (const fields of b.cubes.values()) n += WRITES.cube + fields.size * WRITES.field;
+    for (const section of b.parts.values()) n += partWrites(section);
+  }
   return n;
 }
 
-/** The increments as one call when they hold at most `maxFields` fields, else staged in chunks. */
-export function stageIncrements(inc: Pick<ApiIncrements, 'buckets'>, maxFields: number): Staged {
-  if (fieldCount(inc) <= maxFields) return { buckets: inc.buckets, chunks: [] };
-  const buckets: BucketIncrements[] = [];
-  const writer = new ChunkWriter(maxFields);
+/**
+ * The increments as one call when they are at most `maxWrites` writes. Else the call keeps the
+ * rollups' buckets and, in order, the hour buckets that still fit in `maxWrites` (a catch-up batch
+ * just over the bound stages only its last buckets: one chunk call more, not all of it), and the
+ * other hour buckets are staged in chunks.
+ */
+export function stageIncrements(inc: Pick<ApiIncrements, 'buckets'>, maxWrites: number): Staged {
+  if (writeCount(inc) <= maxWrites) return { buckets: inc.buckets, chunks: [] };
+  const rollups = inc.buckets.filter((b) => b.r !== 'h');
+  const buckets = [...rollups];
+  let room = maxWrites - writeCount({ buckets: rollups });
+  const writer = new ChunkWriter(maxWrites);
   for (const b of inc.buckets) {
-    if (b.r !== 'h' || b.cubes.size === 0) {
+    if (b.r !== 'h') continue;
+    const writes = writeCount({ buckets: [b] });
+    if (writes <= room && writer.empty) {
       buckets.push(b);
+      room -= writes;
       continue;
     }
-    if (b.parts.size > 0) buckets.push({ ...b, cubes: new Map() });
     for (const [suffix, fields] of b.cubes) {
-      for (const [field, n] of fields) writer.add(b, suffix, field, n);
+      for (const [field, n] of fields) writer.field(b, suffix, field, n);
     }
+    for (const [suffix, section] of b.parts) writer.part(b, suffix, section);
   }
   writer.close();
   return { buckets, chunks: writer.chunks };
 }
 
+interface Entry {
+  bucket: BucketIncrements;
+  cubes: { suffix: string; pairs: string[] }[];
+  parts: { suffix: string; section: Buffer }[];
+}
+
 /**
- * Fields in the order given, cut into chunks of `maxFields`: a bucket or cube cut by the bound is
- * continued as an entry of its own in the next chunk.
+ * Fields and parts in the order given, cut into chunks of about `maxWrites` writes: a bucket or cube
+ * cut by the bound is continued as an entry of its own in the next chunk. A single part larger than
+ * the bound (it cannot be cut) is a chunk of its own.
+ *
+ * Layout: text tokens separated by one space: the number of entries, then per entry r, t,
+ * expireAt, the number of cubes C, per cube its suffix, the number of fields F and F pairs field,
+ * increment, then the number of parts L and per part its suffix and byte length. When a chunk holds
+ * parts, a newline follows the tokens and then the parts' bytes, in the order of the tokens.
  */
 class ChunkWriter {
-  readonly chunks: string[] = [];
-  private entries: { bucket: BucketIncrements; cubes: { suffix: string; pairs: string[] }[] }[] = [];
-  private fields = 0;
+  readonly chunks: (string | Buffer)[] = [];
+  private entries: Entry[] = [];
+  private writes = 0;
 
-  constructor(private readonly maxFields: number) {}
+  constructor(private readonly maxWrites: number) {}
 
-  add(bucket: BucketIncrements, suffix: string, field: string, n: number): void {
-    let entry = this.entries.at(-1);
-    if (entry?.bucket !== bucket) this.entries.push((entry = { bucket, cubes: [] }));
+  /** Nothing written yet. */
+  get empty(): boolean {
+    return this.chunks.length === 0 && this.entries.length === 0;
+  }
+
+  field(bucket: BucketIncrements, suffix: string, field: string, n: number): void {
+    const entry = this.entry(bucket);
     let cube = entry.cubes.at(-1);
-    if (cube?.suffix !== suffix) entry.cubes.push((cube = { suffix, pairs: [] }));
+    if (cube?.suffix !== suffix) {
+      entry.cubes.push((cube = { suffix, pairs: [] }));
+      this.writes += WRITES.cube;
+    }
     cube.pairs.push(field, String(n));
-    if (++this.fields >= this.maxFields) this.close();
+    this.add(WRITES.field);
+  }
+
+  part(bucket: BucketIncrements, suffix: string, section: Buffer): void {
+    const writes = partWrites(section);
+    if (this.writes > 0 && this.writes + writes > this.maxWrites) this.close();
+    this.entry(bucket).parts.push({ suffix, section });
+    this.add(writes);
   }
 
   close(): void {
-    if (this.fields === 0) return;
+    if (this.entries.length === 0) return;
     const tokens = [String(this.entries.length)];
-    for (const { bucket, cubes } of this.entries) {
+    const sections: Buffer[] = [];
+    for (const { bucket, cubes, parts } of this.entries) {
       tokens.push(bucket.r, String(bucket.t), String(bucket.expireAt), String(cubes.length));
       for (const { suffix, pairs } of cubes) {
         tokens.push(suffix, String(pairs.length / 2));
         for (const token of pairs) tokens.push(token);
       }
+      tokens.push(String(parts.length));
+      for (const { suffix, section } of parts) {
+        tokens.push(suffix, String(section.length));
+        sections.push(section);
+      }
     }
-    this.chunks.push(tokens.join(' '));
+    const text = tokens.join(' ');
+    this.chunks.push(sections.length === 0 ? text : Buffer.concat([Buffer.from(`${text}\n`), ...sections]));
     this.entries = [];
-    this.fields = 0;
+    this.writes = 0;
+  }
+
+  private entry(bucket: BucketIncrements): Entry {
+    let entry = this.entries.at(-1);
+    if (entry?.bucket !== bucket) {
+      this.entries.push((entry = { bucket, cubes: [], parts: [] }));
+      this.writes += WRITES.bucket;
+    }
+    return entry;
+  }
+
+  private add(writes: number): void {
+    this.writes += writes;
+    if (this.writes >= this.maxWrites) this.close();
   }
 }

@@ -98,7 +98,7 @@ describe('DictionaryWriter and DictionaryReader', () => {
 
     const many = Array.from({ length: 25_000 }, (_, n) => `key_${n}`);
     await writer.assign(new Map([['big', { ...emptyMissing(), k: new Set(many) }]]));
-    // Assigned in calls of 1,000 values: the cache holds every one with its code.
+    // Assigned in calls of 300 values: the cache holds every one with its code.
     expect(writer.codesOf('big').k.get('key_24999')).toBe(24_999);
     expect(writer.codesOf('big').k.size).toBe(25_000);
     await reader.ensure('k', 24_999);
@@ -263,13 +263,13 @@ describe('applyApiBatch', () => {
   });
 });
 
-describe('applyApiBatch with a bound on fields per call', () => {
+describe('applyApiBatch with a bound on writes per call', () => {
   const now = Date.now();
   const h = hourOf(now);
   const cas = (newOff: number) => ({ offsetField: 'topic/0', expectedOff: -1, newOff, expectedCmp: -1 });
 
-  /** The same 300 tuples over two hours for each API: 30 keys, 10 identities, 3 tag sets. */
-  async function counterFor(api: string) {
+  /** The same 300 tuples over two hours (by default the current and the last) for each API: 30 keys, 10 identities, 3 tag sets. */
+  async function counterFor(api: string, hour = h) {
     await assignCodes(
       api,
       'k',
@@ -282,7 +282,7 @@ describe('applyApiBatch with a bound on fields per call', () => {
     );
     await assignCodes(api, 's', ['', 'a', 'a,b']);
     const c = new TupleCounter();
-    for (let n = 0; n < 300; n++) c.add(h - (n % 2), n % 30, n % 10, n % 3, n % 9, 1 + (n % 4));
+    for (let n = 0; n < 300; n++) c.add(hour - (n % 2), n % 30, n % 10, n % 3, n % 9, 1 + (n % 4));
     return c;
   }
   const dump = async (api: string) => (await dumpApiCounts(redis, space, api, 'h')).sum;
@@ -298,12 +298,48 @@ describe('applyApiBatch with a bound on fields per call', () => {
     expect(chunked.staged).toBeGreaterThan(5);
     expect(
       await applyApiBatches(redis, space, [{ apiId: bounded, increments: inc, cas: cas(5) }], {
-        maxFieldsPerCall: 40,
+        maxWritesPerCall: 40,
       }),
     ).toEqual([{ status: 'ok' }]);
     expect(await redis.exists(apiKeys(space, bounded).stage)).toBe(0);
     expect(await dump(bounded)).toEqual(await dump(whole));
     expect(await redis.hget(apiKeys(space, bounded).offsets, 'topic/0')).toBe('5');
+  });
+
+  it('stages the section parts of closed hours too, in calls bounded by their size', async () => {
+    // Hours of two days ago: written as section parts (aggregate.ts closedForParts), a few per cube.
+    const [whole, bounded] = ['parts_whole', 'parts_chunked'];
+    const closed = h - 48;
+    const inc = expand(await counterFor(whole, closed), { now, retention, cmp: -1, partsMinRows: 4 });
+    await counterFor(bounded, closed);
+    const parts = inc.buckets.flatMap((b) => [...b.parts.values()]);
+    expect(parts.length).toBeGreaterThan(4);
+    await applyApiBatches(redis, space, [{ apiId: whole, increments: inc, cas: cas(5) }]);
+    const maxWritesPerCall = 12;
+    const call = applyApiBatchArgs(space, bounded, inc, cas(5), maxWritesPerCall);
+    // Every hour bucket is staged: the call itself appends no part.
+    expect(call.args.filter((arg) => Buffer.isBuffer(arg) && parts.includes(arg))).toEqual([]);
+    expect(call.staged).toBeGreaterThan(parts.length / 2);
+    expect(
+      await applyApiBatches(redis, space, [{ apiId: bounded, increments: inc, cas: cas(5) }], {
+        maxWritesPerCall,
+      }),
+    ).toEqual([{ status: 'ok' }]);
+    expect(await redis.exists(apiKeys(space, bounded).stage)).toBe(0);
+    const lists = async (api: string) => {
+      const keys = apiKeys(space, api);
+      const out: Record<string, number> = {};
+      for (const t of [closed, closed - 1]) {
+        for (const suffix of await redis.smembers(keys.parts('h', t))) {
+          out[`${t} ${suffix}`] = suffix.startsWith('L:') ? await redis.llen(keys.cube('h', t, suffix)) : -1;
+        }
+      }
+      return out;
+    };
+    // The same parts lists, each part once, and the same counts.
+    expect(await lists(bounded)).toEqual(await lists(whole));
+    expect(Object.keys(await lists(bounded)).some((k) => k.includes(' L:'))).toBe(true);
+    expect(await dump(bounded)).toEqual(await dump(whole));
   });
 
   it('applies every chunk once when two writers of one API (two partitions) stage at the same time', async () => {
@@ -313,10 +349,10 @@ describe('applyApiBatch with a bound on fields per call', () => {
     const field = (partition: number) => ({ ...cas(5), offsetField: `topic/${partition}` });
     const results = await Promise.all([
       applyApiBatches(redis, space, [{ apiId: api, increments: inc, cas: field(0) }], {
-        maxFieldsPerCall: 20,
+        maxWritesPerCall: 20,
       }),
       applyApiBatches(other, space, [{ apiId: api, increments: inc, cas: field(1) }], {
-        maxFieldsPerCall: 20,
+        maxWritesPerCall: 20,
       }),
     ]);
     other.disconnect();

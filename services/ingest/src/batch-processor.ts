@@ -13,15 +13,15 @@ export interface BatchProcessorDeps extends Omit<BatchProtocolDeps, 'store'> {
   redis: RedisClient;
   /** Replicas that must hold each applied batch before the watermark moves past it (INGEST_WAIT_REPLICAS). */
   replicaWait?: ReplicaWait;
-  /** Hash fields per Redis script call (INGEST_MAX_FIELDS_PER_CALL; unset: unbounded). */
-  maxFieldsPerCall?: number;
+  /** Writes per Redis script call (INGEST_MAX_WRITES_PER_CALL; unset: unbounded). */
+  maxWritesPerCall?: number;
 }
 
 export class BatchProcessor extends BatchProtocol {
-  constructor({ redis, replicaWait, maxFieldsPerCall, ...deps }: BatchProcessorDeps) {
+  constructor({ redis, replicaWait, maxWritesPerCall, ...deps }: BatchProcessorDeps) {
     const options = {
       ...(replicaWait && { wait: replicaWait }),
-      ...(maxFieldsPerCall !== undefined && { maxFieldsPerCall }),
+      ...(maxWritesPerCall !== undefined && { maxWritesPerCall }),
     };
     super({ ...deps, store: redisStore(redis, deps.prefix, options) });
   }

@@ -98,7 +98,7 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
     replicaWait: { replicas: settings.waitReplicas, timeoutMs: settings.waitTimeoutMs },
     ...(deps.generation !== undefined && { generation: deps.generation }),
     ...(deps.skipEvent && { skipEvent: deps.skipEvent }),
-    ...(settings.maxFieldsPerCall > 0 && { maxFieldsPerCall: settings.maxFieldsPerCall }),
+    ...(settings.maxWritesPerCall > 0 && { maxWritesPerCall: settings.maxWritesPerCall }),
   });
 
   const states = new Map<string, PartitionState>();

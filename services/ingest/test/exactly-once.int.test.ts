@@ -37,12 +37,12 @@ afterAll(async () => {
 async function setup(name: string, redisUrl?: string) {
   const t = await testEnv(name);
   await createTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic], 4);
-  // Calls of at most 300 counter fields: most batches stage chunks, so that kills also land between a
+  // Calls of at most 300 writes: most batches stage chunks, so that kills also land between a
   // batch's call and its chunks (the next worker applies what is left when it reads its progress).
   const env = {
     ...t.env,
     ...FAST_GROUP,
-    INGEST_MAX_FIELDS_PER_CALL: '300',
+    INGEST_MAX_WRITES_PER_CALL: '300',
     ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
   };
   const kafka = new Kafka({ clientId: name, brokers: t.kafkaBrokers, logLevel: logLevel.NOTHING });

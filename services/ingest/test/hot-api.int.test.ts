@@ -4,7 +4,7 @@
 // "<topic>/<partition>") are what makes that exact: one worker is SIGKILLed mid-stream and started
 // again (two rebalances), and at the end every cube of every API equals the counts computed from
 // the produced events: nothing lost, nothing counted twice. The worker that is killed writes at
-// most 40 counter fields per call (INGEST_MAX_FIELDS_PER_CALL): nearly every batch stages chunks,
+// most 40 writes per call (INGEST_MAX_WRITES_PER_CALL): nearly every batch stages chunks,
 // so a kill may land between a batch's call and its chunks, which the next owner applies.
 import { Redis } from 'ioredis';
 import { AssignerProtocol, Kafka, logLevel, Partitioners } from 'kafkajs';
@@ -95,7 +95,7 @@ it(
     expect(hot).toBeGreaterThan(EVENTS / 4);
 
     const envB = { ...t.env, ...FAST_GROUP, INGEST_METRICS_PORT: String(t.compactorMetricsPort) };
-    const env = { ...t.env, ...FAST_GROUP, INGEST_MAX_FIELDS_PER_CALL: '40' };
+    const env = { ...t.env, ...FAST_GROUP, INGEST_MAX_WRITES_PER_CALL: '40' };
     let a: ServiceProcess = startService('ingest', env);
     const b: ServiceProcess = startService('ingest', envB);
     cleanups.push(() => a.kill('SIGKILL'));

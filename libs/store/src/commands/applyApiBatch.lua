@@ -22,9 +22,9 @@
   ARGV[9]  keep-until (unix ms; 0 = none): the per-API keys (off, cmp, dictionaries, their
            indexes) expire no earlier than this; later batches only move it forward
   ARGV[10] number of staged chunks S, then S chunks (applyStagedChunk-5.lua's layout), appended
-           to the stage in this call: the batch's hash increments beyond the per-call bound
-           (docs/store-v2.md "Applies staged in chunks"); the offset moves with them, and the
-           writer then applies them one chunk per call
+           to the stage in this call: the batch's hour buckets (fields and section parts) when
+           they exceed the per-call bound (docs/store-v2.md "Applies staged in chunks"); the offset
+           moves with them, and the writer then applies them one chunk per call
   then per bucket: r ('h'|'d'|'m'), t, expireAt (unix ms; 0 = none: an hour not compacted
     yet keeps its keys until the compactor merges it and sets their expiry), number of cubes C,
     then per cube: suffix, number of fields F, then F pairs field, increment;

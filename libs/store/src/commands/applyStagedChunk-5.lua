@@ -14,10 +14,12 @@
 
   ARGV[1]  bucket root "<p>:g<g>:{api}:" (keys.ts apiKeys().bucketRoot)
 
-  A chunk is text, tokens separated by one space: the number of buckets B, then per bucket
+  A chunk is text tokens separated by one space, then, when it holds section parts, a newline
+  and the parts' bytes (staged-chunks.ts ChunkWriter): the number of buckets B, then per bucket
   r ('h'|'d'|'m'), t, expireAt (unix ms; 0 = none), the number of cubes C, then per cube its
   suffix, the number of fields F and F pairs field, increment (applyApiBatch's layout for a
-  bucket's cubes; apply-args.ts stagedChunks).
+  bucket's cubes), then the number of parts L and per part its list's suffix ("L:<cube>") and its
+  length in bytes; each part is appended whole (RPUSH) to its list, as applyApiBatch does.
 
   Returns  chunks still waiting after this call (0 = the stage is empty; also when it was).
 ]]
@@ -28,10 +30,13 @@ if not chunk then
 end
 local root = ARGV[1]
 local index = { h = KEYS[2], d = KEYS[3], m = KEYS[4] }
+local newline = string.find(chunk, '\n', 1, true)
 local tokens = {}
-for token in string.gmatch(chunk, '[^ ]+') do
+for token in string.gmatch(newline and string.sub(chunk, 1, newline - 1) or chunk, '[^ ]+') do
   tokens[#tokens + 1] = token
 end
+-- Position of the next part's first byte.
+local p = newline and newline + 1 or 0
 local a = 2
 for _ = 1, tonumber(tokens[1]) do
   local r, t, expireAt, cubes = tokens[a], tokens[a + 1], tokens[a + 2], tonumber(tokens[a + 3])
@@ -39,12 +44,25 @@ for _ = 1, tonumber(tokens[1]) do
   local prefix = root .. r .. ':' .. t
   markBucket(index[r], KEYS[5], r, t)
   local suffixes = {}
-  for c = 1, cubes do
+  for _ = 1, cubes do
     local suffix, fields = tokens[a], tonumber(tokens[a + 1])
     a = addFields(prefix .. ':' .. suffix, tokens, a + 2, fields, expireAt)
-    suffixes[c] = suffix
+    suffixes[#suffixes + 1] = suffix
   end
-  if cubes > 0 then
+  local parts = tonumber(tokens[a])
+  a = a + 1
+  for _ = 1, parts do
+    local suffix, length = tokens[a], tonumber(tokens[a + 1])
+    a = a + 2
+    local list = prefix .. ':' .. suffix
+    redis.call('RPUSH', list, string.sub(chunk, p, p + length - 1))
+    p = p + length
+    if expireAt ~= '0' then
+      redis.call('PEXPIREAT', list, expireAt)
+    end
+    suffixes[#suffixes + 1] = suffix
+  end
+  if #suffixes > 0 then
     redis.call('SADD', prefix .. ':parts', unpack(suffixes))
     if expireAt ~= '0' then
       redis.call('PEXPIREAT', prefix .. ':parts', expireAt)

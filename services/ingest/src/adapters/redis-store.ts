@@ -25,7 +25,7 @@ export interface RedisStoreOptions {
   /** The replicas that must hold every applied batch (pipeline.ts, ReplicaWait). */
   wait?: ReplicaWait;
   /** Hash fields per script call; the rest of an API's batch is staged in chunks (@va/store apply.ts). */
-  maxFieldsPerCall?: number;
+  maxWritesPerCall?: number;
 }
 
 export function redisStore(redis: RedisClient, prefix: string, options: RedisStoreOptions = {}): StorePort {
