@@ -31,14 +31,17 @@ export interface Staged {
   chunks: (string | Buffer)[];
 }
 
+function bucketWrites(b: BucketIncrements): number {
+  let n = WRITES.bucket;
+  for (const fields of b.cubes.values()) n += WRITES.cube + fields.size * WRITES.field;
+  for (const section of b.parts.values()) n += partWrites(section);
+  return n;
+}
+
 /** The writes of a call that applies these buckets. */
 export function writeCount(inc: Pick<ApiIncrements, 'buckets'>): number {
   let n = 0;
-  for (const b of inc.buckets) {
-    n += WRITES.bucket;
-    for (const fields of b.cubes.values()) n += WRITES.cube + fields.size * WRITES.field;
-    for (const section of b.parts.values()) n += partWrites(section);
-  }
+  for (const b of inc.buckets) n += bucketWrites(b);
   return n;
 }
 
@@ -54,10 +57,13 @@ export function stageIncrements(inc: Pick<ApiIncrements, 'buckets'>, maxWrites: 
   const buckets = [...rollups];
   let room = maxWrites - writeCount({ buckets: rollups });
   const writer = new ChunkWriter(maxWrites);
+  // Once an hour bucket does not fit, it and every later one are staged (the call keeps a prefix).
+  let staging = false;
   for (const b of inc.buckets) {
     if (b.r !== 'h') continue;
-    const writes = writeCount({ buckets: [b] });
-    if (writes <= room && writer.empty) {
+    const writes = bucketWrites(b);
+    staging ||= writes > room;
+    if (!staging) {
       buckets.push(b);
       room -= writes;
       continue;
@@ -93,11 +99,6 @@ class ChunkWriter {
   private writes = 0;
 
   constructor(private readonly maxWrites: number) {}
-
-  /** Nothing written yet. */
-  get empty(): boolean {
-    return this.chunks.length === 0 && this.entries.length === 0;
-  }
 
   field(bucket: BucketIncrements, suffix: string, field: string, n: number): void {
     const entry = this.entry(bucket);

@@ -98,10 +98,7 @@ for _ = 1, buckets do
   a = a + 1
   for _ = 1, sections do
     k = k + 1
-    redis.call('RPUSH', KEYS[k], ARGV[a + 1])
-    if expireAt ~= '0' then
-      redis.call('PEXPIREAT', KEYS[k], expireAt)
-    end
+    appendPart(KEYS[k], ARGV[a + 1], expireAt)
     listed(ARGV[a])
     a = a + 2
   end

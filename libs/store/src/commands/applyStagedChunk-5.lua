@@ -54,12 +54,8 @@ for _ = 1, tonumber(tokens[1]) do
   for _ = 1, parts do
     local suffix, length = tokens[a], tonumber(tokens[a + 1])
     a = a + 2
-    local list = prefix .. ':' .. suffix
-    redis.call('RPUSH', list, string.sub(chunk, p, p + length - 1))
+    appendPart(prefix .. ':' .. suffix, string.sub(chunk, p, p + length - 1), expireAt)
     p = p + length
-    if expireAt ~= '0' then
-      redis.call('PEXPIREAT', list, expireAt)
-    end
     suffixes[#suffixes + 1] = suffix
   end
   if #suffixes > 0 then

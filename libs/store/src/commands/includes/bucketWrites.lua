@@ -1,5 +1,5 @@
 --[[
-  Writes of counter increments into a bucket, shared by applyApiBatch and applyStagedChunk
+  Writes into a bucket (counter increments, section parts), shared by applyApiBatch and applyStagedChunk
   (included with `--- @include "includes/bucketWrites"`; it includes the calendar itself).
 ]]
 --- @include "includes/time"
@@ -22,4 +22,13 @@ local function addFields(key, list, a, fields, expireAt)
     redis.call('PEXPIREAT', key, expireAt)
   end
   return a
+end
+
+-- Appends one encoded section part whole to the parts list `key`, which then gets the bucket's
+-- expiry (expireAt '0': none yet).
+local function appendPart(key, section, expireAt)
+  redis.call('RPUSH', key, section)
+  if expireAt ~= '0' then
+    redis.call('PEXPIREAT', key, expireAt)
+  end
 end
