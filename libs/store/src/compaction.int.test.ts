@@ -18,9 +18,12 @@ import { applyApiBatches, drainStaged } from './apply';
 import { command } from './commands';
 import {
   compactApi,
+  COMPACTION_HOLD_MAX_MS,
+  COMPACTION_HOLD_MS,
   compactionStatus,
   holdCompaction,
   readCompactedThrough,
+  releaseCompaction,
   trimIndexes,
 } from './compaction';
 import { dumpApiCounts, type DecodedCounts } from './cube-dump';
@@ -433,8 +436,8 @@ describe('a reader holding compaction', () => {
     const api = 'api_held';
     const now = Date.parse('2028-03-02T12:30:00Z');
     await new Ingest(api, now).write([{ hour: H('2028-03-01T05'), key: 'k', outcome: 0 }]);
-    await holdCompaction(redis, space, api);
-    await redis.pexpire(apiKeys(space, api).compactionHold, 1_500); // longer than a reader's, for a loaded machine
+    // Longer than the shortest hold, for a loaded machine; none compacted yet: no point to plan with.
+    expect(await holdCompaction(redis, space, api, 1_500)).toBeNull();
     const compacting = compact(api, H('2028-03-01T10'), now);
     // Held: the point has not moved while the hold lasts.
     expect(await redis.exists(apiKeys(space, api).compactionHold)).toBe(1);
@@ -444,6 +447,23 @@ describe('a reader holding compaction', () => {
       compactedThrough: H('2028-03-01T10'),
       done: true,
     });
+  });
+  it('returns the point it holds, and holds for the time asked, within its bounds', async () => {
+    const api = 'api_held_point';
+    const now = Date.parse('2028-03-02T12:30:00Z');
+    await new Ingest(api, now).write([{ hour: H('2028-03-01T05'), key: 'k', outcome: 0 }]);
+    await compact(api, H('2028-03-01T07'), now);
+    const hold = apiKeys(space, api).compactionHold;
+    expect(await holdCompaction(redis, space, api, 2_000)).toBe(H('2028-03-01T07'));
+    expect(await redis.pttl(hold)).toBeGreaterThan(1_000);
+    await holdCompaction(redis, space, api, 1);
+    expect(await redis.pttl(hold)).toBeLessThanOrEqual(COMPACTION_HOLD_MS);
+    expect(await redis.pttl(hold)).toBeGreaterThan(0);
+    await holdCompaction(redis, space, api, 3_600_000);
+    expect(await redis.pttl(hold)).toBeLessThanOrEqual(COMPACTION_HOLD_MAX_MS);
+    expect(await redis.pttl(hold)).toBeGreaterThan(COMPACTION_HOLD_MAX_MS - 1_000);
+    await releaseCompaction(redis, space, api);
+    expect(await redis.exists(hold)).toBe(0);
   });
 });
 

@@ -38,24 +38,43 @@ type CompactReply = ['hour', string, number] | ['done', string] | ['held'] | ['s
 
 /**
  * How long compaction waits before it asks again while a reader holds it (keys.ts `hold`): the
- * hold lasts COMPACTION_HOLD_MS at most, a reader's few round trips.
+ * hold lasts a reader's plan and reads at most (holdCompaction).
  */
 const HELD_RETRY_MS = 5;
 
 /**
- * How long a reader holds the compaction of an API at most (set by holdCompaction, ended by
- * releaseCompaction as soon as its read succeeded): long enough for a plan and its reads.
+ * The shortest and the longest hold (holdCompaction). A reader asks for about twice what its last
+ * attempt took: a reader whose Redis is far away, or whose process is busy, takes longer than a
+ * local one, and a hold that ends before its reads do makes it plan again for nothing. The longest
+ * bounds how long a reader that died while holding defers compaction.
  */
 export const COMPACTION_HOLD_MS = 250;
+export const COMPACTION_HOLD_MAX_MS = 5_000;
 
 /**
- * Asks the compactor to leave the API's compaction point where it is for COMPACTION_HOLD_MS: a
- * reader whose reads a moving point invalidated again and again (a compaction catch-up moves it
- * every millisecond or so) then plans against a point that holds. Liveness only: compaction defers
- * a few steps; nothing about exactness depends on it.
+ * Asks the compactor to leave the API's compaction point where it is for `holdMs` (clamped to
+ * COMPACTION_HOLD_MS..COMPACTION_HOLD_MAX_MS), and returns the point it holds, read in the same
+ * transaction: a reader whose reads a moving point invalidated again and again (a compaction
+ * catch-up moves it every millisecond or so) then plans against the point that holds, not one the
+ * compactor moved past between the reader's last read and the hold. Liveness only: compaction
+ * defers a few steps; nothing about exactness depends on it.
  */
-export async function holdCompaction(redis: RedisClient, space: KeySpace, apiId: string): Promise<void> {
-  await redis.set(apiKeys(space, apiId).compactionHold, '1', 'PX', COMPACTION_HOLD_MS);
+export async function holdCompaction(
+  redis: RedisClient,
+  space: KeySpace,
+  apiId: string,
+  holdMs = COMPACTION_HOLD_MS,
+): Promise<number | null> {
+  const keys = apiKeys(space, apiId);
+  const ms = Math.round(Math.min(COMPACTION_HOLD_MAX_MS, Math.max(COMPACTION_HOLD_MS, holdMs)));
+  const replies = await redis
+    .multi()
+    .set(keys.compactionHold, '1', 'PX', ms)
+    .get(keys.compactedThrough)
+    .exec();
+  const [error, cmp] = replies?.[1] ?? [new Error('holdCompaction: the transaction was discarded'), null];
+  if (error) throw error;
+  return cmp === null || cmp === undefined ? null : Number(cmp);
 }
 
 /** Ends a hold once the reader's read succeeded (another reader holding too sets it again if it must). */

@@ -1,17 +1,22 @@
 // Queries during a compaction catch-up (after a replay, a rebuild or a stopped compactor): the
 // compaction point moves every millisecond or so, faster than a plan and its reads, and a reader
 // whose reads overlap the hour being compacted must plan again each time it moves. The reader
-// holds compaction after two such misses (libs/store holdCompaction): every answer arrives, and
-// equals the oracle, while the catch-up runs to its end.
+// holds compaction after two such misses (libs/store holdCompaction), for twice what its last
+// attempt took, and plans against the point the hold returns: every answer arrives, and equals the
+// oracle, while the catch-up runs to its end, however far the reader is from Redis.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { DAY_MS, hourOf, oracle, parseQuery } from '@va/core';
+import { Redis } from 'ioredis';
 import { compactApi, readCompactedThrough } from '@va/store';
+import { createServer } from '../server';
 import { queryHarness, type QueryHarness } from '../testing/harness';
+import { startRedisProxy } from '../testing/redis-proxy';
 import { hourlyEvents } from './fixtures/hourly-events';
 
 const PATH = '/v1/analytics.getVerifications';
 const API = 'api_catch_up';
+const REMOTE_API = 'api_catch_up_remote';
 const NOW = Date.now();
 const HOURS = 60 * 24; // 60 days: the oldest 25 are past the hour retention (35 days)
 
@@ -23,7 +28,8 @@ beforeAll(async () => {
   h = await queryHarness('catch-up', { now: NOW });
   key = await h.rootKey();
   await h.registerApi(API);
-  events.push(...hourlyEvents(API, NOW, HOURS));
+  await h.registerApi(REMOTE_API);
+  events.push(...hourlyEvents(API, NOW, HOURS), ...hourlyEvents(REMOTE_API, NOW, HOURS, 40));
   await h.seed(events);
 });
 afterAll(async () => {
@@ -72,6 +78,58 @@ describe('queries while the compactor catches up', () => {
       expect(await readCompactedThrough(h.redis, space, API)).toBe(hourOf(NOW) - 2);
       // The catch-up took long enough to be queried in the middle of it.
       expect(duringCatchUp).toBeGreaterThan(queries.length);
+    },
+  );
+
+  it(
+    'all answer when Redis is far from the query service, so that one read outlasts a short hold',
+    { timeout: 120_000 },
+    async () => {
+      // The query service reads through a proxy that delays every reply by 100 ms (Redis in another
+      // zone): one attempt's plan and reads take longer than the shortest hold. The catch-up's replies
+      // take 3 ms, so that it lasts several queries (40 events an hour: larger hours to compact).
+      const proxy = await startRedisProxy(h.config.redisUrl, 100);
+      const compactorProxy = await startRedisProxy(h.config.redisUrl, 3);
+      const compactorRedis = new Redis(compactorProxy.url, { maxRetriesPerRequest: 2 });
+      const redis = new Redis(proxy.url, { maxRetriesPerRequest: 2 });
+      await redis.ping();
+      const app = await createServer({ redis, config: h.config, now: () => NOW });
+      const qs = `apiId=${REMOTE_API}&start=${NOW - 34 * DAY_MS}&groupBy=key,day`;
+      const parsed = parseQuery(new URLSearchParams(qs), { now: NOW, maxRows: 100_000 });
+      if (!parsed.ok) throw new Error(qs);
+      const expected = oracle(events, parsed.query, {
+        now: NOW,
+        maxRows: 100_000,
+        retention: h.config.retention,
+      });
+      if (!expected.ok) throw new Error(qs);
+      try {
+        const ask = () => app.inject({ url: `${PATH}?${qs}`, headers: { authorization: `Bearer ${key}` } });
+        await ask(); // the key and the dictionaries are cached, as in a running service
+        const space = { prefix: h.config.keyPrefix, generation: 1 };
+        const catchUp = compactApi(compactorRedis, space, REMOTE_API, {
+          closedBound: hourOf(NOW) - 2,
+          retention: h.config.retention,
+          now: NOW,
+        });
+        let done = false;
+        void catchUp.finally(() => (done = true));
+        let duringCatchUp = 0;
+        while (!done) {
+          const response = await ask();
+          expect(response.statusCode, response.body.slice(0, 300)).toBe(200);
+          expect(response.json()).toEqual(expected.rows);
+          if (!done) duringCatchUp++;
+        }
+        expect((await catchUp).hoursCompacted).toBe(HOURS - 1);
+        expect(duringCatchUp).toBeGreaterThan(1);
+      } finally {
+        await app.close();
+        redis.disconnect();
+        compactorRedis.disconnect();
+        await proxy.close();
+        await compactorProxy.close();
+      }
     },
   );
 });

@@ -396,6 +396,7 @@ async function readCells(
   const { redis } = r.deps;
   let holding = false;
   for (let attempt = 1; ; attempt++) {
+    const started = performance.now();
     // Planning a long range in hours takes a while: a plan made already is used while it holds,
     // that is while the compaction point it was made with is the reader's (an earlier read of
     // the same query may have moved it: its reads would then be checked against a point the plan
@@ -420,12 +421,15 @@ async function readCells(
     }
     if (attempt >= MAX_ATTEMPTS) throw new Error(`compaction kept moving during ${MAX_ATTEMPTS} reads`);
     // Twice moved: a compaction catch-up moves the point every few milliseconds, faster than a
-    // plan and its reads. Hold it (a fraction of a second) so that the next plan holds.
+    // plan and its reads. Hold it, for twice what this attempt took (a reader far from Redis or in
+    // a busy process takes longer than the shortest hold), and plan against the point it holds.
     if (attempt >= HOLD_AFTER_ATTEMPTS) {
-      await holdCompaction(redis, r.space, r.query.apiId);
+      const holdMs = 2 * (performance.now() - started);
+      r.compactedThrough = await holdCompaction(redis, r.space, r.query.apiId, holdMs);
       holding = true;
+    } else {
+      r.compactedThrough = read.compactedThrough;
     }
-    r.compactedThrough = read.compactedThrough;
   }
 }
 
