@@ -43,13 +43,20 @@ class RowTable {
   }
 
   /** Row indices in the section's order. */
-  private order(): number[] {
+  private order(): Uint32Array {
+    const size = this.ids.size;
+    const order = new Uint32Array(size);
     if (!this.wide) {
-      const keys = Float64Array.from(this.ids.keys() as Iterable<number>).sort();
-      return Array.from(keys, (key) => this.ids.get(key)!);
+      const keys = new Float64Array(size);
+      let n = 0;
+      for (const key of this.ids.keys()) keys[n++] = key as number;
+      keys.sort();
+      for (let r = 0; r < size; r++) order[r] = this.ids.get(keys[r]!)!;
+      return order;
     }
+    for (let r = 0; r < size; r++) order[r] = r;
     const columns = this.columns;
-    return Array.from({ length: this.ids.size }, (_, r) => r).sort((a, b) => {
+    return order.sort((a, b) => {
       for (const column of columns) if (column[a] !== column[b]) return column[a]! - column[b]!;
       return 0;
     });
@@ -59,7 +66,11 @@ class RowTable {
   toSection(): Section {
     const order = this.order();
     const rows = order.length;
-    const dims = this.columns.map((column) => Uint32Array.from(order, (r) => column[r]!));
+    const dims = this.columns.map((column) => {
+      const codes = new Uint32Array(rows);
+      for (let to = 0; to < rows; to++) codes[to] = column[order[to]!]!;
+      return codes;
+    });
     const counts = new Float64Array(rows * OUTCOME_COUNT);
     for (let to = 0; to < rows; to++) {
       const from = order[to]! * OUTCOME_COUNT;
