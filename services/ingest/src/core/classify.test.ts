@@ -76,6 +76,20 @@ describe('classifyBatch', () => {
     ]);
   });
 
+  it('judges each event with its own API view when the APIs of a batch interleave', () => {
+    const views: Record<string, ApiView> = { a: known(null), b: known(null, { k: [], s: [''] }) };
+    const asked: string[] = [];
+    const b = batchOf([message(1, 'a'), message(2, 'a'), message(3, 'b'), message(4, 'a'), message(5, 'b')]);
+    const out = classifyBatch(b, 0, ctx, (api) => (asked.push(api), views[api]!));
+    expect(out.slices[0]!.counters.get('a')!.events).toBe(3);
+    expect(out.deferred.map((d) => [d.offset, d.event.apiId])).toEqual([
+      [3, 'b'],
+      [5, 'b'],
+    ]);
+    // One view per run of an API, not one per event.
+    expect(asked).toEqual(['a', 'b', 'a', 'b']);
+  });
+
   it('the offset check comes before the expiry check: a counted record is skipped however old', () => {
     const late = decodeContext(NOW + 3000 * DAY_MS, RETENTION);
     const out = classifyBatch(batchOf([message(5, 'a')]), null, late, () => known(5));

@@ -113,6 +113,10 @@ export function classifyBatch(
   const out: Classified = { slices: [slice], deferred: [], dead: [], skipped: 0 };
   const deferredInSlice = new Map<string, number>();
   let full = false;
+  // What the worker knows does not change during this synchronous pass, and a batch's events mostly
+  // come in runs of one API: one view per run instead of one per event.
+  let viewApi: string | undefined;
+  let view: ApiView | undefined;
   for (const m of batch.messages) {
     const offset = Number(m.offset);
     if (isCovered(offset, wm)) continue;
@@ -134,7 +138,7 @@ export function classifyBatch(
     }
     let counter = slice.counters.get(e.apiId);
     if (!counter) slice.counters.set(e.apiId, (counter = new TupleCounter()));
-    const view = viewOf(e.apiId);
+    if (e.apiId !== viewApi || view === undefined) view = viewOf((viewApi = e.apiId));
     switch (judgeEvent(e, offset, view, ctx)) {
       case 'count':
         countEvent(counter, e, view.codes);
