@@ -36,6 +36,9 @@ export interface CompactResult {
 
 type CompactReply = ['hour', string, number] | ['done', string] | ['held'] | ['staged'];
 
+/** A compaction point as Redis keeps it (`cmp`, absent = none yet). */
+const pointOf = (raw: unknown): number | null => (raw === null || raw === undefined ? null : Number(raw));
+
 /**
  * How long compaction waits before it asks again while a reader holds it (keys.ts `hold`): the
  * hold lasts a reader's plan and reads at most (holdCompaction).
@@ -74,7 +77,7 @@ export async function holdCompaction(
     .exec();
   const [error, cmp] = replies?.[1] ?? [new Error('holdCompaction: the transaction was discarded'), null];
   if (error) throw error;
-  return cmp === null || cmp === undefined ? null : Number(cmp);
+  return pointOf(cmp);
 }
 
 /** Ends a hold once the reader's read succeeded (another reader holding too sets it again if it must). */
@@ -169,7 +172,7 @@ export async function readCompactedThrough(
   apiId: string,
 ): Promise<number | null> {
   const raw = await redis.get(apiKeys(space, apiId).compactedThrough);
-  return raw === null ? null : Number(raw);
+  return pointOf(raw);
 }
 
 export interface CompactionStatus {
@@ -197,6 +200,6 @@ export async function compactionStatus(
   const waiting = (await execPipeline(counts)) as number[];
   return apiIds.map((apiId, n) => {
     const cmp = cmps[n];
-    return { apiId, compactedThrough: cmp == null ? null : Number(cmp), waitingHours: Number(waiting[n]) };
+    return { apiId, compactedThrough: pointOf(cmp), waitingHours: Number(waiting[n]) };
   });
 }
