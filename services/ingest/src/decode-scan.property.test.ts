@@ -337,6 +337,22 @@ describe('decodeEvent (scanner + reference) equals the reference decoder', () =>
     );
   });
 
+  it('on runs of events whose tag lists repeat in any order and with repeats (the interned tag sets)', () => {
+    const tag = fc.constantFrom('a', 'b', 'c', 'd', 'é');
+    const tagLists = fc.array(fc.array(tag, { maxLength: 5 }), { minLength: 2, maxLength: 6 });
+    fc.assert(
+      fc.property(tagLists, fc.array(fc.nat(), { minLength: 10, maxLength: 40 }), (lists, picks) => {
+        for (const n of picks) {
+          const value = Buffer.from(
+            JSON.stringify(goodEvent(now - 1000, { tags: lists[n % lists.length]! })),
+          );
+          expect(scanEvent(value)).toEqual(decodeEventReference(value, ctx));
+        }
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('on the shapes producers write (JSON.stringify, compact or indented), with the scanner deciding', () => {
     const event = goodEvent(now - 1000, { identity: { id: 'ident_7', externalId: 'Kundin 7 ✓' } });
     const value = Buffer.from(JSON.stringify(event));

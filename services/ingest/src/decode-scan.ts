@@ -255,8 +255,8 @@ function readString(buf: Buffer, p: number, cls: number, limits: Bounds): string
 }
 
 /**
- * Values made of two strings (an identity "id\nexternalId", a set of two tags), by the pair: the
- * next event with the same pair gets the same string object, whose hash Maps have already computed.
+ * An identity ("id\nexternalId") by its two strings: the next event with the same pair gets the same
+ * string object, whose hash Maps have already computed.
  */
 interface Pair {
   a: string;
@@ -264,24 +264,42 @@ interface Pair {
   value: string;
 }
 const PAIR_BITS = 14;
-const pairTable = () => new Array<Pair | undefined>(1 << PAIR_BITS).fill(undefined);
-/** One table per kind of value: the same two strings make another value as an identity than as tags. */
-const identityPairs = pairTable();
-const tagPairs = pairTable();
+const identityPairs = new Array<Pair | undefined>(1 << PAIR_BITS).fill(undefined);
 
-function internPair(
-  pairs: (Pair | undefined)[],
-  a: string,
-  hashA: number,
-  b: string,
-  hashB: number,
-  make: (a: string, b: string) => string,
-) {
+function internIdentity(a: string, hashA: number, b: string, hashB: number): string {
   const slot = (Math.imul(hashA, 31) ^ hashB ^ (hashB >>> PAIR_BITS)) & ((1 << PAIR_BITS) - 1);
-  const known = pairs[slot];
+  const known = identityPairs[slot];
   if (known !== undefined && known.a === a && known.b === b) return known.value;
-  const value = make(a, b);
-  pairs[slot] = { a, b, value };
+  const value = identityValue(a, b);
+  identityPairs[slot] = { a, b, value };
+  return value;
+}
+
+/**
+ * A tag set by the list of tags an event gave (in its order, repeats kept): the next event with the
+ * same list gets the same string without a Set, a sort and a join, and without a fresh string whose
+ * hash every Map lookup would compute again. Direct-mapped by a hash of the tags' hashes.
+ */
+interface TagList {
+  tags: string[];
+  value: string;
+}
+const TAG_LIST_BITS = 14;
+const tagLists = new Array<TagList | undefined>(1 << TAG_LIST_BITS).fill(undefined);
+/** The tags of the list being scanned (module state like `at`): no array per event. */
+const scannedTags: string[] = [];
+
+function internTagList(count: number, hash: number): string {
+  const slot = (hash ^ (hash >>> TAG_LIST_BITS)) & ((1 << TAG_LIST_BITS) - 1);
+  const known = tagLists[slot];
+  if (known !== undefined && known.tags.length === count) {
+    let j = 0;
+    while (j < count && known.tags[j] === scannedTags[j]) j++;
+    if (j === count) return known.value;
+  }
+  const tags = scannedTags.slice(0, count);
+  const value = tagSetValue(tags);
+  tagLists[slot] = { tags, value };
   return value;
 }
 
@@ -353,10 +371,8 @@ function scanIdentity(buf: Buffer, p: number): string | undefined {
   }
   if (id === undefined || externalId === undefined) return undefined;
   at = p + 1;
-  return internPair(identityPairs, id, idHash, externalId, externalIdHash, identityValue);
+  return internIdentity(id, idHash, externalId, externalIdHash);
 }
-
-const tagPairValue = (a: string, b: string) => tagSetValue([a, b]);
 
 /** `[…]` of tags, as the tag set's dictionary value; sets `at`. */
 function scanTags(buf: Buffer, p: number): string | undefined {
@@ -366,22 +382,20 @@ function scanTags(buf: Buffer, p: number): string | undefined {
     at = p + 1;
     return '';
   }
-  const tags: string[] = [];
-  let firstHash = 0;
-  let secondHash = 0;
+  let count = 0;
+  let hash = 0x811c9dc5;
   for (;;) {
     const tag = readString(buf, p, TAG, TAG_TEXT);
-    if (tag === undefined || tags.push(tag) > MAX_TAG_ITEMS) return undefined;
-    if (tags.length === 1) firstHash = stringHash;
-    else if (tags.length === 2) secondHash = stringHash;
+    if (tag === undefined || count === MAX_TAG_ITEMS) return undefined;
+    scannedTags[count++] = tag;
+    hash = Math.imul(hash ^ stringHash, 0x01000193);
     p = skipSpace(buf, at);
     if (byteAt(buf, p) === COMMA) p = skipSpace(buf, p + 1);
     else if (byteAt(buf, p) === CLOSE_BRACKET) break;
     else return undefined;
   }
   at = p + 1;
-  if (tags.length === 2) return internPair(tagPairs, tags[0]!, firstHash, tags[1]!, secondHash, tagPairValue);
-  return tagSetValue(tags);
+  return count === 1 ? scannedTags[0]! : internTagList(count, hash);
 }
 
 /**

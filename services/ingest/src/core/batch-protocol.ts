@@ -27,7 +27,15 @@ import { partitionField, type KeySpace } from '@va/store';
 import type { Retention } from '@va/core';
 import type { DeadLetter } from '../dead-letter';
 import { decodeContext, type ValidEvent } from '../decode';
-import { classifyBatch, classifyDeferred, countEvent, unknownsOf, type ApiView } from './classify';
+import {
+  classifyBatch,
+  classifyDeferred,
+  codesOfEvent,
+  countEvent,
+  unknownsOf,
+  type ApiView,
+  type EventCodes,
+} from './classify';
 import { CodeCache } from './code-cache';
 import { planApplies, prepareApis, readOutcomes, reexpand } from './plan';
 import type { StorePort } from './ports';
@@ -196,8 +204,11 @@ export class BatchProtocol {
         if (this.epoch !== epoch) return conflict('redis-reset', 'while assigning codes');
         this.codes.add(assigned);
       }
+      const codes: EventCodes = { k: 0, i: 0, s: 0 };
       for (const { event, slice } of second.countable) {
-        countEvent(first.slices[slice]!.counters.get(event.apiId)!, event, this.codes.codesOf(event.apiId));
+        if (!codesOfEvent(event, this.codes.codesOf(event.apiId), codes))
+          throw new Error(`a value of ${event.apiId} has no code after assignCodes`);
+        countEvent(first.slices[slice]!.counters.get(event.apiId)!, event, codes);
       }
     }
 

@@ -29,23 +29,46 @@ export interface ApiView {
 
 export type EventVerdict = 'count' | 'skip' | 'defer' | 'expired' | 'workspace_mismatch';
 
-/** The verdict of one valid event of offset `offset` (the order of the checks is the rule). */
-export function judgeEvent(e: ValidEvent, offset: number, api: ApiView, ctx: DecodeContext): EventVerdict {
+/** The dictionary codes of an event's key, identity (-1: none) and tag set. */
+export interface EventCodes {
+  k: number;
+  i: number;
+  s: number;
+}
+
+/** Sets `out` to the event's codes when the API's dictionaries hold all three; false when not. */
+export function codesOfEvent(e: ValidEvent, codes: ApiCodes, out: EventCodes): boolean {
+  const k = codes.k.get(e.keyId);
+  const s = codes.s.get(e.tagSet);
+  const i = e.identity === undefined ? -1 : codes.i.get(e.identity);
+  if (k === undefined || s === undefined || i === undefined) return false;
+  out.k = k;
+  out.i = i;
+  out.s = s;
+  return true;
+}
+
+/**
+ * The verdict of one valid event of offset `offset` (the order of the checks is the rule). On
+ * 'count', `codes` holds the event's codes (one lookup per dictionary, shared with counting).
+ */
+export function judgeEvent(
+  e: ValidEvent,
+  offset: number,
+  api: ApiView,
+  ctx: DecodeContext,
+  codes: EventCodes,
+): EventVerdict {
   if (api.owner === undefined || api.off === undefined || api.cmp === undefined) return 'defer';
   if (isCovered(offset, api.off)) return 'skip';
   if (isExpired(e, ctx)) return 'expired';
   if (e.workspaceId !== api.owner) return 'workspace_mismatch';
-  const c = api.codes;
-  if (!c.k.has(e.keyId) || !c.s.has(e.tagSet) || (e.identity !== undefined && !c.i.has(e.identity)))
-    return 'defer';
-  return 'count';
+  return codesOfEvent(e, api.codes, codes) ? 'count' : 'defer';
 }
 
-/** Adds a countable event (judgeEvent said 'count') to its API's counter. */
-export function countEvent(counter: TupleCounter, e: ValidEvent, codes: ApiCodes): void {
-  const i = e.identity === undefined ? -1 : codes.i.get(e.identity)!;
-  counter.add(e.hour, codes.k.get(e.keyId)!, i, codes.s.get(e.tagSet)!, e.o);
-}
+/** Adds a countable event to its API's counter, with the codes judgeEvent or codesOfEvent gave. */
+export const countEvent = (counter: TupleCounter, e: ValidEvent, codes: EventCodes): void =>
+  counter.add(e.hour, codes.k, codes.i, codes.s, e.o);
 
 export interface Deferred {
   event: ValidEvent;
@@ -117,6 +140,7 @@ export function classifyBatch(
   // come in runs of one API: one view per run instead of one per event.
   let viewApi: string | undefined;
   let view: ApiView | undefined;
+  const codes: EventCodes = { k: 0, i: 0, s: 0 };
   for (const m of batch.messages) {
     const offset = Number(m.offset);
     if (isCovered(offset, wm)) continue;
@@ -139,9 +163,9 @@ export function classifyBatch(
     let counter = slice.counters.get(e.apiId);
     if (!counter) slice.counters.set(e.apiId, (counter = new TupleCounter()));
     if (e.apiId !== viewApi || view === undefined) view = viewOf((viewApi = e.apiId));
-    switch (judgeEvent(e, offset, view, ctx)) {
+    switch (judgeEvent(e, offset, view, ctx, codes)) {
       case 'count':
-        countEvent(counter, e, view.codes);
+        countEvent(counter, e, codes);
         if (counter.size + (deferredInSlice.get(e.apiId) ?? 0) >= maxTuplesPerSlice) full = true;
         break;
       case 'skip':
@@ -203,10 +227,11 @@ export function classifyDeferred(
   viewOf: (apiId: string) => ApiView,
 ): DeferredVerdicts {
   const out: DeferredVerdicts = { countable: [], missing: new Map(), dead: [], skipped: 0 };
+  const codes: EventCodes = { k: 0, i: 0, s: 0 };
   for (const d of deferred) {
     const e = d.event;
     const view = viewOf(e.apiId);
-    const verdict = judgeEvent(e, d.offset, view, ctx);
+    const verdict = judgeEvent(e, d.offset, view, ctx, codes);
     if (verdict === 'skip') out.skipped++;
     else if (verdict === 'expired')
       out.dead.push(deadLetterOf(batch, d.message, 'expired', expiredDetail(e.time)));
