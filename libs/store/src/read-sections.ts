@@ -88,17 +88,21 @@ interface RowTest {
 const allows = (bitmap: Uint8Array | null, code: number): boolean =>
   bitmap === null || (code < bitmap.length && bitmap[code] === 1);
 
+/** Empty arrays shared by every new slice until it reserves codes: a query by day has a slice per day. */
+const NO_SUMS = new Float64Array(0);
+const NO_FLAGS = new Uint8Array(0);
+
 /** The sums of one slice. */
 class SliceSums {
   /** Dense: counts by code × OUTCOME_COUNT, and which codes were touched. */
-  dense = new Float64Array(0);
-  touched = new Uint8Array(0);
-  /** Sparse: by composite number, or by name past COMPOSITE codes. */
-  readonly byNumber = new Map<number, Float64Array>();
-  readonly byName = new Map<string, Float64Array>();
+  dense = NO_SUMS;
+  touched = NO_FLAGS;
+  /** Sparse: by composite number, or by name past COMPOSITE codes (made on first use). */
+  byNumber: Map<number, Float64Array> | undefined;
+  byName: Map<string, Float64Array> | undefined;
   /** Top-N: the ordering counter by code, which codes rows reached, and the rows still to sum. */
-  rank = new Float64Array(0);
-  ranked = new Uint8Array(0);
+  rank = NO_SUMS;
+  ranked = NO_FLAGS;
   deferred: DeferredRows[] = [];
 
   /** `ranking`: a top-N query of one grouped dimension (its dense rows are ranked, then summed). */
@@ -113,7 +117,8 @@ class SliceSums {
   /** Grows the dense arrays to hold `code` (doubling, so that growing code by code stays linear). */
   reserve(code: number): void {
     if (code >= this.touched.length) {
-      const size = Math.max(code + 1, this.touched.length * 2, 64);
+      // Exact at first (the callers that know their largest code reserve it once), then doubling.
+      const size = this.touched.length === 0 ? code + 1 : Math.max(code + 1, this.touched.length * 2);
       const dense = new Float64Array(size * OUTCOME_COUNT);
       dense.set(this.dense);
       const touched = new Uint8Array(size);
@@ -270,6 +275,7 @@ export class SectionSums {
       id = id * COMPOSITE + code + 1;
     }
     if (small) {
+      sums.byNumber ??= new Map();
       let row = sums.byNumber.get(id);
       if (!row) {
         row = new Float64Array(OUTCOME_COUNT);
@@ -278,6 +284,7 @@ export class SectionSums {
       return row;
     }
     const name = columns.map((column) => column[r]).join('.');
+    sums.byName ??= new Map();
     let row = sums.byName.get(name);
     if (!row) {
       row = new Float64Array(OUTCOME_COUNT);
@@ -297,7 +304,7 @@ export class SectionSums {
         const codes = this.grouped.length === 0 ? [] : [code];
         merge(into, this.nameOf(codes), dense, code * OUTCOME_COUNT);
       }
-      for (const [id, row] of sums.byNumber) {
+      for (const [id, row] of sums.byNumber ?? []) {
         const codes: number[] = [];
         let rest = id;
         for (let n = 0; n < this.grouped.length; n++) {
@@ -307,7 +314,8 @@ export class SectionSums {
         }
         merge(into, this.nameOf(codes), row, 0);
       }
-      for (const [name, row] of sums.byName) merge(into, this.nameOf(name.split('.').map(Number)), row, 0);
+      for (const [name, row] of sums.byName ?? [])
+        merge(into, this.nameOf(name.split('.').map(Number)), row, 0);
     }
   }
 
@@ -325,7 +333,7 @@ export class SectionSums {
     const at = ['k', 'i', 's'].indexOf(this.grouped[0]!);
     const deltaCodes = new Map<string, number>();
     for (const name of into.keys()) deltaCodes.set(name, groupCodes(name)[at]!);
-    const sparse = sums.byNumber.size > 0 || sums.byName.size > 0;
+    const sparse = (sums.byNumber?.size ?? 0) > 0 || (sums.byName?.size ?? 0) > 0;
     if (sparse || [...deltaCodes.values()].some((code) => code >= DENSE_MAX_CODE)) {
       for (const d of deferred) addDense(sums, d.counts, d.column, d.tests, d.skip, d.sign, d.ranges);
       return;
@@ -405,6 +413,10 @@ function addDense(
   sign: Sign,
   ranges: readonly (readonly [number, number])[],
 ): void {
+  if (column === null && skip === null && tests.length <= 1) {
+    addTotal(sums, counts, tests[0], sign, ranges);
+    return;
+  }
   const { dense, touched } = sums;
   for (const [from, to] of ranges) {
     rows: for (let r = from; r < to; r++) {
@@ -417,6 +429,66 @@ function addDense(
       for (let o = 0; o < OUTCOME_COUNT; o++) dense[at + o]! += sign * counts[row + o]!;
     }
   }
+}
+
+if (OUTCOME_COUNT !== 9) throw new Error('addTotal sums nine outcomes');
+
+/**
+ * addDense without groups and with at most one row test: the slice's one row, as a query by day with
+ * a tag filter sums it (every day's tag-set section, hundreds of rows). The nine sums stay in locals
+ * until the end: 3.5–4 ns per row against 13.5–14 ns for the general loop, which adds each row into
+ * the dense array (a synthetic 1,351-row section, 40% of the rows passing, tools-free micro-benchmark).
+ */
+function addTotal(
+  sums: SliceSums,
+  counts: Float64Array | Uint32Array,
+  test: RowTest | undefined,
+  sign: Sign,
+  ranges: readonly (readonly [number, number])[],
+): void {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let s4 = 0;
+  let s5 = 0;
+  let s6 = 0;
+  let s7 = 0;
+  let s8 = 0;
+  let passed = false;
+  const column = test?.column;
+  const bitmap = test?.bitmap;
+  for (const [from, to] of ranges) {
+    for (let r = from; r < to; r++) {
+      if (bitmap !== undefined) {
+        const code = column![r]!;
+        if (code >= bitmap.length || bitmap[code] !== 1) continue;
+      }
+      const row = r * OUTCOME_COUNT;
+      s0 += counts[row]!;
+      s1 += counts[row + 1]!;
+      s2 += counts[row + 2]!;
+      s3 += counts[row + 3]!;
+      s4 += counts[row + 4]!;
+      s5 += counts[row + 5]!;
+      s6 += counts[row + 6]!;
+      s7 += counts[row + 7]!;
+      s8 += counts[row + 8]!;
+      passed = true;
+    }
+  }
+  if (!passed) return;
+  const { dense } = sums;
+  dense[0]! += sign * s0;
+  dense[1]! += sign * s1;
+  dense[2]! += sign * s2;
+  dense[3]! += sign * s3;
+  dense[4]! += sign * s4;
+  dense[5]! += sign * s5;
+  dense[6]! += sign * s6;
+  dense[7]! += sign * s7;
+  dense[8]! += sign * s8;
+  sums.touched[0] = 1;
 }
 
 /** Rows of a dense section read of a top-N query, summed once the largest groups are known. */
