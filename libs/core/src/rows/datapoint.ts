@@ -48,6 +48,10 @@ const COUNTER_KEYS = [...OUTCOME_FIELDS, 'total'].map((field, i) =>
   jsonText(`${i === 0 ? '' : ','}"${field}":`),
 );
 const TIME_KEY = jsonText('{"time":');
+/** The nine counters and the total when all are 0, as bytes: most rows of a long range by day are empty days. */
+const ZERO_COUNTERS = jsonText(
+  [...OUTCOME_FIELDS, 'total'].map((field, i) => `${i === 0 ? '' : ','}"${field}":0`).join(''),
+);
 /** Bytes of a row without the group's fields: keys and the widest numbers. */
 const ROW_BYTES = TIME_KEY.length + COUNTER_KEYS.reduce((sum, k) => sum + k.length + 22, 0) + 24;
 
@@ -84,9 +88,14 @@ export function writeDatapoint(
     out.number(time);
     out.char(0x2c /* , */);
   }
-  for (let i = 0; i <= TOTAL; i++) {
-    out.bytes(COUNTER_KEYS[i]!);
-    out.number(counters[i]!);
+  let zero = true;
+  for (let i = 0; i <= TOTAL && zero; i++) zero = counters[i] === 0;
+  if (zero) out.bytes(ZERO_COUNTERS);
+  else {
+    for (let i = 0; i <= TOTAL; i++) {
+      out.bytes(COUNTER_KEYS[i]!);
+      out.number(counters[i]!);
+    }
   }
   out.text(group);
 }
