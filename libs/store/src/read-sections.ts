@@ -436,8 +436,8 @@ if (OUTCOME_COUNT !== 9) throw new Error('addTotal sums nine outcomes');
 /**
  * addDense without groups and with at most one row test: the slice's one row, as a query by day with
  * a tag filter sums it (every day's tag-set section, hundreds of rows). The nine sums stay in locals
- * until the end: 3.5–4 ns per row against 13.5–14 ns for the general loop, which adds each row into
- * the dense array (a synthetic 1,351-row section, 40% of the rows passing, tools-free micro-benchmark).
+ * until the end. libs/store/bench/section-sums.ts (90 days of 1,351-row sections): one tag by day 5.8 ns
+ * per row, no filter 7.0, against 36 and 69 before this loop and the shared empty arrays of a new slice.
  */
 function addTotal(
   sums: SliceSums,
