@@ -1,5 +1,6 @@
 /** The Markdown tables of a run (bench/results/latest.md, printed at the end). */
 import type { IngestResult } from './phases/ingest';
+import { SLOW_LOG_USEC, type SlowEntry, type SlowLog } from './redis-info';
 import { GOALS, type BenchResults } from './results';
 import { RANGE_CHECKS } from './scenarios';
 import { round } from './stats';
@@ -168,6 +169,29 @@ export function markdownReport(r: BenchResults): string {
   if (ranges.length > 0) {
     lines.push('Time ranges (p50 at c=1 of the range-* scenarios):', '');
     lines.push(...table(['query', '1 month p50 ms', '1 year p50 ms', 'ratio', 'goal', 'met'], ranges), '');
+  }
+
+  const slowLogs: [string, SlowLog | undefined][] = [
+    ['ingest, history', r.ingest?.slowLog],
+    ['ingest, live-shaped', r.ingestLive?.ingest.slowLog],
+    ['compaction catch-up', r.compaction?.slowLog],
+    ...r.queries.flatMap((q) =>
+      q.runs.map((run): [string, SlowLog] => [`query ${q.name} c=${run.connections}`, run.slowLog]),
+    ),
+  ];
+  const slowRows = slowLogs.flatMap(([phase, log]) => {
+    // Query runs without a slow command are left out (there are dozens of runs).
+    if (log === undefined || (phase.startsWith('query') && log.total === 0)) return [];
+    const entry = (e: SlowEntry | undefined) => (e ? `${ms(e.usec / 1000)} ms ${e.command}` : '-');
+    return [[phase, int(log.total), entry(log.slowestScript), entry(log.slowestPlain)]];
+  });
+  if (slowRows.length > 0) {
+    lines.push(
+      `Redis slow log (commands over ${SLOW_LOG_USEC / 1000} ms on Redis's thread; the slowest plain command ` +
+        "shows how long the OS took that thread's core away, which the scripts' times include too):",
+      '',
+    );
+    lines.push(...table(['phase', 'commands', 'slowest Lua call', 'slowest other command'], slowRows), '');
   }
 
   if (r.memory?.families) {

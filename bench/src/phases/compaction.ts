@@ -24,7 +24,7 @@ import {
   resetStats,
   slowLog,
   type CommandStat,
-  type SlowEntry,
+  type SlowLog,
 } from '../redis-info';
 import type { Service } from '../services';
 
@@ -38,7 +38,7 @@ export interface CompactionResult {
   compactorCpuSeconds: number;
   redisCpuSeconds: number;
   commandStats: CommandStat[];
-  slowLog: { total: number; slowest: SlowEntry[] };
+  slowLog: SlowLog;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -15,7 +15,7 @@ import {
   resetStats,
   slowLog,
   type CommandStat,
-  type SlowEntry,
+  type SlowLog,
 } from '../redis-info';
 import type { Service } from '../services';
 import { summarize, type Summary } from '../stats';
@@ -41,7 +41,7 @@ export interface IngestResult {
   meanBatchSeconds: number;
   batches: number;
   commandStats: CommandStat[];
-  slowLog: { total: number; slowest: SlowEntry[] };
+  slowLog: SlowLog;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -14,7 +14,7 @@ import type { Redis } from 'ioredis';
 import { getRowsOk } from '../http';
 import { log } from '../log';
 import { scrape } from '../prometheus';
-import { commandStats, resetStats, slowLog, type CommandStat, type SlowEntry } from '../redis-info';
+import { commandStats, resetStats, slowLog, type CommandStat, type SlowLog } from '../redis-info';
 import { scenarioPath, type Scenario, type ScenarioContext } from '../scenarios';
 import { summarize, type Summary } from '../stats';
 
@@ -33,7 +33,7 @@ export interface LoadRun {
   /** Sealed sections the service's caches answered (hits) and Redis sent (misses) during the run. */
   sectionCache: { hits: number; misses: number; bytes: number };
   commandStats: CommandStat[];
-  slowLog: { total: number; slowest: SlowEntry[] };
+  slowLog: SlowLog;
 }
 
 export interface ScenarioResult {

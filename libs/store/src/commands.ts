@@ -6,6 +6,7 @@
  * Code several scripts share lives in ./commands/includes and is spliced in where a script
  * says `--- @include "includes/<name>"` (BullMQ's notation; each file at most once per script).
  */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +46,14 @@ function scripts(): ScriptFile[] {
       };
     });
   return cache;
+}
+
+/**
+ * Each script's SHA1 (what EVALSHA, the slow log and SCRIPT EXISTS name it by) and its name, e.g.
+ * "0a3ddfad…" -> "applyApiBatch": for reading Redis's slow log.
+ */
+export function scriptNamesBySha(): Map<string, string> {
+  return new Map(scripts().map((s) => [createHash('sha1').update(s.lua).digest('hex'), s.name]));
 }
 
 const loaded = new WeakSet<RedisClient>();
