@@ -71,6 +71,9 @@ export interface IngestWorker {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Reads of the key space at start before giving up (as main.ts waits for the connect: 30 s). */
+const START_ATTEMPTS = 60;
+const START_RETRY_MS = 500;
 const tpKey = (topic: string, partition: number) => `${topic}/${partition}`;
 
 export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
@@ -301,7 +304,18 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
 
   return {
     async start() {
-      await processor.keySpace();
+      // Redis may go away between main.ts's connect and this first read (a crash, a failover):
+      // read again until it answers, as a failed batch is retried, instead of exiting.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await processor.keySpace();
+          break;
+        } catch (err) {
+          if (attempt >= START_ATTEMPTS) throw err;
+          logger.warn({ err, attempt }, 'could not read the key space at start: retrying');
+          await sleep(START_RETRY_MS);
+        }
+      }
       await producer.connect();
       await consumer.connect();
       await consumer.subscribe({ topics: [config.topic, config.backfillTopic], fromBeginning: true });
