@@ -129,6 +129,7 @@ export async function createTopics(brokers: string[], topics: string[], partitio
   try {
     await client.createTopics({
       topics: topics.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })),
+      waitForLeaders: false, // kafkajs's default is true
     });
     // kafkajs's own `waitForLeaders` gives up on UNKNOWN_TOPIC_OR_PARTITION, which a KRaft broker
     // answers for a moment after the creation (seen with several files creating topics at once).
