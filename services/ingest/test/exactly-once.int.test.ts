@@ -144,9 +144,7 @@ async function expectExact(
   expect(Object.fromEntries(stored)).toEqual(Object.fromEntries(perHour));
 }
 
-// The three cases run side by side (each its own topics, key prefix, group and ports; the second its own
-// Redis): they mostly wait for their produce rates, kills and rebalances, and alone they took 2 minutes.
-describe.concurrent('exactly once under failure', () => {
+describe('exactly once under failure', () => {
   it('counts 200,000 events exactly while the worker is SIGKILLed at random moments', async () => {
     const { t, env: baseEnv, kafka, producer, space, name } = await setup('ingest kill worker');
     const env = { ...baseEnv, LOG_LEVEL: 'info' }; // the logs tell which kills hit a half-applied batch
