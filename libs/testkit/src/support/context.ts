@@ -12,7 +12,6 @@ import {
 } from '@va/store';
 import { inject } from 'vitest';
 import { freePort } from './ports.js';
-import { waitFor } from './wait.js';
 
 export interface TestEnv {
   /** The single test Redis (also set in the `cluster` project, where `redis` points at the cluster). */
@@ -129,20 +128,8 @@ export async function createTopics(brokers: string[], topics: string[], partitio
   try {
     await client.createTopics({
       topics: topics.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })),
-      waitForLeaders: false, // kafkajs's default is true
+      waitForLeaders: true,
     });
-    // kafkajs's own `waitForLeaders` gives up on UNKNOWN_TOPIC_OR_PARTITION, which a KRaft broker
-    // answers for a moment after the creation (seen with several files creating topics at once).
-    await waitFor(
-      async () => {
-        const { topics: found } = await client.fetchTopicMetadata({ topics }); // errors: not yet
-        return (
-          found.length === topics.length &&
-          found.every((t) => t.partitions.length === partitions && t.partitions.every((p) => p.leader >= 0))
-        );
-      },
-      { timeoutMs: 30_000, intervalMs: 100, message: `leaders of ${topics.join(', ')}` },
-    );
   } finally {
     await client.disconnect();
   }
