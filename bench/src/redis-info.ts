@@ -84,12 +84,13 @@ export async function slowLog(redis: Redis, count = 10): Promise<SlowLog> {
   const names = scriptNamesBySha();
   const entries = raw
     .map(([, , usec, args]) => {
-      const name = /^evalsha$/i.test(args[0] ?? '') ? names.get(String(args[1]).toLowerCase()) : undefined;
+      const verb = (args[0] ?? '').toLowerCase();
+      const name = verb === 'evalsha' ? names.get(String(args[1]).toLowerCase()) : undefined;
       const shown = name === undefined ? args.slice(0, 3) : [`${name} (script)`, ...args.slice(2, 3)];
       return {
         usec: Number(usec),
         command: shown.join(' ').slice(0, 120),
-        script: /^(eval|evalsha)$/i.test(args[0] ?? ''),
+        script: verb === 'eval' || verb === 'evalsha',
       };
     })
     .sort((a, b) => b.usec - a.usec);

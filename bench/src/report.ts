@@ -171,20 +171,21 @@ export function markdownReport(r: BenchResults): string {
     lines.push(...table(['query', '1 month p50 ms', '1 year p50 ms', 'ratio', 'goal', 'met'], ranges), '');
   }
 
+  // Every phase, and the query runs that had a slow command (there are dozens of runs).
   const slowLogs: [string, SlowLog | undefined][] = [
     ['ingest, history', r.ingest?.slowLog],
     ['ingest, live-shaped', r.ingestLive?.ingest.slowLog],
     ['compaction catch-up', r.compaction?.slowLog],
     ...r.queries.flatMap((q) =>
-      q.runs.map((run): [string, SlowLog] => [`query ${q.name} c=${run.connections}`, run.slowLog]),
+      q.runs
+        .filter((run) => run.slowLog.total > 0)
+        .map((run): [string, SlowLog] => [`query ${q.name} c=${run.connections}`, run.slowLog]),
     ),
   ];
-  const slowRows = slowLogs.flatMap(([phase, log]) => {
-    // Query runs without a slow command are left out (there are dozens of runs).
-    if (log === undefined || (phase.startsWith('query') && log.total === 0)) return [];
-    const entry = (e: SlowEntry | undefined) => (e ? `${ms(e.usec / 1000)} ms ${e.command}` : '-');
-    return [[phase, int(log.total), entry(log.slowestScript), entry(log.slowestPlain)]];
-  });
+  const entry = (e: SlowEntry | undefined) => (e ? `${ms(e.usec / 1000)} ms ${e.command}` : '-');
+  const slowRows = slowLogs.flatMap(([phase, log]) =>
+    log === undefined ? [] : [[phase, int(log.total), entry(log.slowestScript), entry(log.slowestPlain)]],
+  );
   if (slowRows.length > 0) {
     lines.push(
       `Redis slow log (commands over ${SLOW_LOG_USEC / 1000} ms on Redis's thread; the slowest plain command ` +

@@ -6,8 +6,9 @@
  */
 import { loadConfig, loadIngestSettings } from '@va/config';
 import { createLogger, createRegistry, onShutdown, serveMetrics } from '@va/runtime';
-import { connectRedis, type RedisClient } from '@va/store';
+import { connectRedis } from '@va/store';
 import { createIngestMetrics } from './metrics';
+import { untilRedisAnswers } from './until-redis-answers';
 import { createIngestWorker } from './worker';
 
 async function main(): Promise<void> {
@@ -24,7 +25,18 @@ async function main(): Promise<void> {
     lazyConnect: true,
   });
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis'));
-  await waitForRedis(redis, logger);
+  await untilRedisAnswers(
+    'connect',
+    async () => {
+      try {
+        await redis.connect();
+      } catch (err) {
+        redis.disconnect();
+        throw err;
+      }
+    },
+    logger,
+  );
 
   const worker = createIngestWorker({
     config,
@@ -45,21 +57,6 @@ async function main(): Promise<void> {
     { topics: [config.topic, config.backfillTopic], group: config.consumerGroup },
     'ingest worker started',
   );
-}
-
-/** Waits for Redis at start (the stack may start it at the same time). */
-async function waitForRedis(redis: RedisClient, logger: ReturnType<typeof createLogger>): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await redis.connect();
-      return;
-    } catch (err) {
-      if (attempt >= 60) throw err;
-      logger.warn({ attempt }, 'waiting for redis');
-      redis.disconnect();
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
 }
 
 main().catch((err: unknown) => {

@@ -42,6 +42,7 @@ import { PartitionState } from './core/partition-state';
 import { nextOffset, type Offset, type PreparedBatch } from './core/types';
 import type { DeadLetter } from './dead-letter';
 import type { IngestMetrics } from './metrics';
+import { untilRedisAnswers } from './until-redis-answers';
 
 export interface IngestWorkerDeps {
   config: Config;
@@ -71,9 +72,6 @@ export interface IngestWorker {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Reads of the key space at start before giving up (as main.ts waits for the connect: 30 s). */
-const START_ATTEMPTS = 60;
-const START_RETRY_MS = 500;
 const tpKey = (topic: string, partition: number) => `${topic}/${partition}`;
 
 export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
@@ -304,18 +302,7 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
 
   return {
     async start() {
-      // Redis may go away between main.ts's connect and this first read (a crash, a failover):
-      // read again until it answers, as a failed batch is retried, instead of exiting.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await processor.keySpace();
-          break;
-        } catch (err) {
-          if (attempt >= START_ATTEMPTS) throw err;
-          logger.warn({ err, attempt }, 'could not read the key space at start: retrying');
-          await sleep(START_RETRY_MS);
-        }
-      }
+      await untilRedisAnswers('the key space', () => processor.keySpace(), logger);
       await producer.connect();
       await consumer.connect();
       await consumer.subscribe({ topics: [config.topic, config.backfillTopic], fromBeginning: true });

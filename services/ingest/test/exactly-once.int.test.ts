@@ -53,7 +53,7 @@ async function setup(name: string, redisUrl?: string) {
     await deleteTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic]);
     await deletePrefix(redisUrl ?? t.redisUrl, t.keyPrefix);
   });
-  return { t, env, kafka, producer, space: { prefix: t.keyPrefix, generation: 1 } as KeySpace, name };
+  return { t, env, kafka, producer, space: { prefix: t.keyPrefix, generation: 1 } as KeySpace };
 }
 
 /**
@@ -146,14 +146,14 @@ async function expectExact(
 
 describe('exactly once under failure', () => {
   it('counts 200,000 events exactly while the worker is SIGKILLed at random moments', async () => {
-    const { t, env: baseEnv, kafka, producer, space, name } = await setup('ingest kill worker');
+    const { t, env: baseEnv, kafka, producer, space } = await setup('ingest kill worker');
     const env = { ...baseEnv, LOG_LEVEL: 'info' }; // the logs tell which kills hit a half-applied batch
     const logs: ServiceProcess[] = [];
     const redis = new Redis(t.redisUrl);
     cleanups.push(async () => redis.disconnect());
     const tr = traffic(101, 200_000);
     const random = seededRandom(7);
-    let worker: ServiceProcess = startService('ingest', env, name);
+    let worker: ServiceProcess = startService('ingest', env);
     cleanups.push(() => worker.kill('SIGKILL'));
 
     let producing = true;
@@ -184,7 +184,7 @@ describe('exactly once under failure', () => {
       await worker.kill('SIGKILL');
       kills++;
       logs.push(worker);
-      worker = startService('ingest', env, name);
+      worker = startService('ingest', env);
     }
     await produced;
     await worker.waitForHealth(`http://127.0.0.1:${t.ingestMetricsPort}/health`);
@@ -203,12 +203,12 @@ describe('exactly once under failure', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ingest-redis-kill-'));
     const server = await startRedisServer({ dir });
     cleanups.push(() => server.stop());
-    const { t, env, kafka, producer, space, name } = await setup('ingest kill redis', server.url);
+    const { t, env, kafka, producer, space } = await setup('ingest kill redis', server.url);
     const redis = new Redis(server.url, { maxRetriesPerRequest: null });
     redis.on('error', () => undefined); // reconnects across the crashes
     cleanups.push(async () => redis.disconnect());
     const tr = traffic(202, 60_000);
-    const worker = startService('ingest', env, name);
+    const worker = startService('ingest', env);
     cleanups.push(() => worker.kill('SIGKILL'));
     await worker.waitForHealth(`http://127.0.0.1:${t.ingestMetricsPort}/health`);
 
@@ -241,14 +241,14 @@ describe('exactly once under failure', () => {
   });
 
   it('counts exactly with two workers in one group while they are SIGKILLed in turn', async () => {
-    const { t, env, kafka, producer, space, name } = await setup('ingest two workers');
+    const { t, env, kafka, producer, space } = await setup('ingest two workers');
     const redis = new Redis(t.redisUrl);
     cleanups.push(async () => redis.disconnect());
     const tr = traffic(303, 60_000);
     // Two workers need two metrics ports.
     const envB = { ...env, INGEST_METRICS_PORT: String(t.compactorMetricsPort) };
-    let a = startService('ingest', env, name);
-    let b = startService('ingest', envB, name);
+    let a = startService('ingest', env);
+    let b = startService('ingest', envB);
     cleanups.push(() => a.kill('SIGKILL'));
     cleanups.push(() => b.kill('SIGKILL'));
     await a.waitForHealth(`http://127.0.0.1:${t.ingestMetricsPort}/health`);
@@ -258,11 +258,11 @@ describe('exactly once under failure', () => {
     await sleep(3_000);
     await a.kill('SIGKILL'); // b takes over a's partitions after the session timeout (3 s)
     await sleep(5_000);
-    a = startService('ingest', env, name); // rebalance again: partitions move back
+    a = startService('ingest', env); // rebalance again: partitions move back
     await sleep(5_000);
     await b.kill('SIGKILL');
     await sleep(2_000);
-    b = startService('ingest', envB, name);
+    b = startService('ingest', envB);
     await produced;
     await expectExact(redis, kafka, t, space, tr.all);
   });

@@ -34,20 +34,16 @@ export interface ServiceProcess {
 
 const LOG_DIR = path.join(CACHE_DIR, 'test-logs');
 
-function logFileFor(name: string, label: string | undefined): string {
+function logFileFor(name: string): string {
   const state = expect.getState();
-  const test = label ?? state.currentTestName ?? path.basename(state.testPath ?? 'setup');
+  const test = state.currentTestName ?? path.basename(state.testPath ?? 'setup');
   const slug = test.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
   fs.mkdirSync(LOG_DIR, { recursive: true });
   return path.join(LOG_DIR, `${slug}.${name}.${Date.now()}.log`);
 }
 
-/**
- * Starts a compiled service; its log goes to .cache/test-logs/<test>.<service>.<ms>.log. `label` names the
- * log instead of the current test, which concurrent tests (describe.concurrent) cannot tell apart.
- */
-export function startService(name: ServiceName, env: Record<string, string>, label?: string): ServiceProcess {
-  const logFile = logFileFor(name, label);
+export function startService(name: ServiceName, env: Record<string, string>): ServiceProcess {
+  const logFile = logFileFor(name);
   const fd = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, ['--enable-source-maps', `services/${name}/dist/main.js`], {
     cwd: ROOT,
