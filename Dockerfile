@@ -7,6 +7,9 @@ WORKDIR /app
 # Every workspace's package.json (test/build/dockerfile.test.ts checks none is missing): npm ci needs them all,
 # and the dependency layers are rebuilt only when one of them or the lock file changes.
 COPY package.json package-lock.json .npmrc ./
+# npm ci runs the root's postinstall, patch-package, which applies patches/ to node_modules (kafkajs's record
+# decoder: docs/benchmarks.md, "kafkajs without a BigInt per record").
+COPY patches patches/
 COPY apps/dashboard/package.json apps/dashboard/
 COPY infra/package.json infra/
 COPY libs/client/package.json libs/client/
