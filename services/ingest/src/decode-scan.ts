@@ -99,13 +99,19 @@ const F_IDENTITY = 64;
 const F_TAGS = 128;
 const F_REGION = 256;
 const REQUIRED = F_REQUEST_ID | F_TIME | F_WORKSPACE_ID | F_API_ID | F_KEY_ID | F_OUTCOME;
-/** The event's keys by length, first and last byte (unique among them): one candidate per key read. */
-const KEYS = new Map<number, [Buffer, number]>();
-const keyIndex = (length: number, first: number | undefined, last: number | undefined) =>
-  (length << 16) | ((first ?? 0) << 8) | (last ?? 0);
-const keyIndexOf = (name: string) =>
-  keyIndex(name.length, name.charCodeAt(0), name.charCodeAt(name.length - 1));
-for (const [name, bit] of [
+/**
+ * A table of quoted names by their first byte: each entry holds the name's bytes with the closing quote,
+ * so that one comparison both identifies a key and finds its end (no other byte of a name is a quote).
+ */
+type KeyTable = (readonly (readonly [Buffer, number])[])[];
+function keyTable(names: readonly (readonly [string, number])[]): KeyTable {
+  const table: KeyTable = Array.from({ length: 128 }, () => []);
+  for (const [name, bit] of names) {
+    (table[name.charCodeAt(0)] as (readonly [Buffer, number])[]).push([asBytes(`${name}"`), bit]);
+  }
+  return table;
+}
+const KEYS = keyTable([
   ['requestId', F_REQUEST_ID],
   ['time', F_TIME],
   ['workspaceId', F_WORKSPACE_ID],
@@ -115,15 +121,13 @@ for (const [name, bit] of [
   ['identity', F_IDENTITY],
   ['tags', F_TAGS],
   ['region', F_REGION],
-] as const) {
-  KEYS.set(keyIndexOf(name), [asBytes(name), bit]);
-}
-if (KEYS.size !== Object.keys(P).length) throw new Error('decode-scan: two event keys share an index');
+]);
+if (KEYS.flat().length !== Object.keys(P).length) throw new Error('decode-scan: the key table misses a key');
 const K_ID = 1;
 const K_EXTERNAL_ID = 2;
-const IDENTITY_KEYS = new Map<number, [Buffer, number]>([
-  [keyIndexOf('id'), [asBytes('id'), K_ID]],
-  [keyIndexOf('externalId'), [asBytes('externalId'), K_EXTERNAL_ID]],
+const IDENTITY_KEYS = keyTable([
+  ['id', K_ID],
+  ['externalId', K_EXTERNAL_ID],
 ]);
 const OUTCOME_BYTES = OUTCOMES.map(asBytes);
 
@@ -143,23 +147,29 @@ function skipSpace(buf: Buffer, p: number): number {
   return p;
 }
 
-function sameBytes(buf: Buffer, start: number, end: number, name: Buffer): boolean {
-  if (end - start !== name.length) return false;
-  for (let i = 0; i < name.length; i++) if (buf[start + i] !== name[i]) return false;
+/** True when the bytes from p on start with `name`. */
+function startsWith(buf: Buffer, p: number, name: Buffer): boolean {
+  if (p + name.length > buf.length) return false;
+  for (let i = 0; i < name.length; i++) if (buf[p + i] !== name[i]) return false;
   return true;
 }
 
-/** The bit of the key whose quoted name starts at p (0: not a plain known key); sets `at`. */
-function scanKey(buf: Buffer, p: number, keys: Map<number, [Buffer, number]>): number {
+/**
+ * The bit of the key whose quoted name starts at p (0: not exactly one of the table's names, which
+ * leaves escapes and unknown keys to the reference decoder); sets `at`.
+ */
+function scanKey(buf: Buffer, p: number, keys: KeyTable): number {
   if (byteAt(buf, p) !== QUOTE) return 0;
-  const start = p + 1;
-  let end = start;
-  for (let b = byteAt(buf, end); b !== QUOTE; b = byteAt(buf, ++end)) {
-    if (b < 0x20 || b === 0x5c || b >= 0x80) return 0;
+  const first = byteAt(buf, p + 1);
+  const candidates = first >= 0 && first < 0x80 ? keys[first]! : [];
+  for (let c = 0; c < candidates.length; c++) {
+    const [name, bit] = candidates[c]!;
+    if (startsWith(buf, p + 1, name)) {
+      at = p + 1 + name.length;
+      return bit;
+    }
   }
-  at = end + 1;
-  const candidate = keys.get(keyIndex(end - start, byteAt(buf, start), byteAt(buf, end - 1)));
-  return candidate !== undefined && sameBytes(buf, start, end, candidate[0]) ? candidate[1] : 0;
+  return 0;
 }
 
 // What scanText found, besides `at`.
@@ -169,7 +179,7 @@ let textAscii = true;
 
 /**
  * A string without escapes starting at p whose ASCII characters are all in `cls` (and with
- * non-ASCII characters only where `cls` is free text). Sets `at`, textStart/End/Ascii/Hash.
+ * non-ASCII characters only where `cls` is free text). Sets `at`, textStart/End/Ascii.
  */
 function scanText(buf: Buffer, p: number, cls: number): boolean {
   if (byteAt(buf, p) !== QUOTE) return false;
@@ -206,12 +216,6 @@ const interned: (string | undefined)[] = new Array<string | undefined>(1 << INTE
 /** FNV-1a of the bytes of the string readString returned last. */
 let stringHash = 0;
 
-function hashBytes(buf: Buffer, start: number, end: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = start; i < end; i++) hash = Math.imul(hash ^ buf[i]!, 0x01000193);
-  return hash;
-}
-
 const internSlot = (hash: number) => (hash ^ (hash >>> INTERN_BITS)) & INTERN_MASK;
 
 function internAscii(buf: Buffer, start: number, end: number, hash: number): string {
@@ -237,21 +241,34 @@ function internText(text: string, hash: number): string {
 }
 
 /**
- * The string starting at p, when scanText accepts it and its length (UTF-16 code units, as the
- * schema counts) is within `limits`; undefined otherwise. Sets `at` and stringHash.
+ * The string starting at p, when it has no escapes, its ASCII characters are all in `cls` (non-ASCII
+ * ones only where `cls` is free text) and its length (UTF-16 code units, as the schema counts) is within
+ * `limits`; undefined otherwise. Sets `at` and stringHash (checked and hashed in one pass).
  */
 function readString(buf: Buffer, p: number, cls: number, limits: Bounds): string | undefined {
-  if (!scanText(buf, p, cls)) return undefined;
-  stringHash = hashBytes(buf, textStart, textEnd);
-  if (textAscii) {
-    const length = textEnd - textStart;
-    if (length < limits.min || length > limits.max) return undefined;
-    return internAscii(buf, textStart, textEnd, stringHash);
+  if (byteAt(buf, p) !== QUOTE) return undefined;
+  const start = p + 1;
+  let end = start;
+  let ascii = true;
+  let hash = 0x811c9dc5;
+  for (let b = byteAt(buf, end); b !== QUOTE; b = byteAt(buf, ++end)) {
+    if (b >= 0x80) {
+      if ((cls & TEXT) === 0) return undefined;
+      ascii = false;
+    } else if (b < 0 || (classOf[b]! & cls) === 0) return undefined;
+    hash = Math.imul(hash ^ b, 0x01000193);
   }
-  const text = (buf as SlicingBuffer).utf8Slice(textStart, textEnd);
+  at = end + 1;
+  stringHash = hash;
+  if (ascii) {
+    const length = end - start;
+    if (length < limits.min || length > limits.max) return undefined;
+    return internAscii(buf, start, end, hash);
+  }
+  const text = (buf as SlicingBuffer).utf8Slice(start, end);
   if (text.length < limits.min || text.length > limits.max) return undefined;
   if (cls !== PLAIN && textProblem(text) !== undefined) return undefined;
-  return internText(text, stringHash);
+  return internText(text, hash);
 }
 
 /**
@@ -319,7 +336,8 @@ function scanOutcome(buf: Buffer, p: number): number {
   for (let b = byteAt(buf, end); b !== QUOTE; b = byteAt(buf, ++end)) if (b < 0) return -1;
   at = end + 1;
   for (let code = 0; code < OUTCOME_BYTES.length; code++) {
-    if (sameBytes(buf, p + 1, end, OUTCOME_BYTES[code]!)) return code;
+    const name = OUTCOME_BYTES[code]!;
+    if (name.length === end - p - 1 && startsWith(buf, p + 1, name)) return code;
   }
   return -1;
 }

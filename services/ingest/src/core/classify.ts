@@ -138,8 +138,11 @@ export function classifyBatch(
   let full = false;
   // What the worker knows does not change during this synchronous pass, and a batch's events mostly
   // come in runs of one API: one view per run instead of one per event.
+  // The same holds for the API's counter within a slice.
   let viewApi: string | undefined;
   let view: ApiView | undefined;
+  let counterApi: string | undefined;
+  let counter: TupleCounter | undefined;
   const codes: EventCodes = { k: 0, i: 0, s: 0 };
   for (const m of batch.messages) {
     const offset = Number(m.offset);
@@ -149,6 +152,7 @@ export function classifyBatch(
       slice = { counters: new Map(), lastOffset: batch.lastOffset };
       out.slices.push(slice);
       deferredInSlice.clear();
+      counterApi = undefined;
       full = false;
     }
     const e = decodeEvent(m.value, ctx, { receivedAt: Number(m.timestamp), checkExpiry: false });
@@ -160,8 +164,10 @@ export function classifyBatch(
       out.skipped++;
       continue;
     }
-    let counter = slice.counters.get(e.apiId);
-    if (!counter) slice.counters.set(e.apiId, (counter = new TupleCounter()));
+    if (e.apiId !== counterApi || counter === undefined) {
+      counter = slice.counters.get((counterApi = e.apiId));
+      if (!counter) slice.counters.set(e.apiId, (counter = new TupleCounter()));
+    }
     if (e.apiId !== viewApi || view === undefined) view = viewOf((viewApi = e.apiId));
     switch (judgeEvent(e, offset, view, ctx, codes)) {
       case 'count':
