@@ -14,12 +14,12 @@ import { ensureBuilt } from './lib/build.mjs';
 import { ROOT } from './lib/paths.mjs';
 import { ensureTopics } from './lib/topics.mjs';
 import { makeLog } from './lib/log.mjs';
+import { nodeFlagsOf } from './lib/node-flags.mjs';
 
 const log = makeLog('measure');
 const runsArg = process.argv.indexOf('--runs');
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 5;
 const SERVICES = ['ingest', 'compactor', 'query'];
-const NODE_FLAGS = { ingest: ['--max-semi-space-size=64'] };
 const MODES = {
   tsx: (name) => ['--import', 'tsx', `services/${name}/src/main.ts`],
   dist: (name) => ['--enable-source-maps', `services/${name}/dist/main.js`],
@@ -49,7 +49,7 @@ async function measureOnce(name, mode, env) {
     compactor: ports.COMPACTOR_METRICS_PORT,
   }[name];
   const started = performance.now();
-  const child = spawn(process.execPath, [...(NODE_FLAGS[name] ?? []), ...MODES[mode](name)], {
+  const child = spawn(process.execPath, [...nodeFlagsOf(name), ...MODES[mode](name)], {
     cwd: ROOT,
     env: { ...env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) },
     stdio: ['ignore', 'ignore', 'inherit'],

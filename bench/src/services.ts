@@ -9,6 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { nodeFlagsOf } from '@va/infra/node-flags';
 import { CACHE_DIR, ROOT } from '@va/infra/paths';
 
 export type ServiceName = 'ingest' | 'query' | 'compactor';
@@ -56,7 +57,7 @@ export function startService(
     : [];
   const child = spawn(
     process.execPath,
-    [...profile, '--enable-source-maps', `services/${name}/dist/main.js`],
+    [...nodeFlagsOf(name), ...profile, '--enable-source-maps', `services/${name}/dist/main.js`],
     {
       cwd: ROOT,
       env,

@@ -8,17 +8,13 @@ import readline from 'node:readline';
 import { DATA_DIR, ROOT } from './paths.mjs';
 import { isOurProcess, readPid, removeFile, stopPid, writePid } from './proc.mjs';
 import { makeLog } from './log.mjs';
+import { nodeFlagsOf } from './node-flags.mjs';
 
 const BACKOFF_MIN_MS = 1_000;
 const BACKOFF_MAX_MS = 30_000;
 /** A run this long counts as healthy: the next crash restarts after the minimum delay again. */
 const STABLE_AFTER_MS = 60_000;
 const COLORS = { ingest: 36, query: 35, compactor: 33 };
-/**
- * Node flags per service. The ingest worker allocates short-lived objects per event; a larger young
- * generation lets them die there (fewer scavenges, measured in services/ingest/bench).
- */
-const NODE_FLAGS = { ingest: ['--max-semi-space-size=64'] };
 
 export class Supervisor {
   /** entry: the compiled service (infra/lib/build.mjs builds it before `npm start` starts anything). */
@@ -51,7 +47,7 @@ export class Supervisor {
   start() {
     const startedAt = Date.now();
     // --enable-source-maps: stack traces in the logs name the TypeScript file and line (dist/*.js.map).
-    const flags = [...(NODE_FLAGS[this.name] ?? []), '--enable-source-maps'];
+    const flags = [...nodeFlagsOf(this.name), '--enable-source-maps'];
     const child = spawn(process.execPath, [...flags, this.entry], {
       cwd: ROOT,
       env: this.env,

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildTargets } from '@va/infra/build';
+import { nodeFlagsOf } from '@va/infra/node-flags';
 import { ROOT } from '@va/infra/paths';
 
 interface Instruction {
@@ -167,5 +168,18 @@ describe('docker-compose.yml', () => {
         mains.includes(script) || (script.startsWith('infra/') && fs.existsSync(path.join(ROOT, script)));
       expect(ok, script).toBe(true);
     }
+  });
+
+  it('gives each service the Node flags npm start and the benchmarks give it', () => {
+    const services = ['ingest', 'compactor', 'query'];
+    for (const service of services) {
+      const main = `services/${service}/dist/main.js`;
+      const argv = commands.find((words) => words[0] === 'node' && words.includes(main));
+      expect(argv, service).toBeDefined();
+      expect(argv!.slice(1, argv!.indexOf(main)), service).toEqual(
+        expect.arrayContaining(nodeFlagsOf(service)),
+      );
+    }
+    expect(nodeFlagsOf('ingest').length).toBeGreaterThan(0);
   });
 });

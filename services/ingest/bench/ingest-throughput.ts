@@ -30,6 +30,7 @@ import { loadConfig } from '@va/config';
 import { MESSAGE_KEYS, type MessageKey } from '@va/contracts';
 import { connectRedis, masterNodes, readWatermarks, type RedisClient } from '@va/store';
 import { ensureBuilt } from '@va/infra/build';
+import { nodeFlagsOf } from '@va/infra/node-flags';
 import { ROOT } from '@va/infra/paths';
 import { startRedis, stopRedis } from '@va/infra/redis';
 import { startRedisCluster, stopRedisCluster } from '@va/infra/redis-cluster';
@@ -194,7 +195,10 @@ async function main(): Promise<void> {
     last: Number(p.high) - 1,
   }));
   const profDir = path.join(ROOT, '.cache', 'bench-prof');
-  const nodeArgs = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+  const nodeArgs = [
+    ...nodeFlagsOf('ingest'),
+    ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []),
+  ];
   // The compiled worker, as `npm start` runs it (bench/src/services.ts says why not through tsx).
   await ensureBuilt();
   const workers = await Promise.all(
