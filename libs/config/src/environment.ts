@@ -176,17 +176,18 @@ export const ENVIRONMENT = {
     nonNegativeInt,
     "Partitions processed at once (overlaps one batch's Redis round trips with another's CPU).",
   ),
-  // A fetch's records of one partition are one batch. Larger fetches replay faster (32 MiB / 64 MiB: 202k
-  // against 159k events/s) but make one Lua call per API and batch longer while a worker catches up on
-  // history (1.77 s against 0.80 s at worst on the medium tenant): Redis answers nobody meanwhile, so the
-  // default stays here (docs/benchmarks.md, "Kafka fetch sizes").
+  // A fetch's records of one partition are one batch, and a larger batch merges more events into each counter
+  // field and each Lua call. Live-shaped, 32 / 64 MiB against 8 / 40: 137,341 / 123,624 against 122,319 /
+  // 114,252 events/s, Redis CPU -35%. It was held back while one Lua call per API and batch grew with the batch
+  // (1.77 s at worst while catching up on history); staging bounds every call since (docs/store-v2.md, "Applies
+  // staged in chunks"; docs/benchmarks.md, "Larger fetches again"). Costs ~150 MiB more peak RSS.
   INGEST_MAX_BYTES_PER_PARTITION: variable(
-    String(8 * 1024 * 1024),
+    String(32 * 1024 * 1024),
     nonNegativeInt,
-    'Bytes fetched per partition and fetch (~40k events at 8 MiB). More replays faster, with longer Redis calls while catching up.',
+    'Bytes fetched per partition and fetch (~160k events at 32 MiB). Less: a smaller worker (peak RSS), more Redis work per event.',
   ),
   INGEST_MAX_BYTES: variable(
-    String(40 * 1024 * 1024),
+    String(64 * 1024 * 1024),
     nonNegativeInt,
     "Bytes per fetch response (the broker's fetch.max.bytes, 55 MiB by default, caps it).",
   ),

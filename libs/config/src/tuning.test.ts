@@ -9,7 +9,7 @@ import {
 describe('loadIngestSettings', () => {
   it('defaults, and reads overrides from the environment', () => {
     expect(loadIngestSettings({})).toEqual(DEFAULT_INGEST_SETTINGS);
-    expect(DEFAULT_INGEST_SETTINGS.maxBytesPerPartition).toBe(8 * 1024 * 1024);
+    expect(DEFAULT_INGEST_SETTINGS.maxBytesPerPartition).toBe(32 * 1024 * 1024);
     const s = loadIngestSettings({ INGEST_SESSION_TIMEOUT_MS: '6000', INGEST_CONCURRENCY: '2' });
     expect(s.sessionTimeout).toBe(6000);
     expect(s.partitionsConsumedConcurrently).toBe(2);
