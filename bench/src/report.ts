@@ -24,13 +24,26 @@ function table(header: string[], rows: string[][]): string[] {
   ];
 }
 
+/** CPU seconds of the worker, Redis and the broker over the run, and per event in µs. */
+function cpuPerEvent(i: IngestResult): string {
+  const parts: [string, number | null | undefined][] = [
+    ['worker', i.workerCpuSeconds],
+    ['Redis', i.redisCpuSeconds],
+    ['Kafka', i.kafkaCpuSeconds],
+  ];
+  return parts
+    .filter((part): part is [string, number] => typeof part[1] === 'number')
+    .map(([name, s]) => `${name} CPU ${round(s)} s = ${round((s * 1e6) / Math.max(1, i.events))} µs/event`)
+    .join(', ');
+}
+
 function ingestRow(title: string, i: IngestResult): string[] {
   // JSON turns NaN into null: both mean the run was too short to give a rate.
   const rate = i.eventsPerSecond;
   const measured = Number.isFinite(rate);
   return [
     title,
-    `${measured ? `${int(rate)} events/s` : 'too few events to measure'} (${int(i.events)} events, first to last applied ${round(i.seconds)} s; worker CPU ${round(i.workerCpuSeconds)} s, Redis CPU ${round(i.redisCpuSeconds)} s)`,
+    `${measured ? `${int(rate)} events/s` : 'too few events to measure'} (${int(i.events)} events, first to last applied ${round(i.seconds)} s; ${cpuPerEvent(i)})`,
     `${int(GOALS.ingestEventsPerSecond)} events/s`,
     measured ? mark(rate >= GOALS.ingestEventsPerSecond) : '-',
   ];

@@ -2,11 +2,12 @@
  * Ingest throughput: one ingest worker (the service process) consumes the pre-produced topic from
  * the start; the rate is events from the first to the last applied one, read from the partition
  * watermarks in Redis (libs/store readWatermarks: every message through wm is applied or dead-lettered).
- * The worker's own CPU (process_cpu_seconds_total) and Redis' (INFO cpu) show which process the
- * 2-core machine spends the time in.
+ * The worker's own CPU (process_cpu_seconds_total), Redis' (INFO cpu) and the broker's (/proc, when it
+ * runs on this machine) show which process the 2-core machine spends the time in.
  */
 import type { Redis } from 'ioredis';
 import { readGeneration, readWatermarks } from '@va/store';
+import { processCpuSeconds } from '@va/testkit';
 import { log } from '../log';
 import { scrape } from '../prometheus';
 import {
@@ -37,6 +38,8 @@ export interface IngestResult {
   deadLettered: number;
   workerCpuSeconds: number;
   redisCpuSeconds: number;
+  /** The broker's CPU over the same span; null when it does not run on this machine (or is not ours to read). */
+  kafkaCpuSeconds: number | null;
   /** Mean of va_ingest_batch_apply_seconds (decode + dead-letter + apply of one partition batch). */
   meanBatchSeconds: number;
   batches: number;
@@ -53,6 +56,8 @@ export interface IngestTarget {
   /** Last offset per partition of the pre-produced topic. */
   ends: { partition: number; last: number }[];
   metricsUrl: string;
+  /** The broker's process, when it runs on this machine. */
+  kafkaPid: number | undefined;
   /** Starts the worker (the clock starts here). */
   start: () => Service;
   timeoutMs: number;
@@ -67,6 +72,7 @@ export async function measureIngest(
   const partitions = ends.map((p) => ({ topic, partition: p.partition }));
   await resetStats(redis);
   const redisCpu0 = await redisCpuSeconds(redis);
+  const kafkaCpu0 = processCpuSeconds(target.kafkaPid);
 
   const startedAt = Date.now();
   const worker = target.start();
@@ -100,6 +106,7 @@ export async function measureIngest(
   }
   const metrics = await scrape(target.metricsUrl);
   const redisCpu1 = await redisCpuSeconds(redis);
+  const kafkaCpu = processCpuSeconds(target.kafkaPid) - kafkaCpu0;
   const elapsed = (lastAt - firstAt!) / 1000;
   const rates = seconds
     .slice(1)
@@ -116,6 +123,7 @@ export async function measureIngest(
       deadLettered: metrics.get('va_ingest_events_dead_lettered_total') ?? 0,
       workerCpuSeconds: (metrics.get('process_cpu_seconds_total') ?? 0) - cpu0,
       redisCpuSeconds: redisCpu1 - redisCpu0,
+      kafkaCpuSeconds: Number.isFinite(kafkaCpu) ? kafkaCpu : null,
       meanBatchSeconds: (metrics.get('va_ingest_batch_apply_seconds_sum') ?? 0) / Math.max(1, batches),
       batches,
       commandStats: await commandStats(redis),

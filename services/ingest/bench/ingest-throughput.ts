@@ -34,18 +34,14 @@ import { nodeFlagsOf } from '@va/infra/node-flags';
 import { ROOT } from '@va/infra/paths';
 import { startRedis, stopRedis } from '@va/infra/redis';
 import { startRedisCluster, stopRedisCluster } from '@va/infra/redis-cluster';
-import { createGenerator, eventMessage, freePort, produceMessages } from '@va/testkit';
-
-/** CPU seconds (user + system) a process used so far, from /proc (Linux). */
-function processCpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return NaN;
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks (100/s)
-  } catch {
-    return NaN;
-  }
-}
+import {
+  createGenerator,
+  eventMessage,
+  freePort,
+  listenerPid,
+  processCpuSeconds,
+  produceMessages,
+} from '@va/testkit';
 
 /** Peak resident memory of a process so far (VmHWM, MiB), from /proc (Linux). */
 function peakRssMiB(pid: number | undefined): number {
@@ -223,14 +219,17 @@ async function main(): Promise<void> {
     ),
   );
   const workerCpu = () => workers.reduce((sum, w) => sum + processCpuSeconds(w.pid), 0);
+  // The broker's CPU when it runs here (a loopback address): NaN, and left out, otherwise.
+  const brokerPort = /^(?:127\.0\.0\.1|localhost):(\d+)$/.exec(config.kafkaBrokers[0] ?? '')?.[1];
+  const kafkaPid = brokerPort === undefined ? undefined : listenerPid(Number(brokerPort));
   const startedAt = Date.now();
   const space = { prefix: id, generation: 1 };
   let firstAt: number | undefined;
   let lastAt: number | undefined;
   let applied = 0;
   let appliedAtFirst = 0;
-  let cpuAtFirst = { worker: 0, redis: 0 };
-  let cpuAtLast = { worker: 0, redis: 0 };
+  let cpuAtFirst = { worker: 0, redis: 0, kafka: 0 };
+  let cpuAtLast = { worker: 0, redis: 0, kafka: 0 };
   const samples: string[] = [];
   while (lastAt === undefined) {
     for (const w of workers) if (w.exitCode !== null) throw new Error(`worker exited with ${w.exitCode}`);
@@ -240,11 +239,19 @@ async function main(): Promise<void> {
     if (applied > 0 && firstAt === undefined) {
       firstAt = t;
       appliedAtFirst = applied;
-      cpuAtFirst = { worker: workerCpu(), redis: await redisCpuSeconds(redis) };
+      cpuAtFirst = {
+        worker: workerCpu(),
+        redis: await redisCpuSeconds(redis),
+        kafka: processCpuSeconds(kafkaPid),
+      };
     }
     if (applied >= events) {
       lastAt = t;
-      cpuAtLast = { worker: workerCpu(), redis: await redisCpuSeconds(redis) };
+      cpuAtLast = {
+        worker: workerCpu(),
+        redis: await redisCpuSeconds(redis),
+        kafka: processCpuSeconds(kafkaPid),
+      };
     }
     if (samples.length === 0 || t - Number(samples[samples.length - 1]!.split(' ')[0]) >= 1000) {
       samples.push(`${t} ${applied}`);
@@ -268,8 +275,10 @@ async function main(): Promise<void> {
   const counted = events - appliedAtFirst;
   const workerUs = ((cpuAtLast.worker - cpuAtFirst.worker) * 1e6) / counted;
   const redisUs = ((cpuAtLast.redis - cpuAtFirst.redis) * 1e6) / counted;
+  const kafkaUs = ((cpuAtLast.kafka - cpuAtFirst.kafka) * 1e6) / counted;
+  const kafkaPart = Number.isFinite(kafkaUs) ? `, kafka ${kafkaUs.toFixed(1)} us` : '';
   console.log(
-    `CPU per event: worker ${workerUs.toFixed(1)} us, redis ${redisUs.toFixed(1)} us ` +
+    `CPU per event: worker ${workerUs.toFixed(1)} us, redis ${redisUs.toFixed(1)} us${kafkaPart} ` +
       `(one dedicated core each would sustain ~${Math.round(1e6 / workerUs)} and ~${Math.round(1e6 / redisUs)} events/s)`,
   );
 
