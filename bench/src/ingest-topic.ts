@@ -3,16 +3,10 @@ import { prepareService, type RunContext } from './context';
 import { lastOffsets } from './kafka';
 import type { BenchNames } from './names';
 import { measureIngest, type IngestResult } from './phases/ingest';
-import { listenerPid } from '@va/testkit';
+import { localBrokerPid } from '@va/testkit';
 
 /** Longer than any sane run on the 2-core machine; a stuck phase fails instead of hanging. */
 export const PHASE_TIMEOUT_MS = 3 * 3_600_000;
-
-/** The process of a broker on this machine (host:port of a loopback address), else undefined. */
-function brokerPid(broker: string | undefined): number | undefined {
-  const match = /^(?:127\.0\.0\.1|localhost|\[::1\]):(\d+)$/.exec(broker ?? '');
-  return match ? listenerPid(Number(match[1])) : undefined;
-}
 
 export async function ingestTopic(ctx: RunContext, names: BenchNames): Promise<IngestResult> {
   const ends = await lastOffsets(ctx.kafka, names.topic);
@@ -23,7 +17,7 @@ export async function ingestTopic(ctx: RunContext, names: BenchNames): Promise<I
     topic: names.topic,
     ends,
     metricsUrl: `${ingest.baseUrl}/metrics`,
-    kafkaPid: brokerPid(ctx.servers.kafkaBrokers[0]),
+    kafkaPid: localBrokerPid(ctx.servers.kafkaBrokers[0]),
     start: ingest.start,
     timeoutMs: PHASE_TIMEOUT_MS,
   });

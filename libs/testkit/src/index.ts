@@ -8,4 +8,4 @@ export * from './vectors';
 export * from './verify';
 export * from './expect-store';
 export { freePort } from './support/ports';
-export { listenerPid, processCpuSeconds } from './process-cpu';
+export { listenerPid, localBrokerPid, processCpuSeconds } from './process-cpu';

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { listenerPid, processCpuSeconds } from './process-cpu';
+import { listenerPid, localBrokerPid, processCpuSeconds } from './process-cpu';
 
 describe('process CPU from /proc', () => {
   it('finds the process listening on a port, and none on a closed one', async () => {
@@ -9,6 +9,8 @@ describe('process CPU from /proc', () => {
     const { port } = server.address() as net.AddressInfo;
     try {
       expect(listenerPid(port)).toBe(process.pid);
+      expect(localBrokerPid(`127.0.0.1:${port}`)).toBe(process.pid);
+      expect(localBrokerPid(`kafka.example:${port}`)).toBeUndefined();
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

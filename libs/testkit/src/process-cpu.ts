@@ -67,3 +67,9 @@ export function listenerPid(port: number): number | undefined {
   }
   return undefined;
 }
+
+/** The process of broker `host:port` when the host is this machine's loopback address; else undefined. */
+export function localBrokerPid(broker: string | undefined): number | undefined {
+  const port = /^(?:127\.0\.0\.1|localhost|\[::1\]):(\d+)$/.exec(broker ?? '')?.[1];
+  return port === undefined ? undefined : listenerPid(Number(port));
+}

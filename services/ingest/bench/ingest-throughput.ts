@@ -38,7 +38,7 @@ import {
   createGenerator,
   eventMessage,
   freePort,
-  listenerPid,
+  localBrokerPid,
   processCpuSeconds,
   produceMessages,
 } from '@va/testkit';
@@ -220,8 +220,7 @@ async function main(): Promise<void> {
   );
   const workerCpu = () => workers.reduce((sum, w) => sum + processCpuSeconds(w.pid), 0);
   // The broker's CPU when it runs here (a loopback address): NaN, and left out, otherwise.
-  const brokerPort = /^(?:127\.0\.0\.1|localhost):(\d+)$/.exec(config.kafkaBrokers[0] ?? '')?.[1];
-  const kafkaPid = brokerPort === undefined ? undefined : listenerPid(Number(brokerPort));
+  const kafkaPid = localBrokerPid(config.kafkaBrokers[0]);
   const startedAt = Date.now();
   const space = { prefix: id, generation: 1 };
   let firstAt: number | undefined;
