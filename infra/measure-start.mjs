@@ -14,7 +14,7 @@ import { ensureBuilt } from './lib/build.mjs';
 import { ROOT } from './lib/paths.mjs';
 import { ensureTopics } from './lib/topics.mjs';
 import { makeLog } from './lib/log.mjs';
-import { nodeFlagsOf } from './lib/node-flags.mjs';
+import { nodeFlagsOf, serviceEnvOf } from './lib/service-runtime.mjs';
 
 const log = makeLog('measure');
 const runsArg = process.argv.indexOf('--runs');
@@ -51,7 +51,7 @@ async function measureOnce(name, mode, env) {
   const started = performance.now();
   const child = spawn(process.execPath, [...nodeFlagsOf(name), ...MODES[mode](name)], {
     cwd: ROOT,
-    env: { ...env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) },
+    env: { ...serviceEnvOf(name), ...env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));

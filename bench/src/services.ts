@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { nodeFlagsOf } from '@va/infra/node-flags';
+import { nodeFlagsOf, serviceEnvOf } from '@va/infra/service-runtime';
 import { CACHE_DIR, ROOT } from '@va/infra/paths';
 
 export type ServiceName = 'ingest' | 'query' | 'compactor';
@@ -60,7 +60,7 @@ export function startService(
     [...nodeFlagsOf(name), ...profile, '--enable-source-maps', `services/${name}/dist/main.js`],
     {
       cwd: ROOT,
-      env,
+      env: { ...serviceEnvOf(name), ...env },
       stdio: ['ignore', fd, fd],
     },
   );

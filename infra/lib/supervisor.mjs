@@ -8,7 +8,7 @@ import readline from 'node:readline';
 import { DATA_DIR, ROOT } from './paths.mjs';
 import { isOurProcess, readPid, removeFile, stopPid, writePid } from './proc.mjs';
 import { makeLog } from './log.mjs';
-import { nodeFlagsOf } from './node-flags.mjs';
+import { nodeFlagsOf, serviceEnvOf } from './service-runtime.mjs';
 
 const BACKOFF_MIN_MS = 1_000;
 const BACKOFF_MAX_MS = 30_000;
@@ -50,7 +50,8 @@ export class Supervisor {
     const flags = [...nodeFlagsOf(this.name), '--enable-source-maps'];
     const child = spawn(process.execPath, [...flags, this.entry], {
       cwd: ROOT,
-      env: this.env,
+      // The service's runtime settings first: an operator's own value of one of them wins.
+      env: { ...serviceEnvOf(this.name), ...this.env },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildTargets } from '@va/infra/build';
-import { nodeFlagsOf } from '@va/infra/node-flags';
+import { nodeFlagsOf, serviceEnvOf } from '@va/infra/service-runtime';
 import { ROOT } from '@va/infra/paths';
 
 interface Instruction {
@@ -181,5 +181,17 @@ describe('docker-compose.yml', () => {
       );
     }
     expect(nodeFlagsOf('ingest').length).toBeGreaterThan(0);
+  });
+
+  it('gives each service the environment npm start and the benchmarks give it', () => {
+    for (const service of ['ingest', 'compactor', 'query']) {
+      // The service's block: from its name to the next top-level entry.
+      const block = new RegExp(`^  ${service}:\\n((?:    .*\\n|\\n)*)`, 'm').exec(compose)?.[1];
+      expect(block, service).toBeDefined();
+      for (const [name, value] of Object.entries(serviceEnvOf(service))) {
+        expect(block, `${service} ${name}`).toMatch(new RegExp(`^\\s+${name}: '?${value}'?$`, 'm'));
+      }
+    }
+    expect(Object.keys(serviceEnvOf('ingest')).length).toBeGreaterThan(0);
   });
 });

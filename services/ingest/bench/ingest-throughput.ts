@@ -30,7 +30,7 @@ import { loadConfig } from '@va/config';
 import { MESSAGE_KEYS, type MessageKey } from '@va/contracts';
 import { connectRedis, masterNodes, readWatermarks, type RedisClient } from '@va/store';
 import { ensureBuilt } from '@va/infra/build';
-import { nodeFlagsOf } from '@va/infra/node-flags';
+import { nodeFlagsOf, serviceEnvOf } from '@va/infra/service-runtime';
 import { ROOT } from '@va/infra/paths';
 import { startRedis, stopRedis } from '@va/infra/redis';
 import { startRedisCluster, stopRedisCluster } from '@va/infra/redis-cluster';
@@ -203,6 +203,7 @@ async function main(): Promise<void> {
         cwd: ROOT,
         stdio: ['ignore', 'inherit', 'inherit'],
         env: {
+          ...serviceEnvOf('ingest'),
           ...process.env,
           KAFKA_BROKERS: config.kafkaBrokers.join(','),
           KAFKA_TOPIC: topic,
