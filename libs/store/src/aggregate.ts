@@ -35,6 +35,7 @@ import {
   type DictName,
   type Resolution,
 } from './keys';
+import { PackedCounts } from './packed-counts';
 import { encodeSection } from './section/codec';
 import { forEachDeltaField } from './section/delta-rows';
 import { sectionsOfTuples } from './section/tuple-sections';
@@ -140,7 +141,8 @@ export function bucketsOfHour(h: number, { now, retention, cmp }: WriteContext):
  * Tuple keys: one number packing (key, identity + 1, tag set, outcome) when the codes fit
  * (key < 2^20, identity + 1 < 2^16, tag set < 2^13: 20 + 16 + 13 + 4 = 53 bits, exact in a double),
  * else a string. A packed number key is several times cheaper per event than nested maps or a
- * composite string (no allocation per event once the tuple exists).
+ * composite string, and PackedCounts keeps it in typed arrays (no allocation per event, not even per
+ * new tuple).
  */
 const K_LIMIT = 2 ** 20;
 const I_RADIX = 2 ** 16;
@@ -150,7 +152,7 @@ const pack = (k: number, i1: number, s: number, o: number): number =>
   ((k * I_RADIX + i1) * S_RADIX + s) * 16 + o;
 
 interface HourCounts {
-  packed: Map<number, number>;
+  packed: PackedCounts;
   /** Tuples whose codes do not fit the packed key: "k|i|s|o". */
   wide: Map<string, number> | undefined;
 }
@@ -169,17 +171,12 @@ export class TupleCounter {
   add(h: number, k: number, i: number, s: number, o: number, n = 1): void {
     let hour = this.hours.get(h);
     if (!hour) {
-      hour = { packed: new Map(), wide: undefined };
+      hour = { packed: new PackedCounts(), wide: undefined };
       this.hours.set(h, hour);
     }
     this.events += n;
     if (k < K_LIMIT && i + 1 < I_RADIX && s < S_RADIX) {
-      const key = pack(k, i + 1, s, o);
-      const count = hour.packed.get(key);
-      if (count === undefined) {
-        hour.packed.set(key, n);
-        this.size++;
-      } else hour.packed.set(key, count + n);
+      if (hour.packed.add(pack(k, i + 1, s, o), n)) this.size++;
       return;
     }
     hour.wide ??= new Map();
@@ -200,14 +197,14 @@ export class TupleCounter {
   forEachOfHour(h: number, fn: TupleVisitor): void {
     const hour = this.hours.get(h);
     if (!hour) return;
-    for (const [key, n] of hour.packed) {
+    hour.packed.forEach((key, n) => {
       const o = key % 16;
       let rest = (key - o) / 16;
       const s = rest % S_RADIX;
       rest = (rest - s) / S_RADIX;
       const i1 = rest % I_RADIX;
       fn(h, (rest - i1) / I_RADIX, i1 - 1, s, o, n);
-    }
+    });
     if (hour.wide) {
       for (const [key, n] of hour.wide) {
         const [k, i, s, o] = key.split('|').map(Number) as [number, number, number, number];
