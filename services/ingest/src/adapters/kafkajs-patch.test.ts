@@ -4,7 +4,8 @@
  * and filters a fetched batch by offset the same way. These properties hold the patched code to the
  * code it replaces (kafkajs's own Long arithmetic, kept below as the reference): the same strings for
  * every 64-bit value, on both sides of 2^53, for every varlong length, and the same messages kept by
- * the batch's offset filter.
+ * the batch's offset filter. A round trip through kafkajs's own batch encoder (plain and gzip) checks the
+ * patched decoder's records whole: offsets, timestamps, keys, values and headers.
  */
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
@@ -50,7 +51,7 @@ const encodeRecord = require('kafkajs/src/protocol/recordBatch/record/v0/index.j
   timestampDelta: bigint;
   key: Buffer | null;
   value: Buffer | null;
-  headers?: Record<string, Buffer>;
+  headers?: Record<string, Buffer | Buffer[]>;
 }) => KafkaEncoder;
 const decodeRecord = require(RECORD_DECODER) as (
   decoder: KafkaDecoder,
@@ -58,6 +59,30 @@ const decodeRecord = require(RECORD_DECODER) as (
 ) => DecodedRecord;
 const Decoder = require('kafkajs/src/protocol/decoder.js') as new (buffer: Buffer) => KafkaDecoder;
 const Long = require('kafkajs/src/utils/long.js') as { fromValue(value: string): KafkaLong };
+type Headers = Record<string, Buffer | Buffer[]>;
+interface BatchRecord {
+  offsetDelta: number;
+  timestampDelta: number;
+  key: Buffer | null;
+  value: Buffer;
+  headers: Headers;
+}
+const { RecordBatch: encodeBatch } = require('kafkajs/src/protocol/recordBatch/v0/index.js') as {
+  RecordBatch: (batch: {
+    compression: number;
+    firstOffset: KafkaLong;
+    firstTimestamp: number;
+    maxTimestamp: number;
+    lastOffsetDelta: number;
+    records: KafkaEncoder[];
+  }) => Promise<KafkaEncoder>;
+};
+const decodeBatch = require('kafkajs/src/protocol/recordBatch/v0/decoder.js') as (
+  decoder: KafkaDecoder,
+) => Promise<{ records: DecodedRecord[] }>;
+const { Types: Compression } = require('kafkajs/src/protocol/message/compression/index.js') as {
+  Types: { None: number; GZIP: number };
+};
 const Batch = require('kafkajs/src/consumer/batch.js') as new (
   topic: string,
   fetchedOffset: string,
@@ -155,6 +180,56 @@ describe('kafkajs patch: record offsets and timestamps without a Long per record
       },
     );
     expect([decoded.offset, decoded.timestamp, String(decoded.key)]).toEqual(['13', '2000', 'k']);
+  });
+
+  it('decodes a batch’s records, plain or compressed, as they were encoded (property)', async () => {
+    const bytes = fc.uint8Array({ maxLength: 40 }).map((a) => Buffer.from(a));
+    const headers: fc.Arbitrary<Headers> = fc.dictionary(
+      fc.string({ minLength: 1, maxLength: 6 }),
+      fc.oneof(bytes, fc.array(bytes, { minLength: 2, maxLength: 3 })),
+      { maxKeys: 3 },
+    );
+    const record = fc.record({ key: fc.option(bytes), value: bytes, headers });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(record, { minLength: 1, maxLength: 30 }),
+        fc.constantFrom(Compression.None, Compression.GZIP),
+        async (records, compression) => {
+          const input: BatchRecord[] = records.map((r, i) => ({
+            ...r,
+            offsetDelta: i,
+            timestampDelta: i * 7,
+          }));
+          const encoded = await encodeBatch({
+            compression,
+            firstOffset: Long.fromValue('1000'),
+            firstTimestamp: 1_764_000_000_000,
+            maxTimestamp: 1_764_000_000_000 + input.length * 7,
+            lastOffsetDelta: input.length - 1,
+            records: input.map((r) => encodeRecord({ ...r, timestampDelta: BigInt(r.timestampDelta) })),
+          });
+          const { records: decoded } = await decodeBatch(new Decoder(encoded.buffer));
+          expect(
+            decoded.map(({ offset, timestamp, key, value, headers }) => ({
+              offset,
+              timestamp,
+              key,
+              value,
+              headers,
+            })),
+          ).toEqual(
+            input.map((r) => ({
+              offset: String(1000 + r.offsetDelta),
+              timestamp: String(1_764_000_000_000 + r.timestampDelta),
+              key: r.key,
+              value: r.value,
+              headers: r.headers,
+            })),
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 
   it('keeps exactly the fetched batch’s messages at or after the fetched offset', () => {
