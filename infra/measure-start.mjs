@@ -51,7 +51,11 @@ async function measureOnce(name, mode, env) {
   const started = performance.now();
   const child = spawn(process.execPath, [...nodeFlagsOf(name), ...MODES[mode](name)], {
     cwd: ROOT,
-    env: { ...serviceEnvOf(name), ...env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) },
+    env: {
+      ...serviceEnvOf(name),
+      ...env,
+      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
