@@ -1,5 +1,6 @@
 /** The bench's Kafka topics: created fresh per data set, deleted when their events are in Redis. */
 import { Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkajs';
+import { createTopicsWithLeaders } from '@va/testkit';
 import type { BenchNames } from './names';
 
 /** As the stack creates its live topic: 4 partitions (one ingest worker consumes them all). */
@@ -39,14 +40,11 @@ export async function deleteTopics(kafka: Kafka, names: BenchNames): Promise<voi
 export async function recreateTopics(kafka: Kafka, names: BenchNames): Promise<void> {
   await deleteTopics(kafka, names);
   await withAdmin(kafka, (admin) =>
-    admin.createTopics({
-      waitForLeaders: true,
-      topics: [
-        { topic: names.topic, numPartitions: PARTITIONS },
-        { topic: names.backfillTopic, numPartitions: PARTITIONS },
-        { topic: names.dlqTopic, numPartitions: 1 },
-      ],
-    }),
+    createTopicsWithLeaders(admin, [
+      { topic: names.topic, numPartitions: PARTITIONS },
+      { topic: names.backfillTopic, numPartitions: PARTITIONS },
+      { topic: names.dlqTopic, numPartitions: 1 },
+    ]),
   );
 }
 

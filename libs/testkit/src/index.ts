@@ -8,4 +8,5 @@ export * from './vectors';
 export * from './verify';
 export * from './expect-store';
 export { freePort } from './support/ports';
+export { createTopicsWithLeaders } from './support/topics';
 export { listenerPid, localBrokerPid, processCpuSeconds } from './process-cpu';

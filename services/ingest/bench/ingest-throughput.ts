@@ -36,6 +36,7 @@ import { startRedis, stopRedis } from '@va/infra/redis';
 import { startRedisCluster, stopRedisCluster } from '@va/infra/redis-cluster';
 import {
   createGenerator,
+  createTopicsWithLeaders,
   eventMessage,
   freePort,
   localBrokerPid,
@@ -145,13 +146,10 @@ async function main(): Promise<void> {
 
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({
-    topics: [topic, `${topic}.backfill`, `${topic}.dlq`].map((t) => ({
-      topic: t,
-      numPartitions: partitions,
-    })),
-    waitForLeaders: true,
-  });
+  await createTopicsWithLeaders(
+    admin,
+    [topic, `${topic}.backfill`, `${topic}.dlq`].map((t) => ({ topic: t, numPartitions: partitions })),
+  );
 
   const now = Date.now();
   const spanMs = Number(values['span-hours']) * 3_600_000;

@@ -12,6 +12,7 @@ import {
 } from '@va/store';
 import { inject } from 'vitest';
 import { freePort } from './ports.js';
+import { createTopicsWithLeaders } from './topics.js';
 
 export interface TestEnv {
   /** The single test Redis (also set in the `cluster` project, where `redis` points at the cluster). */
@@ -126,10 +127,10 @@ export async function createTopics(brokers: string[], topics: string[], partitio
   const client = admin(brokers);
   await client.connect();
   try {
-    await client.createTopics({
-      topics: topics.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })),
-      waitForLeaders: true,
-    });
+    await createTopicsWithLeaders(
+      client,
+      topics.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })),
+    );
   } finally {
     await client.disconnect();
   }

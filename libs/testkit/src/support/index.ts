@@ -8,3 +8,4 @@ export * from './redis-cluster';
 export { track } from './children';
 export * from './kafka-proxy';
 export * from './private-kafka';
+export * from './topics';
