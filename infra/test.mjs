@@ -52,10 +52,12 @@ function testCounts() {
   try {
     const report = JSON.parse(fs.readFileSync(REPORT, 'utf8'));
     const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+    // A file can fail outside its tests (an import, a beforeAll hook): its tests then count as skipped, and
+    // the line must still say that something failed.
     const brokenFiles = report.testResults?.filter(
-      (f) => f.status === 'failed' && f.assertionResults.length === 0,
+      (f) => f.status === 'failed' && !f.assertionResults.some((a) => a.status === 'failed'),
     );
-    const broken = brokenFiles?.length ? `, ${brokenFiles.length} file(s) failed to run` : '';
+    const broken = brokenFiles?.length ? `, ${brokenFiles.length} file(s) failed outside their tests` : '';
     return `${report.numPassedTests} passed, ${report.numFailedTests} failed, ${skipped} skipped${broken}`;
   } catch {
     return 'no report (vitest did not finish)';
