@@ -2,7 +2,7 @@
 // (*.int.test.ts, real Kafka and Redis from libs/testkit/src/support/global-setup.ts) and `cluster` (some of
 // them again on a Redis Cluster) run after it, side by side, at most three files at a time on a 2-core machine:
 // the integration files spend a quarter of their time waiting (kills, group joins, restarts), so with two the
-// machine was a quarter idle (clean-clone `npm test` 6.3-6.5 min against 5.1-5.6 with three, same morning).
+// machine was a quarter idle (clean-clone `npm test` 6.3-7.2 min against 5.1-5.6 with three, same morning).
 // Every file has its own topics, key prefix, consumer group and ports (testEnv), so files side by side do not meet.
 import { defineConfig } from 'vitest/config';
 import { LongestFirstSequencer } from './test/support/longest-first-sequencer.js';

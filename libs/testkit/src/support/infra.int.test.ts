@@ -40,6 +40,36 @@ describe('test harness', () => {
     expect(received).toEqual(['{"hello":"kafka"}']);
   });
 
+  it('creates topics whose every partition is served by its leader when createTopics returns, and leaves existing ones', async () => {
+    const env = await testEnv('topics');
+    const topics = [env.topic, env.dlqTopic, env.backfillTopic];
+    await createTopics(env.kafkaBrokers, topics, 3);
+    cleanups.push(() => deleteTopics(env.kafkaBrokers, topics));
+    const admin = new Kafka({
+      clientId: 'harness-test',
+      brokers: env.kafkaBrokers,
+      logLevel: logLevel.NOTHING,
+    }).admin();
+    await admin.connect();
+    try {
+      // No retry here: ListOffsets goes to each partition's leader, which must already be in place.
+      for (const topic of topics) {
+        const offsets = await admin.fetchTopicOffsets(topic);
+        expect(offsets.map((o) => [o.partition, o.high]).sort(([a], [b]) => Number(a) - Number(b))).toEqual([
+          [0, '0'],
+          [1, '0'],
+          [2, '0'],
+        ]);
+      }
+      // Again on the same topics (another partition count asked): nothing changes, nothing throws.
+      await createTopics(env.kafkaBrokers, topics, 5);
+      const metadata = await admin.fetchTopicMetadata({ topics });
+      expect(metadata.topics.map((t) => t.partitions.length)).toEqual([3, 3, 3]);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
   it('provides a Redis and cleans a key prefix', async () => {
     const env = await testEnv('redis smoke');
     const redis = new Redis(env.redisUrl);

@@ -2,11 +2,12 @@ import type { Admin, ITopicConfig } from 'kafkajs';
 import { waitFor } from './wait.js';
 
 /**
- * Creates the topics (existing ones are left alone) and waits until the broker's metadata names a leader
- * for every partition of each. kafkajs's own `waitForLeaders` retries only LEADER_NOT_AVAILABLE, but a KRaft
- * broker publishes a new topic's metadata asynchronously (KAFKA-15780) and may answer
- * UNKNOWN_TOPIC_OR_PARTITION for a moment after the create, which kafkajs then throws: on a loaded machine
- * that failed a test file's setup. Here both answers mean "not yet".
+ * Creates the topics (existing ones are left alone) and waits until every partition of each is served by its
+ * leader. A KRaft broker publishes a new topic's metadata first and readies its partitions after (KAFKA-15780):
+ * for a moment metadata requests answer UNKNOWN_TOPIC_OR_PARTITION, then name a leader that still answers
+ * NOT_LEADER_OR_FOLLOWER. kafkajs's own `waitForLeaders` retries only LEADER_NOT_AVAILABLE and threw the first,
+ * which failed a test file's setup on a loaded machine. Here the check is a ListOffsets on every partition
+ * (answered by the leader itself), and every error means "not yet".
  */
 export async function createTopicsWithLeaders(
   admin: Admin,
@@ -17,12 +18,11 @@ export async function createTopicsWithLeaders(
   const names = topics.map((t) => t.topic);
   await waitFor(
     async () => {
-      const metadata = await admin.fetchTopicMetadata({ topics: names });
-      return names.every((name) => {
-        const partitions = metadata.topics.find((t) => t.name === name)?.partitions ?? [];
-        return partitions.length > 0 && partitions.every((p) => p.leader >= 0);
-      });
+      for (const name of names) {
+        if ((await admin.fetchTopicOffsets(name)).length === 0) return false;
+      }
+      return true;
     },
-    { timeoutMs, message: `a leader for every partition of ${names.join(', ')}` },
+    { timeoutMs, message: `every partition of ${names.join(', ')} served by its leader` },
   );
 }
