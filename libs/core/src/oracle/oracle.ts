@@ -41,6 +41,8 @@ interface GroupValues {
 
 interface Counted {
   group: GroupValues;
+  /** The group as JSON: the key of its rows. */
+  groupKey: string;
   hour: number;
   outcome: (typeof OUTCOMES)[number];
 }
@@ -67,7 +69,7 @@ export function oracle(
     if (!matchesFilters(query, { keyId: event.keyId, identity: event.identity, tags: event.tags ?? [] }))
       continue;
     for (const group of groupsOf(event, query))
-      counted.push({ group, hour: shownAt, outcome: event.outcome });
+      counted.push({ group, groupKey: JSON.stringify(group), hour: shownAt, outcome: event.outcome });
   }
 
   // 2. The slices: from the slice of start (or of the first counted hour) to the slice of end.
@@ -82,7 +84,7 @@ export function oracle(
   // 3. The groups: those with a counted event; without group dimensions, the one empty group.
   const groups = new Map<string, GroupValues>();
   if (!hasGroupDimension(query)) groups.set(JSON.stringify({}), {});
-  for (const c of counted) groups.set(JSON.stringify(c.group), c.group);
+  for (const c of counted) groups.set(c.groupKey, c.group);
 
   // 4. Every group x slice row, zeros included, then the counts added in.
   const rows = new Map<string, Datapoint>();
@@ -91,7 +93,7 @@ export function oracle(
   }
   for (const c of counted) {
     const time = granularity ? sliceStartOfHour(c.hour, granularity) : undefined;
-    const row = rows.get(`${time}|${JSON.stringify(c.group)}`);
+    const row = rows.get(`${time}|${c.groupKey}`);
     if (!row) throw new Error('oracle: a counted event fell outside every slice');
     row[OUTCOME_FIELDS[OUTCOMES.indexOf(c.outcome)]!] += 1;
     row.total += 1;
