@@ -22,7 +22,14 @@ export default defineConfig({
   test: {
     // One pool for every project (vitest 3).
     maxWorkers: 3,
-    minWorkers: 1,
+    // vitest 3.2 reads whether a pool reuses its workers from here, the root, not from a project's
+    // `isolate` (which only decides, inside a worker, whether modules are reset between files): with
+    // only the projects' `isolate: false`, every file still got a new fork or thread. Reused, the
+    // files skip a process start and their module graph's load. minWorkers = maxWorkers: with fewer,
+    // tinypool's recycling of idle workers between projects failed the run with "Terminating worker
+    // thread" (vitest-dev/vitest#8133).
+    minWorkers: 3,
+    poolOptions: { threads: { isolate: false }, forks: { isolate: false } },
     // Stopping the local Kafka (controlled shutdown) can take a while.
     teardownTimeout: 60_000,
     // Within each group (unit, then integration + cluster), the files known to be long start first.
