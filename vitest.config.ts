@@ -1,8 +1,8 @@
-// Three projects: `unit` (pure code, fast, no servers) runs first, in shared threads; `integration`
-// (*.int.test.ts, real Kafka and Redis from libs/testkit/src/support/global-setup.ts) and `cluster` (some of
-// them again on a Redis Cluster) run after it, side by side, at most three files at a time on a 2-core machine:
-// the integration files spend a quarter of their time waiting (kills, group joins, restarts), so with two the
-// machine was a quarter idle (clean-clone `npm test` 6.3-7.2 min against 5.1-5.6 with three, same morning).
+// Three projects: `unit` (pure code, fast, no servers) runs first, in shared threads; then `integration`
+// (*.int.test.ts, real Kafka and Redis from libs/testkit/src/support/global-setup.ts), then `cluster` (some of
+// them again on a Redis Cluster), at most three files at a time on a 2-core machine: the integration files
+// spend a quarter of their time waiting (kills, group joins, restarts), so with two the machine was a quarter
+// idle (clean-clone `npm test` 6.3-7.2 min against 5.1-5.6 with three, same morning).
 // Every file has its own topics, key prefix, consumer group and ports (testEnv), so files side by side do not meet.
 import { defineConfig } from 'vitest/config';
 import { LongestFirstSequencer } from './test/support/longest-first-sequencer.js';
@@ -90,8 +90,8 @@ export default defineConfig({
           testTimeout: 300_000,
           hookTimeout: 300_000,
           env: { KAFKAJS_NO_PARTITIONER_WARNING: '1' },
-          // Beside the integration files (their own cluster, topics and key prefixes): the two-file limit
-          // holds for both, and no file waits for the other project's last one.
+          // Workers that run file after file serve one project at a time: vitest runs this project's files
+          // once the integration files are done, which leaves a lane or two idle for ~10 s at the switch.
           sequence: { groupOrder: 1 },
         },
       },
