@@ -1,5 +1,5 @@
-// Test files in order of expected duration, longest first: with two files at a time, a long file that starts
-// last keeps one lane busy while the other idles (the makespan of a list schedule is best when the longest jobs
+// Test files in order of expected duration, longest first: with a few files at a time, a long file that starts
+// last keeps one lane busy while the others idle (the makespan of a list schedule is best when the longest jobs
 // go first). vitest's own order does that from its results cache, which a clean clone (CI) does not have; it
 // then runs the largest files first, and file size says little about how long a kill test runs. So the
 // durations of a clean-clone run are committed (test/durations.json, written by `node test/support/
