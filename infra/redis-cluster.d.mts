@@ -21,7 +21,6 @@ export interface ClusterNode {
 }
 export declare const CLUSTER_NODE_TIMEOUT_MS: number;
 export declare function clusterNodeArgs(options: { port: number; dir: string }): string[];
-export declare function redisCommand(port: number, ...args: string[]): Promise<string>;
 export declare function clusterInfo(port: number): Promise<Record<string, string>>;
 export declare function clusterNodes(port: number): Promise<ClusterNode[]>;
 export declare function startRedisCluster(

@@ -5,7 +5,6 @@
 //   node infra/redis-cluster.mjs start|stop|status [basePort]
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { CACHE_DIR } from './lib/paths.mjs';
@@ -21,7 +20,7 @@ import {
   waitUntil,
   writePid,
 } from './lib/proc.mjs';
-import { redisPing, redisServerArgs } from './redis.mjs';
+import { redisCommand, redisPing, redisServerArgs } from './redis.mjs';
 
 const HOST = '127.0.0.1';
 const run = promisify(execFile);
@@ -60,54 +59,9 @@ export function clusterNodeArgs({ port, dir }) {
   ];
 }
 
-/**
- * One command to the node at `port` -> its reply as text (CLUSTER INFO, CLUSTER NODES and INFO answer one
- * bulk string). Over a socket of our own (infra has no dependencies), not `redis-cli`: the health checks
- * poll six nodes five times a second, and a process per question cost the test processes seconds of CPU
- * in spawns alone (their profile: 4 s of the run).
- */
-export function redisCommand(port, ...args) {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: HOST, port });
-    const chunks = [];
-    const fail = (error) => {
-      socket.destroy();
-      reject(error);
-    };
-    socket.setTimeout(10_000, () => fail(new Error(`redis :${port} ${args.join(' ')}: no reply in 10 s`)));
-    socket.once('error', fail);
-    socket.once('connect', () => socket.write(respCommand(args)));
-    socket.on('data', (chunk) => {
-      chunks.push(chunk);
-      const reply = bulkReply(Buffer.concat(chunks));
-      if (reply === undefined) return;
-      socket.destroy();
-      if (reply instanceof Error) reject(new Error(`redis :${port} ${args.join(' ')}: ${reply.message}`));
-      else resolve(reply);
-    });
-  });
-}
-
-const respCommand = (args) =>
-  `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
-
-/** A complete reply: its text (bulk or simple string), an Error; undefined while incomplete. */
-function bulkReply(bytes) {
-  const eol = bytes.indexOf('\r\n');
-  if (eol < 0) return undefined;
-  const head = bytes.toString('utf8', 0, eol);
-  if (head[0] === '-') return new Error(head.slice(1));
-  if (head[0] === '+') return head.slice(1);
-  if (head[0] !== '$') return new Error(`unexpected reply ${head.slice(0, 40)}`);
-  const length = Number(head.slice(1));
-  if (length < 0) return '';
-  const end = eol + 2 + length;
-  return bytes.length >= end + 2 ? bytes.toString('utf8', eol + 2, end) : undefined;
-}
-
 /** CLUSTER INFO of one node as an object (cluster_state, cluster_slots_ok, ...). */
 export async function clusterInfo(port) {
-  const text = await redisCommand(port, 'cluster', 'info');
+  const text = await redisCommand(port, ['cluster', 'info']);
   return Object.fromEntries(
     text
       .split(/\r?\n/)
@@ -118,7 +72,7 @@ export async function clusterInfo(port) {
 
 /** CLUSTER NODES of one node: [{ id, port, flags: string[], master, slots: string[] }]. */
 export async function clusterNodes(port) {
-  const text = await redisCommand(port, 'cluster', 'nodes');
+  const text = await redisCommand(port, ['cluster', 'nodes']);
   return text
     .trim()
     .split(/\r?\n/)
@@ -143,7 +97,7 @@ async function healthy(ports) {
   for (const port of ports) {
     const info = await clusterInfo(port);
     if (info.cluster_state !== 'ok' || info.cluster_slots_ok !== '16384') return false;
-    const replication = await redisCommand(port, 'info', 'replication');
+    const replication = await redisCommand(port, ['info', 'replication']);
     if (/role:slave/.test(replication) && !/master_link_status:up/.test(replication)) return false;
   }
   return true;

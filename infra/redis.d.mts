@@ -7,6 +7,11 @@ export interface RedisOptions {
   log?: (message: string) => void;
 }
 export declare function redisServerArgs(options: { port: number; dir: string }): string[];
+export declare function redisCommand(
+  port: number,
+  args: string[],
+  options?: { host?: string; timeoutMs?: number },
+): Promise<string>;
 export declare function redisPing(port: number, host?: string, timeoutMs?: number): Promise<boolean>;
 export declare function startRedis(
   options?: RedisOptions,
