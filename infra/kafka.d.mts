@@ -9,6 +9,8 @@ export interface KafkaOptions {
    * proxy there so that every client connection goes through it.
    */
   advertisedPort?: number;
+  /** JVM flags: `server` (default, the stack's long-lived broker) or `light` (a test's broker: less CPU). */
+  jvm?: 'server' | 'light';
   heapMin?: string;
   heapMax?: string;
   logLevel?: string;

@@ -57,6 +57,7 @@ export async function startPrivateKafka(options: { name: string }): Promise<Priv
     port,
     controllerPort,
     heapMax: '512m',
+    jvm: 'light',
     logLevel: 'WARN',
     log: () => undefined,
   };

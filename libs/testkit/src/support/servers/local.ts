@@ -4,7 +4,7 @@
 // unless TEST_KEEP_SERVERS=1 (then they stay up for quicker reruns; `npm run stack` does not touch them).
 import fs from 'node:fs';
 import path from 'node:path';
-import { startKafka, stopKafka } from '@va/infra/kafka';
+import { startKafka, stopKafka, type KafkaOptions } from '@va/infra/kafka';
 import { startRedis, stopRedis } from '@va/infra/redis';
 import { CACHE_DIR } from '@va/infra/paths';
 import { Leases } from './leases.js';
@@ -18,7 +18,9 @@ const kafkaOptions = {
   stateDir: path.join(CACHE_DIR, 'test-kafka'),
   port: KAFKA_PORT,
   controllerPort: KAFKA_CONTROLLER_PORT,
-};
+  // A broker for one test run: C1 and the serial collector, half the CPU of the stack's flags (infra/kafka.mjs).
+  jvm: 'light',
+} satisfies KafkaOptions;
 const redisOptions = { stateDir: path.join(CACHE_DIR, 'test-redis'), port: REDIS_PORT };
 const leases = new Leases(path.join(CACHE_DIR, 'test-servers'));
 const log = (message: string) => process.stderr.write(`[test-servers] ${message}\n`);
