@@ -86,7 +86,12 @@ export function oracle(
   if (!hasGroupDimension(query)) groups.set(JSON.stringify({}), {});
   for (const c of counted) groups.set(c.groupKey, c.group);
 
-  // 4. Every group x slice row, zeros included, then the counts added in.
+  // 4. Every group x slice row, zeros included, then the counts added in. Past the row cap the answer is
+  // the refusal, whatever the rows hold: they are not built.
+  const rowCount = groups.size * sliceTimes.length;
+  if (overRowCap(rowCount, query.limit, options.maxRows)) {
+    return { ok: false, error: rowCapError(rowCount, options.maxRows) };
+  }
   const rows = new Map<string, Datapoint>();
   for (const [groupKey, group] of groups) {
     for (const time of sliceTimes) rows.set(`${time}|${groupKey}`, emptyRow(time, group));
@@ -99,11 +104,8 @@ export function oracle(
     row.total += 1;
   }
 
-  // 5. Order, cap, limit.
+  // 5. Order, limit.
   const ordered = [...rows.values()].sort(rowComparator(query));
-  if (overRowCap(ordered.length, query.limit, options.maxRows)) {
-    return { ok: false, error: rowCapError(ordered.length, options.maxRows) };
-  }
   const precision = model ? model.precision(granularity, minimum(ofApi.map((e) => hourOf(e.time)))) : 'hour';
   return { ok: true, rows: ordered.slice(0, query.limit ?? ordered.length), precision };
 }
