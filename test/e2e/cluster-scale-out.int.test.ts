@@ -28,6 +28,7 @@ import {
 import {
   createTopics,
   deleteTopics,
+  expectJsonEqual,
   privatePort,
   startService,
   startTestCluster,
@@ -236,7 +237,7 @@ it(
         const statusContext =
           response.status === 200 ? context : `${context}\n${JSON.stringify(body).slice(0, 300)}`;
         expect(response.status, statusContext).toBe(200);
-        expect(body, context).toEqual(expected.rows);
+        expectJsonEqual(body, expected.rows, context);
         rows += expected.rows.length;
       }
     }

@@ -26,7 +26,7 @@ import {
   parseQuery,
 } from '@va/core';
 import { compactApi, readCompactedThrough } from '@va/store';
-import { startService, waitFor, type ServiceProcess } from '@va/testkit/support';
+import { expectJsonEqual, startService, waitFor, type ServiceProcess } from '@va/testkit/support';
 import { startStack, type Stack } from './stack';
 
 const SEED = Number(process.env.ORACLE_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -246,7 +246,7 @@ async function compareWithOracle(label: string): Promise<void> {
     const statusContext =
       response.status === 200 ? context : `${context}\n${JSON.stringify(response.body).slice(0, 500)}`;
     expect(response.status, statusContext).toBe(200);
-    expect(response.body, context).toEqual(expected.rows);
+    expectJsonEqual(response.body, expected.rows, context);
     const precision = expected.precision === 'hour' ? null : expected.precision;
     expect(response.precision, context).toBe(precision);
     seen.rows += expected.rows.length;

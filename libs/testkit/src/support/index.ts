@@ -9,3 +9,4 @@ export { track } from './children';
 export * from './kafka-proxy';
 export * from './private-kafka';
 export * from './topics';
+export * from './expect-json';
