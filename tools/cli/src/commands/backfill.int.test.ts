@@ -1,4 +1,4 @@
-// `backfill --file`: 20,000 events spread over the last 60 days, plus invalid lines, while live
+// `backfill --file`: 100,000 events spread over the last 60 days, plus invalid lines, while live
 // events flow; a real ingest worker counts them. Afterwards every cube of every API equals the
 // counts computed from the events, the summary says what happened (read, produced, counted,
 // dead-lettered by reason, including what the worker itself refused), and the DLQ holds the rest.
