@@ -225,22 +225,22 @@ describe('exactly once under failure', () => {
     for (let n = 0; n < 3; n++) {
       await sleep(2_000 + random() * 3_000);
       // The first crash must lose applied batches (a random cut may hold none): its cut reaches back over
-      // the last watermark move, and the worker is stopped (SIGSTOP, well within its session timeout) from
-      // the read of `before` until the restarted Redis is read, so that no move falls in between, where
-      // the cut would take back only that one. The other two crash under a running worker, at random.
-      const frozen = n === 0;
-      if (frozen) worker.child.kill('SIGSTOP');
+      // the last watermark move, and nothing may move between the read of `before` and the SIGKILL, or the
+      // cut takes back only that move. So the worker is paused (SIGSTOP) for that moment, after 100 ms for
+      // the commands it already sent, and resumed (SIGCONT) as soon as Redis is dead. The other two crashes
+      // come at random under the running worker.
+      const first = n === 0;
+      if (first) {
+        worker.child.kill('SIGSTOP');
+        await sleep(100);
+      }
       const before = await applied();
       await server.kill('SIGKILL');
-      loseAofTail(
-        dir,
-        20_000 + Math.floor(random() * 200_000),
-        frozen ? { losing: watermarkKey(space) } : {},
-      );
+      if (first) worker.child.kill('SIGCONT');
+      loseAofTail(dir, 20_000 + Math.floor(random() * 200_000), first ? { losing: watermarkKey(space) } : {});
       await sleep(200 + random() * 800);
       await server.restart();
       if ((await applied()) < before) regressions++;
-      if (frozen) worker.child.kill('SIGCONT');
     }
     process.stderr.write(`[exactly-once] Redis lost applied batches on ${regressions} of 3 crashes\n`);
     expect(regressions).toBeGreaterThan(0);
