@@ -204,6 +204,8 @@ describe('exactly once under failure', () => {
   it('counts exactly across Redis SIGKILLs that lose the AOF tail (the last second)', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ingest-redis-kill-'));
     const server = await startRedisServer({ dir });
+    // Stopped, then its data (~17 MB of AOF) removed: cleanups run in reverse order.
+    cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
     cleanups.push(() => server.stop());
     const { t, env, kafka, producer, space } = await setup('ingest kill redis', server.url);
     const redis = new Redis(server.url, { maxRetriesPerRequest: null });
