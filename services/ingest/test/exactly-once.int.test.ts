@@ -130,8 +130,10 @@ async function expectExact(
   // the API's hour buckets serves both.
   const problems: string[] = [];
   const perHour = new Map<string, number>();
-  for (const e of all)
-    perHour.set(`${e.apiId} ${hourOf(e.time)}`, (perHour.get(`${e.apiId} ${hourOf(e.time)}`) ?? 0) + 1);
+  for (const e of all) {
+    const key = `${e.apiId} ${hourOf(e.time)}`;
+    perHour.set(key, (perHour.get(key) ?? 0) + 1);
+  }
   const stored = new Map<string, number>();
   for (const [apiId, counts] of expectedCounts(all)) {
     const { perBucket, sum } = await dumpApiCounts(redis, space, apiId, 'h');
