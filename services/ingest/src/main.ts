@@ -7,6 +7,7 @@
 import { loadConfig, loadIngestSettings } from '@va/config';
 import { createLogger, createRegistry, onShutdown, serveMetrics } from '@va/runtime';
 import { connectRedis } from '@va/store';
+import { WORKER_REDIS_OPTIONS } from './adapters/redis-options';
 import { createIngestMetrics } from './metrics';
 import { untilRedisAnswers } from './until-redis-answers';
 import { createIngestWorker } from './worker';
@@ -16,14 +17,7 @@ async function main(): Promise<void> {
   const logger = createLogger('ingest', config.logLevel);
   const registry = createRegistry('ingest');
   const metrics = createIngestMetrics(registry);
-  // No offline queue and no resend after a reconnect: a command must never reach a Redis other
-  // than the one the worker's caches came from (the worker drops them on 'close').
-  const redis = connectRedis(config, {
-    enableOfflineQueue: false,
-    autoResendUnfulfilledCommands: false,
-    maxRetriesPerRequest: 1,
-    lazyConnect: true,
-  });
+  const redis = connectRedis(config, WORKER_REDIS_OPTIONS);
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis'));
   await untilRedisAnswers(
     'connect',

@@ -6,7 +6,7 @@
  * records were new; a replay only counts what it leaves out) and never pauses the backfill topic.
  */
 import { loadIngestSettings, type Config } from '@va/config';
-import { createIngestMetrics, createIngestWorker, type IngestWorker } from '@va/ingest';
+import { createIngestMetrics, createIngestWorker, WORKER_REDIS_OPTIONS, type IngestWorker } from '@va/ingest';
 import { createLogger, createRegistry } from '@va/runtime';
 import { connectRedis } from '@va/store';
 import type { ValidEvent } from '@va/ingest';
@@ -34,13 +34,8 @@ export async function startRebuildConsumer(options: RebuildConsumerOptions): Pro
   // (rebuild.ts loads the config with that default; the worker's warnings are routine here: CAS
   // retries while the rebuild compacts what it is writing).
   const logger = createLogger('rebuild', config.logLevel);
-  // Like services/ingest/src/main.ts: never send a command to a Redis the caches did not come from.
-  const redis = connectRedis(config, {
-    enableOfflineQueue: false,
-    autoResendUnfulfilledCommands: false,
-    maxRetriesPerRequest: 1,
-    lazyConnect: true,
-  });
+  // As the ingest service connects: never send a command to a Redis the caches did not come from.
+  const redis = connectRedis(config, WORKER_REDIS_OPTIONS);
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis'));
   await redis.connect();
   const refused = new Map<string, number>();
