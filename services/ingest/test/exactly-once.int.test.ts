@@ -231,19 +231,25 @@ describe('exactly once under failure', () => {
       // The first crash must lose applied batches (a random cut may hold none): its cut reaches back over
       // the last watermark move, and nothing may move between the read of `before` and the SIGKILL, or the
       // cut takes back only that move. So the worker is paused (SIGSTOP) for that moment, after 100 ms for
-      // the commands it already sent, and resumed (SIGCONT) as soon as Redis is dead. The other two crashes
-      // come at random under the running worker.
+      // the commands it already sent, and resumed (SIGCONT) as soon as Redis is dead. The second crash
+      // comes at random under the running worker. During the third the worker is paused (a GC or VM
+      // pause) until Redis is back: it finds its connection closed and reconnects at the first attempt,
+      // often with a commit in flight, which ioredis 5.11 left pending forever (a stalled worker;
+      // patches/ioredis+5.11.1.patch, and adapters/redis-options.int.test.ts for the exact case).
       const first = n === 0;
+      const sleptThrough = n === 2;
       if (first) {
         worker.child.kill('SIGSTOP');
         await sleep(100);
       }
       const before = await applied();
+      if (sleptThrough) worker.child.kill('SIGSTOP');
       await server.kill('SIGKILL');
       if (first) worker.child.kill('SIGCONT');
       loseAofTail(dir, 20_000 + Math.floor(random() * 200_000), first ? { losing: watermarkKey(space) } : {});
       await sleep(200 + random() * 800);
       await server.restart();
+      if (sleptThrough) worker.child.kill('SIGCONT');
       if ((await applied()) < before) regressions++;
     }
     process.stderr.write(`[exactly-once] Redis lost applied batches on ${regressions} of 3 crashes\n`);
