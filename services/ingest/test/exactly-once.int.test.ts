@@ -1,8 +1,8 @@
 // Exactly once under failure (CONTRACT §2, docs/design.md "Write path: exactly once"): real worker
 // processes are SIGKILLed at random moments while events are produced, Redis is SIGKILLed (AOF
-// everysec loses up to a second), and two workers share a group while one dies. At the end the
-// stored counts equal the counts computed from the produced events, for every API, key, identity,
-// tag set, key x tag set x identity, outcome and hour.
+// everysec loses up to a second), two workers share a group while one dies, and the Kafka broker is
+// SIGKILLed under a consuming worker. At the end the stored counts equal the counts computed from the
+// produced events, for every API, key, identity, tag set, key x tag set x identity, outcome and hour.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +23,7 @@ import {
   waitFor,
   type ServiceProcess,
   startRedisServer,
+  startPrivateKafka,
   loseAofTail,
 } from '@va/testkit/support';
 import { eventMessages, produceWithTail, createGenerator, seededRandom } from '@va/testkit';
@@ -34,8 +35,13 @@ afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => undefined);
 });
 
-async function setup(name: string, redisUrl?: string) {
-  const t = await testEnv(name);
+/** The test's topics and clients; on the run's Kafka and Redis unless `servers` names others. */
+async function setup(name: string, servers: { redisUrl?: string; brokers?: string[] } = {}) {
+  const { redisUrl, brokers } = servers;
+  const shared = await testEnv(name);
+  const t = brokers
+    ? { ...shared, kafkaBrokers: brokers, env: { ...shared.env, KAFKA_BROKERS: brokers.join(',') } }
+    : shared;
   await createTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic], 4);
   // Calls of at most 300 writes: most batches stage chunks, so that kills also land between a
   // batch's call and its chunks (the next worker applies what is left when it reads its progress).
@@ -89,7 +95,7 @@ function traffic(seed: number, count: number) {
 async function produceAll(
   producer: ReturnType<Kafka['producer']>,
   t: TestEnv,
-  tr: ReturnType<typeof traffic>,
+  tr: Pick<ReturnType<typeof traffic>, 'events' | 'backfill'>,
   rate: number,
   enough: () => boolean = () => true,
 ): Promise<void> {
@@ -209,7 +215,7 @@ describe('exactly once under failure', () => {
     // Stopped, then its data (~17 MB of AOF) removed: cleanups run in reverse order.
     cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
     cleanups.push(() => server.stop());
-    const { t, env, kafka, producer, space } = await setup('ingest kill redis', server.url);
+    const { t, env, kafka, producer, space } = await setup('ingest kill redis', { redisUrl: server.url });
     const redis = new Redis(server.url, { maxRetriesPerRequest: null });
     redis.on('error', () => undefined); // reconnects across the crashes
     cleanups.push(async () => redis.disconnect());
@@ -257,6 +263,33 @@ describe('exactly once under failure', () => {
     await produced;
     await expectExact(redis, kafka, t, space, tr.all);
     // The worker survived every Redis crash.
+    expect(worker.child.exitCode).toBeNull();
+  });
+
+  it('counts exactly across a Kafka broker SIGKILL and restart under a consuming worker', async () => {
+    // A broker of this test's own: the run's Kafka serves every other file.
+    const broker = await startPrivateKafka({ name: 'ingest-broker-kill' });
+    cleanups.push(() => broker.destroy());
+    const { t, env, kafka, producer, space } = await setup('ingest kill kafka', { brokers: broker.brokers });
+    const redis = new Redis(t.redisUrl);
+    cleanups.push(async () => redis.disconnect());
+    const tr = traffic(404, 20_000);
+    const worker = startService('ingest', env);
+    cleanups.push(() => worker.kill('SIGKILL'));
+    await worker.waitForHealth(`http://127.0.0.1:${t.ingestMetricsPort}/health`);
+
+    // Half of the events; the broker is SIGKILLed right after the last of them is sent and comes back
+    // 2 s later (its restart recovers the logs of an unclean shutdown). The other half follows.
+    const halves = [0, 1].map((n) => ({
+      events: tr.events.filter((_, i) => i % 2 === n),
+      backfill: tr.backfill.filter((_, i) => i % 2 === n),
+    }));
+    await produceAll(producer, t, halves[0]!, 5_000);
+    await broker.stop({ kill: true });
+    await sleep(2_000);
+    await broker.start();
+    await produceAll(producer, t, halves[1]!, 5_000);
+    await expectExact(redis, kafka, t, space, tr.all);
     expect(worker.child.exitCode).toBeNull();
   });
 
