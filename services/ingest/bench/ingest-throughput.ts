@@ -323,6 +323,8 @@ async function main(): Promise<void> {
     if (values.cluster) await stopRedisCluster({ ...clusterOptions, removeData: true });
     else if (!process.env.BENCH_REDIS_URL)
       await stopRedis({ stateDir, port: redisPort, log: () => undefined });
+    // The private Redis's data folder (its AOF grows with the events); --keep leaves it for a look.
+    fs.rmSync(stateDir, { recursive: true, force: true });
   }
   await admin.disconnect();
 }
