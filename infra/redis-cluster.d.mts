@@ -36,4 +36,8 @@ export declare function killMasterAndWaitForFailover(
   options: RedisClusterOptions,
   port: number,
 ): Promise<number>;
+export declare function freezeMasterAndWaitForFailover(
+  options: RedisClusterOptions,
+  port: number,
+): Promise<number>;
 export declare function restartNode(options: RedisClusterOptions, port: number): Promise<void>;

@@ -177,6 +177,7 @@ export async function stopRedisCluster(options = {}) {
     l.nodes.map(async (n) => {
       const pid = readPid(n.pidFile);
       if (isOurProcess(pid, markers(n))) {
+        process.kill(pid, 'SIGCONT'); // a frozen node (freezeMasterAndWaitForFailover) handles SIGTERM once awake
         if (!(await stopPid(pid, { timeoutMs: options.timeoutMs ?? 20_000 })))
           throw new Error(`redis-cluster: pid ${pid} (port ${n.port}) did not exit`);
       }
@@ -220,7 +221,24 @@ export async function masterOfSlot(ports, slot) {
  * Kills the master on `port` with SIGKILL (a crash) and waits until its replica took over: every other node
  * says the cluster is ok again and no live master is marked failed. Returns the new master's port.
  */
-export async function killMasterAndWaitForFailover(options, port) {
+export function killMasterAndWaitForFailover(options, port) {
+  return failOver(options, port, async (pid) => {
+    await stopPid(pid, { signal: 'SIGKILL', timeoutMs: 5_000 });
+  });
+}
+
+/**
+ * Freezes the master on `port` with SIGSTOP and waits until its replica took over, as above. A frozen node is
+ * a host that stopped answering: its clients' connections stay open, and what they sent waits unanswered.
+ * It stays frozen; stopRedisCluster wakes it (SIGCONT) to stop it. Returns the new master's port.
+ */
+export function freezeMasterAndWaitForFailover(options, port) {
+  return failOver(options, port, async (pid) => {
+    process.kill(pid, 'SIGSTOP');
+  });
+}
+
+async function failOver(options, port, stopMaster) {
   const l = layout(options);
   const node = l.nodes.find((n) => n.port === port);
   if (!node) throw new Error(`redis-cluster: no node on port ${port}`);
@@ -229,7 +247,7 @@ export async function killMasterAndWaitForFailover(options, port) {
   const before = await clusterNodes(port);
   const me = before.find((n) => n.flags.includes('myself'));
   if (!me?.flags.includes('master')) throw new Error(`redis-cluster: node ${port} is not a master`);
-  await stopPid(pid, { signal: 'SIGKILL', timeoutMs: 5_000 });
+  await stopMaster(pid);
   const others = l.nodes
     .filter((n) => n !== node && isOurProcess(readPid(n.pidFile), markers(n)))
     .map((n) => n.port);

@@ -233,6 +233,11 @@ export const ENVIRONMENT = {
     positiveInt,
     'How long one WAIT may block; fewer acknowledgements by then fail the batch, which is retried.',
   ),
+  INGEST_REDIS_TIMEOUT_MS: variable(
+    '10000',
+    positiveInt,
+    'A Redis command of the worker unanswered this long fails and its batch is retried from the watermark, so that a hung Redis node (a host that stopped answering while its replica took over) holds the worker for about this long instead of for good. Must exceed INGEST_WAIT_TIMEOUT_MS.',
+  ),
   // A batch's one Lua call per API blocks Redis while it runs: ~20 ms for a busy API's live batch (10k
   // events, ~40k counter fields), over 100 ms at worst; 12.5 ms for a catch-up batch appending the
   // section parts of hundreds of closed hours. Above this many writes (libs/store staged-chunks.ts

@@ -19,6 +19,15 @@ describe('loadIngestSettings', () => {
     expect(() => loadIngestSettings({ INGEST_MAX_BYTES: '-1' })).toThrow(/INGEST_MAX_BYTES/);
     expect(() => loadIngestSettings({ INGEST_MAX_WAIT_MS: 'soon' })).toThrow(/INGEST_MAX_WAIT_MS/);
   });
+
+  it('refuses a Redis command timeout that a WAIT could reach', () => {
+    expect(DEFAULT_INGEST_SETTINGS.redisTimeoutMs).toBe(10_000);
+    expect(() => loadIngestSettings({ INGEST_REDIS_TIMEOUT_MS: '2000' })).toThrow(
+      /INGEST_REDIS_TIMEOUT_MS \(2000\) must exceed INGEST_WAIT_TIMEOUT_MS \(2000\)/,
+    );
+    const s = loadIngestSettings({ INGEST_REDIS_TIMEOUT_MS: '1500', INGEST_WAIT_TIMEOUT_MS: '1000' });
+    expect(s.redisTimeoutMs).toBe(1_500);
+  });
 });
 
 describe('loadCompactorSettings', () => {

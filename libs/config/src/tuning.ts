@@ -36,6 +36,8 @@ export interface IngestSettings {
   waitReplicas: number;
   /** INGEST_WAIT_TIMEOUT_MS */
   waitTimeoutMs: number;
+  /** INGEST_REDIS_TIMEOUT_MS: ioredis `commandTimeout` of the worker's connection */
+  redisTimeoutMs: number;
 }
 
 export interface CompactorSettings {
@@ -51,6 +53,12 @@ export interface CompactorSettings {
 
 export function loadIngestSettings(env: NodeJS.ProcessEnv = process.env): IngestSettings {
   const e = readEnvironment(env);
+  // A WAIT blocks for up to its timeout: a command timeout below it would fail every waiting batch.
+  if (e.INGEST_REDIS_TIMEOUT_MS <= e.INGEST_WAIT_TIMEOUT_MS) {
+    throw new Error(
+      `INGEST_REDIS_TIMEOUT_MS (${e.INGEST_REDIS_TIMEOUT_MS}) must exceed INGEST_WAIT_TIMEOUT_MS (${e.INGEST_WAIT_TIMEOUT_MS})`,
+    );
+  }
   return {
     partitionsConsumedConcurrently: e.INGEST_CONCURRENCY,
     maxBytesPerPartition: e.INGEST_MAX_BYTES_PER_PARTITION,
@@ -67,6 +75,7 @@ export function loadIngestSettings(env: NodeJS.ProcessEnv = process.env): Ingest
     maxWritesPerCall: e.INGEST_MAX_WRITES_PER_CALL,
     waitReplicas: e.INGEST_WAIT_REPLICAS,
     waitTimeoutMs: e.INGEST_WAIT_TIMEOUT_MS,
+    redisTimeoutMs: e.INGEST_REDIS_TIMEOUT_MS,
   };
 }
 

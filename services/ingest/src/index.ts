@@ -24,4 +24,4 @@ export {
 export type { Offset } from './core/types';
 export { createIngestMetrics, type IngestMetrics } from './metrics';
 export { createIngestWorker, type IngestWorker, type IngestWorkerDeps } from './worker';
-export { WORKER_REDIS_OPTIONS } from './adapters/redis-options';
+export { workerRedisOptions } from './adapters/redis-options';

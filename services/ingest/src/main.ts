@@ -7,7 +7,7 @@
 import { loadConfig, loadIngestSettings } from '@va/config';
 import { createLogger, createRegistry, onShutdown, serveMetrics } from '@va/runtime';
 import { connectRedis } from '@va/store';
-import { WORKER_REDIS_OPTIONS } from './adapters/redis-options';
+import { workerRedisOptions } from './adapters/redis-options';
 import { createIngestMetrics } from './metrics';
 import { untilRedisAnswers } from './until-redis-answers';
 import { createIngestWorker } from './worker';
@@ -17,7 +17,8 @@ async function main(): Promise<void> {
   const logger = createLogger('ingest', config.logLevel);
   const registry = createRegistry('ingest');
   const metrics = createIngestMetrics(registry);
-  const redis = connectRedis(config, WORKER_REDIS_OPTIONS);
+  const settings = loadIngestSettings();
+  const redis = connectRedis(config, workerRedisOptions(settings));
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis'));
   await untilRedisAnswers(
     'connect',
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
     redis,
     logger,
     metrics,
-    settings: loadIngestSettings(),
+    settings,
     onFatal: () => process.exit(1),
   });
   const server = await serveMetrics(registry, config.ingestMetricsPort, () => worker.healthy(), config.host);

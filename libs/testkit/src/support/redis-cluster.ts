@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
+  freezeMasterAndWaitForFailover,
   killMasterAndWaitForFailover,
   masterOfSlot,
   restartNode,
@@ -32,6 +33,8 @@ export interface TestCluster {
   masterOf(key: string): Promise<number>;
   /** SIGKILLs the master on `port` and waits until its replica serves its slots; returns the new master's port. */
   killMaster(port: number): Promise<number>;
+  /** SIGSTOPs the master on `port` (a hung host: connections stay open, unanswered) and waits likewise. */
+  freezeMaster(port: number): Promise<number>;
   /** Starts a killed node again (it rejoins as a replica). */
   restartNode(port: number): Promise<void>;
   /** Stops every node and deletes the cluster's folder. */
@@ -107,6 +110,7 @@ export async function startTestCluster(): Promise<TestCluster> {
       connectRedis(target, { maxRetriesPerRequest: 5, ...redisOptions }) as Cluster,
     masterOf: (key) => masterOfSlot(ports, new Command('get', [key]).getSlot()),
     killMaster: (port) => killMasterAndWaitForFailover(options, port),
+    freezeMaster: (port) => freezeMasterAndWaitForFailover(options, port),
     restartNode: (port) => restartNode(options, port),
     async stop() {
       await stopRedisCluster({ ...options, removeData: true });

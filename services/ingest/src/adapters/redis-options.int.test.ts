@@ -1,12 +1,15 @@
-// The worker's Redis connection (WORKER_REDIS_OPTIONS) when the connection drops under a command and the
-// reconnect succeeds at once, as after a Redis restart the worker slept through (a GC or VM pause) or a
-// CLIENT KILL: the command in flight must fail, so that the worker retries its batch from the watermark.
-// ioredis 5.11 dropped it without settling its promise, and a worker awaiting that commit stalled for good
-// (patches/ioredis+5.11.1.patch).
+// The worker's Redis connection (workerRedisOptions) when Redis stops answering a command it was sent:
+// - the connection drops and the reconnect succeeds at once, as after a Redis restart the worker slept
+//   through (a GC or VM pause) or a CLIENT KILL. ioredis 5.11 dropped the command without settling it, and
+//   a worker awaiting that commit stalled for good (patches/ioredis+5.11.1.patch);
+// - a cluster master hangs (SIGSTOP: its connections stay open) and its replica takes over. Nothing closed
+//   the connection, so the command waited for good; now it times out, and the next one reaches the replica.
+// Either way the command must fail, so that the worker retries its batch from the watermark.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_INGEST_SETTINGS } from '@va/config';
 import { connectRedis, type RedisClient } from '@va/store';
-import { connectTarget, testRedisTarget } from '@va/testkit/support';
-import { WORKER_REDIS_OPTIONS } from './redis-options';
+import { connectTarget, startTestCluster, testRedisTarget } from '@va/testkit/support';
+import { workerRedisOptions } from './redis-options';
 
 /** The promise's outcome, or 'pending' if it has not settled within `ms`. */
 function outcomeWithin(promise: Promise<unknown>, ms: number): Promise<string> {
@@ -19,17 +22,17 @@ function outcomeWithin(promise: Promise<unknown>, ms: number): Promise<string> {
   ]);
 }
 
-let admin: RedisClient;
-beforeAll(() => {
-  admin = connectTarget(testRedisTarget());
-});
-afterAll(() => {
-  admin.disconnect();
-});
-
 describe('the worker connection when Redis closes it under a command', () => {
+  let admin: RedisClient;
+  beforeAll(() => {
+    admin = connectTarget(testRedisTarget());
+  });
+  afterAll(() => {
+    admin.disconnect();
+  });
+
   it('fails the command in flight instead of leaving it pending, and serves the next one', async () => {
-    const redis = connectRedis(testRedisTarget(), WORKER_REDIS_OPTIONS);
+    const redis = connectRedis(testRedisTarget(), workerRedisOptions(DEFAULT_INGEST_SETTINGS));
     redis.on('error', () => undefined); // the kill is reported as an error event too
     await redis.connect();
     try {
@@ -46,6 +49,32 @@ describe('the worker connection when Redis closes it under a command', () => {
       expect(await redis.ping()).toBe('PONG');
     } finally {
       redis.disconnect();
+    }
+  });
+});
+
+describe('the worker connection when a cluster master hangs', () => {
+  it('times the command on the hung master out, and sends the next one to the replica that took over', async () => {
+    const cluster = await startTestCluster();
+    // A short timeout for the test; the default is INGEST_REDIS_TIMEOUT_MS.
+    const redis = connectRedis(cluster.target, workerRedisOptions({ redisTimeoutMs: 3_000 }));
+    redis.on('error', () => undefined);
+    try {
+      await redis.connect();
+      await redis.set('{hung}counter', '1');
+      const master = await cluster.masterOf('{hung}');
+      // Blocks for up to 60 s on a live node; on the hung one it is never answered. (Its outcome is
+      // watched from now on: it times out before the failover is complete.)
+      const waiting = outcomeWithin(redis.blpop('{hung}list', 60), 30_000);
+      const promoted = await cluster.freezeMaster(master);
+      expect(promoted).not.toBe(master);
+      expect(await waiting).toBe('rejected: Command timed out');
+      // The worker's retry: once the client's slot map is refreshed (libs/store connection.ts), the
+      // replica that took over answers.
+      await expect.poll(() => redis.incr('{hung}counter').catch(() => 0), { timeout: 30_000 }).toBe(2);
+    } finally {
+      redis.disconnect();
+      await cluster.stop();
     }
   });
 });

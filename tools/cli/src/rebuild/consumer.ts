@@ -6,7 +6,7 @@
  * records were new; a replay only counts what it leaves out) and never pauses the backfill topic.
  */
 import { loadIngestSettings, type Config } from '@va/config';
-import { createIngestMetrics, createIngestWorker, WORKER_REDIS_OPTIONS, type IngestWorker } from '@va/ingest';
+import { createIngestMetrics, createIngestWorker, workerRedisOptions, type IngestWorker } from '@va/ingest';
 import { createLogger, createRegistry } from '@va/runtime';
 import { connectRedis } from '@va/store';
 import type { ValidEvent } from '@va/ingest';
@@ -34,8 +34,9 @@ export async function startRebuildConsumer(options: RebuildConsumerOptions): Pro
   // (rebuild.ts loads the config with that default; the worker's warnings are routine here: CAS
   // retries while the rebuild compacts what it is writing).
   const logger = createLogger('rebuild', config.logLevel);
+  const settings = loadIngestSettings();
   // As the ingest service connects: never send a command to a Redis the caches did not come from.
-  const redis = connectRedis(config, WORKER_REDIS_OPTIONS);
+  const redis = connectRedis(config, workerRedisOptions(settings));
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis'));
   await redis.connect();
   const refused = new Map<string, number>();
@@ -46,7 +47,7 @@ export async function startRebuildConsumer(options: RebuildConsumerOptions): Pro
     logger,
     metrics: createIngestMetrics(createRegistry('rebuild')),
     settings: {
-      ...loadIngestSettings(),
+      ...settings,
       // Replay as fast as Redis takes it, both topics at once, and answer promptly near the end.
       backfillPauseLag: Number.MAX_SAFE_INTEGER,
       backfillResumeLag: Number.MAX_SAFE_INTEGER,
