@@ -177,7 +177,12 @@ export async function stopRedisCluster(options = {}) {
     l.nodes.map(async (n) => {
       const pid = readPid(n.pidFile);
       if (isOurProcess(pid, markers(n))) {
-        process.kill(pid, 'SIGCONT'); // a frozen node (freezeMasterAndWaitForFailover) handles SIGTERM once awake
+        // A frozen node (freezeMasterAndWaitForFailover) handles SIGTERM only once awake.
+        try {
+          process.kill(pid, 'SIGCONT');
+        } catch {
+          // gone meanwhile: stopPid below finds it gone
+        }
         if (!(await stopPid(pid, { timeoutMs: options.timeoutMs ?? 20_000 })))
           throw new Error(`redis-cluster: pid ${pid} (port ${n.port}) did not exit`);
       }

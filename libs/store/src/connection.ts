@@ -53,9 +53,9 @@ export function connectRedis(
     clusterRetryStrategy: (times) => Math.min(100 * times, 2_000),
     // Learn the slot map again every 5 s (ioredis 5 never does by itself). A master that hangs instead of
     // dying (its host stopped answering) closes no connection and sends no MOVED: only a refresh finds its
-    // replica promoted and sends the next commands there. (The commands already sent to the hung node stay
-    // unanswered: the ingest worker's connection times them out, INGEST_REDIS_TIMEOUT_MS.) With neither, a
-    // worker waited on that node for good (services/ingest/test/hung-master.int.test.ts).
+    // replica promoted and sends the next commands there. (A command already waiting on the hung node may
+    // wait on: the ingest worker's connection bounds that, INGEST_REDIS_TIMEOUT_MS.) With neither, a worker
+    // waited on that node for good (services/ingest/test/hung-master.int.test.ts).
     slotsRefreshInterval: 5_000,
     ...clusterOptions,
     redisOptions: { ...nodeOptions, maxRetriesPerRequest },

@@ -6,8 +6,8 @@
  *   closes fails instead (patches/ioredis+5.11.1.patch: ioredis 5.11 left it pending forever when the
  *   reconnect succeeded at once), and the worker retries the batch from the watermark Redis holds.
  * - A command unanswered for INGEST_REDIS_TIMEOUT_MS fails likewise: a node that hangs instead of dying closes
- *   no connection, and without a timeout the commit waiting on it never ended (on a cluster, after the slot
- *   map's refresh, libs/store connection.ts, the retry goes to the replica that took over).
+ *   no connection, and a commit waiting on it could wait for good (on a cluster the retry goes, once the slot
+ *   map is refreshed, libs/store connection.ts, to the replica that took over).
  */
 import type { RedisOptions } from 'ioredis';
 import type { IngestSettings } from '@va/config';
