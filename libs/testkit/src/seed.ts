@@ -48,9 +48,13 @@ export async function seedEvents(
     value: Buffer.from(JSON.stringify(event)),
   }));
   const topic = `seed-${randomBytes(6).toString('hex')}`;
-  const outcome = await processor.process(
-    { topic, partition: 0, messages, lastOffset: messages.length - 1 },
-    null,
-  );
-  if (outcome.status !== 'applied') throw new Error(`seedEvents: ${outcome.cause}: ${outcome.detail}`);
+  try {
+    const outcome = await processor.process(
+      { topic, partition: 0, messages, lastOffset: messages.length - 1 },
+      null,
+    );
+    if (outcome.status !== 'applied') throw new Error(`seedEvents: ${outcome.cause}: ${outcome.detail}`);
+  } finally {
+    processor.detach();
+  }
 }

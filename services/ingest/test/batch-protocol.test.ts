@@ -278,6 +278,18 @@ describe('the batch protocol', () => {
     expect(store.calls.progress).toBe(reads + 1);
     expect(store.counted.get('a')).toBe(4);
   });
+
+  it('a detached processor no longer listens to the store: nothing of it stays behind', async () => {
+    const store = new FakeStore();
+    const { p } = worker(store);
+    let resets = 0;
+    p.onReset(() => resets++);
+    store.closeConnection();
+    expect(resets).toBe(1);
+    p.detach();
+    store.closeConnection();
+    expect(resets).toBe(1);
+  });
 });
 
 describe('one verdict per record (decided once, whatever the clock says on replay)', () => {

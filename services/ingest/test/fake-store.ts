@@ -97,8 +97,12 @@ export class FakeStore implements StorePort {
     return Promise.resolve({ ok: true as const });
   }
 
-  onReset(listener: () => void): void {
+  onReset(listener: () => void): () => void {
     this.resetListeners.push(listener);
+    return () => {
+      const at = this.resetListeners.indexOf(listener);
+      if (at >= 0) this.resetListeners.splice(at, 1);
+    };
   }
 
   /** The connection closed (Redis restarted): the core must drop its caches. */

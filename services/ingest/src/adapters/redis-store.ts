@@ -85,6 +85,10 @@ export function redisStore(redis: RedisClient, prefix: string, options: RedisSto
       // A cluster stays up while one node's connection drops (a failover): that node may come back as
       // another server with fewer writes, so the caches go too.
       if (isCluster(redis)) redis.on('-node', listener);
+      return () => {
+        redis.off('close', listener);
+        redis.off('-node', listener);
+      };
     },
   };
 }

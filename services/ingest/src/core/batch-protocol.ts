@@ -92,10 +92,20 @@ export class BatchProtocol {
   private readonly codes = new CodeCache();
   private readonly resetListeners: (() => void)[] = [];
   private readonly store: StorePort;
+  private readonly stopResets: () => void;
 
   constructor(private readonly deps: BatchProtocolDeps) {
     this.store = deps.store;
-    this.store.onReset(() => this.reset('redis connection closed'));
+    this.stopResets = this.store.onReset(() => this.reset('redis connection closed'));
+  }
+
+  /**
+   * Stops listening to the store's connection. For a processor that is done while its client lives on
+   * (@va/testkit's seeding makes one per call on a shared client: each left a listener, and its caches,
+   * behind).
+   */
+  detach(): void {
+    this.stopResets();
   }
 
   /** Called after every reset: the worker then re-reads every partition's wm. */

@@ -58,8 +58,11 @@ export interface StorePort {
     expected: Offset,
     next: number,
   ): Promise<WatermarkMove>;
-  /** Called when the store may have lost what the core cached (a connection or cluster node lost). */
-  onReset(listener: () => void): void;
+  /**
+   * Called when the store may have lost what the core cached (a connection or cluster node lost).
+   * Returns the function that stops it.
+   */
+  onReset(listener: () => void): () => void;
 }
 
 /** What the worker steers of its Kafka consumer. */
