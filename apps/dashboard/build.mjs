@@ -9,12 +9,13 @@ import zlib from 'node:zlib';
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const DIST = path.join(here, 'dist');
 const SRC = path.join(here, 'src');
-/** Inputs besides src/: a change in them (a new uPlot, the client) makes dist stale too. */
+/** Inputs besides src/: a change in them (a new uPlot, the client, the outcome list) makes dist stale too. */
 const INPUTS = [
   SRC,
   path.join(here, 'build.mjs'),
   path.join(here, 'package.json'),
   path.join(here, '../../libs/client/src'),
+  path.join(here, '../../libs/contracts/src/outcomes.ts'),
 ];
 
 function newestMtime(p) {

@@ -5,12 +5,14 @@
  */
 import uPlot from 'uplot';
 import type { Granularity, OutcomeField } from '@va/contracts';
+import { OUTCOME_FIELDS } from '@va/contracts/outcomes';
 import type { DashboardDebug } from './debug';
 import { axisLabel, formatSlice, tickSlices } from './chart-labels';
 import { OUTCOME_STYLE } from './outcome-style';
-import { OUTCOMES, stack, type Series } from './series';
+import { stack, type Series } from './series';
 
-const TOP_FIRST = [...OUTCOMES].reverse();
+// The stack goes in the contract's order, bottom first; uPlot draws the highest sums first.
+const TOP_FIRST = [...OUTCOME_FIELDS].reverse();
 
 function padded(times: ArrayLike<number>, min: number, max: number): [number, number] {
   if (!Number.isFinite(min) || !Number.isFinite(max)) return [min, max]; // no data yet
@@ -73,7 +75,7 @@ export class StackedChart {
     this.series = series;
     this.granularity = granularity;
     const sums = stack(series);
-    this.plot.setData([series.time, ...TOP_FIRST.map((o) => sums[OUTCOMES.indexOf(o)] ?? [])]);
+    this.plot.setData([series.time, ...TOP_FIRST.map((o) => sums[OUTCOME_FIELDS.indexOf(o)] ?? [])]);
     this.showHover(null);
     const [time, ...bars] = this.plot.data as unknown as number[][];
     return {
@@ -91,7 +93,7 @@ export class StackedChart {
       this.hover.textContent = 'Hover the chart for the counts of a slice.';
       return;
     }
-    const parts = OUTCOMES.filter((o) => (s.outcomes[o][idx] ?? 0) > 0).map(
+    const parts = OUTCOME_FIELDS.filter((o) => (s.outcomes[o][idx] ?? 0) > 0).map(
       (o) => `${OUTCOME_STYLE[o].label} ${s.outcomes[o][idx]}`,
     );
     this.hover.textContent = `${formatSlice(s.time[idx], this.granularity)}: total ${s.total[idx]}${

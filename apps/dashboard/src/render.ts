@@ -2,8 +2,9 @@
  * DOM rendering of the totals and the top tables. Text goes in through textContent only: keys, tags and
  * externalIds come from event producers and must never be parsed as HTML.
  */
+import { OUTCOME_FIELDS } from '@va/contracts/outcomes';
 import { OUTCOME_STYLE } from './outcome-style';
-import { OUTCOMES, type Counts, type TopRow } from './series';
+import type { Counts, TopRow } from './series';
 
 export function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -34,7 +35,7 @@ export function renderTotals(container: HTMLElement, counts: Counts): void {
   };
   container.replaceChildren(
     card('total', 'Total', counts.total, 'transparent'),
-    ...OUTCOMES.map((o) => card(o, OUTCOME_STYLE[o].label, counts[o], OUTCOME_STYLE[o].color)),
+    ...OUTCOME_FIELDS.map((o) => card(o, OUTCOME_STYLE[o].label, counts[o], OUTCOME_STYLE[o].color)),
   );
 }
 

@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { Datapoint } from '@va/contracts';
-import { OUTCOMES, stack, toCounts, topRows, toSeries } from './series';
+import { OUTCOME_FIELDS } from '@va/contracts/outcomes';
+import { stack, toCounts, topRows, toSeries } from './series';
 
 function row(fields: Partial<Datapoint>): Datapoint {
-  const zero = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<(typeof OUTCOMES)[number], number>;
+  const zero = Object.fromEntries(OUTCOME_FIELDS.map((o) => [o, 0])) as Record<
+    (typeof OUTCOME_FIELDS)[number],
+    number
+  >;
   const counts = { ...zero, ...fields };
-  return { ...counts, total: OUTCOMES.reduce((sum, o) => sum + counts[o], 0) };
+  return { ...counts, total: OUTCOME_FIELDS.reduce((sum, o) => sum + counts[o], 0) };
 }
 
 describe('series', () => {

@@ -3,24 +3,8 @@
  * share of the total. Pure.
  */
 import type { Datapoint, OutcomeField } from '@va/contracts';
-
-/** The nine outcomes in the order of the contract (and of the chart's stack, bottom first). */
-export const OUTCOMES = [
-  'valid',
-  'notFound',
-  'forbidden',
-  'usageExceeded',
-  'rateLimited',
-  'unauthorized',
-  'disabled',
-  'insufficientPermissions',
-  'expired',
-] as const satisfies readonly OutcomeField[];
-
-// Fails to compile if the contract gains an outcome this list lacks.
-type Missing = Exclude<OutcomeField, (typeof OUTCOMES)[number]>;
-const _complete: Missing extends never ? true : never = true;
-void _complete;
+// The contract's outcome list itself: this entry point holds no schema, so the page's bundle stays free of typebox.
+import { OUTCOME_FIELDS } from '@va/contracts/outcomes';
 
 export type Counts = Record<OutcomeField | 'total', number>;
 
@@ -33,7 +17,7 @@ export interface Series {
 }
 
 export function toSeries(rows: readonly Datapoint[]): Series {
-  const outcomes = Object.fromEntries(OUTCOMES.map((o) => [o, rows.map((r) => r[o])])) as Record<
+  const outcomes = Object.fromEntries(OUTCOME_FIELDS.map((o) => [o, rows.map((r) => r[o])])) as Record<
     OutcomeField,
     number[]
   >;
@@ -46,13 +30,13 @@ export function toSeries(rows: readonly Datapoint[]): Series {
  */
 export function stack(series: Series): number[][] {
   const sums = series.time.map(() => 0);
-  return OUTCOMES.map((o) => series.outcomes[o].map((v, i) => (sums[i] = (sums[i] ?? 0) + v)));
+  return OUTCOME_FIELDS.map((o) => series.outcomes[o].map((v, i) => (sums[i] = (sums[i] ?? 0) + v)));
 }
 
 export function toCounts(row: Datapoint | undefined): Counts {
-  const zero = { total: 0, ...Object.fromEntries(OUTCOMES.map((o) => [o, 0])) } as Counts;
+  const zero = { total: 0, ...Object.fromEntries(OUTCOME_FIELDS.map((o) => [o, 0])) } as Counts;
   if (!row) return zero;
-  return { total: row.total, ...Object.fromEntries(OUTCOMES.map((o) => [o, row[o]])) } as Counts;
+  return { total: row.total, ...Object.fromEntries(OUTCOME_FIELDS.map((o) => [o, row[o]])) } as Counts;
 }
 
 export interface TopRow {
