@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Datapoint } from '@va/contracts';
-import { OUTCOME_FIELDS } from '@va/contracts/outcomes';
+import { OUTCOME_FIELDS, outcomeCounts } from '@va/contracts/outcomes';
 import { stack, toCounts, topRows, toSeries } from './series';
 
 function row(fields: Partial<Datapoint>): Datapoint {
-  const zero = Object.fromEntries(OUTCOME_FIELDS.map((o) => [o, 0])) as Record<
-    (typeof OUTCOME_FIELDS)[number],
-    number
-  >;
-  const counts = { ...zero, ...fields };
+  const counts = { ...outcomeCounts(), ...fields };
   return { ...counts, total: OUTCOME_FIELDS.reduce((sum, o) => sum + counts[o], 0) };
 }
 
