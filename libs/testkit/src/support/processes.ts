@@ -74,7 +74,15 @@ export function startService(name: ServiceName, env: Record<string, string>): Se
       const healthy = waitFor(
         async () => {
           if (settled) return true; // the process died: stop polling
-          const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+          // `connection: close`: a polled socket kept in fetch's pool sits idle until the test's first
+          // query, often ~70 s later, right at the server's 72 s keep-alive timeout. Reused as the server
+          // closes it, the query fails with "other side closed" (a CI run's cluster e2e test: the socket
+          // had read exactly a 503 and a 200 health answer, 244 + 226 bytes), and fetch does not retry.
+          const response = await fetch(url, {
+            headers: { connection: 'close' },
+            signal: AbortSignal.timeout(2_000),
+          });
+          await response.arrayBuffer();
           return response.status === 200;
         },
         { timeoutMs, intervalMs: 200, message: `${name} healthy at ${url} (log: ${logFile})` },
