@@ -4,7 +4,7 @@
  */
 import type { Datapoint, OutcomeField } from '@va/contracts';
 // The contract's outcome list itself: this entry point holds no schema, so the page's bundle stays free of typebox.
-import { OUTCOME_FIELDS } from '@va/contracts/outcomes';
+import { OUTCOME_FIELDS, outcomeCounts } from '@va/contracts/outcomes';
 
 export type Counts = Record<OutcomeField | 'total', number>;
 
@@ -34,8 +34,7 @@ export function stack(series: Series): number[][] {
 }
 
 export function toCounts(row: Datapoint | undefined): Counts {
-  const zero = { total: 0, ...Object.fromEntries(OUTCOME_FIELDS.map((o) => [o, 0])) } as Counts;
-  if (!row) return zero;
+  if (!row) return { total: 0, ...outcomeCounts() };
   return { total: row.total, ...Object.fromEntries(OUTCOME_FIELDS.map((o) => [o, row[o]])) } as Counts;
 }
 
