@@ -93,7 +93,10 @@ function markers(l) {
   return ['redis-server', `:${l.port}`];
 }
 
-/** @returns {Promise<{ url: string, pid: number, reused: boolean }>} */
+/**
+ * `appendonly: false` keeps nothing on disk (the test run's shared Redis: no test restarts it).
+ * @returns {Promise<{ url: string, pid: number, reused: boolean }>}
+ */
 export async function startRedis(options = {}) {
   const l = layout(options);
   const log = options.log ?? makeLog('redis');
@@ -107,7 +110,11 @@ export async function startRedis(options = {}) {
     throw new Error(`redis: port ${l.port} is already taken by another process`);
   ensureRedisServer();
   fs.mkdirSync(l.dataDir, { recursive: true });
-  const child = spawnDaemon('redis-server', redisServerArgs({ port: l.port, dir: l.dataDir }), {
+  const args = [
+    ...redisServerArgs({ port: l.port, dir: l.dataDir }),
+    ...(options.appendonly === false ? ['--appendonly', 'no'] : []),
+  ];
+  const child = spawnDaemon('redis-server', args, {
     logFile: l.logFile,
     cwd: l.stateDir,
     env: process.env,
