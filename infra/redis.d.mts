@@ -3,6 +3,8 @@ export interface RedisOptions {
   /** Holds the pid file, redis.log and data/ (the AOF). */
   stateDir?: string;
   port?: number;
+  /** startRedis: false runs the server without the AOF (it keeps nothing on disk). */
+  appendonly?: boolean;
   timeoutMs?: number;
   log?: (message: string) => void;
 }
