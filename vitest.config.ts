@@ -85,7 +85,10 @@ export default defineConfig({
             'libs/testkit/src/support/global-setup.ts',
             'libs/testkit/src/support/cluster-global-setup.ts',
           ],
-          setupFiles: ['libs/testkit/src/support/setup-file.ts'],
+          setupFiles: [
+            'libs/testkit/src/support/setup-file.ts',
+            'libs/testkit/src/support/cluster-setup-file.ts',
+          ],
           pool: 'forks',
           isolate: false,
           testTimeout: 300_000,

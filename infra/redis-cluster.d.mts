@@ -23,6 +23,7 @@ export declare const CLUSTER_NODE_TIMEOUT_MS: number;
 export declare function clusterNodeArgs(options: { port: number; dir: string }): string[];
 export declare function clusterInfo(port: number): Promise<Record<string, string>>;
 export declare function clusterNodes(port: number): Promise<ClusterNode[]>;
+export declare function clusterAddresses(options?: RedisClusterOptions): string[];
 export declare function startRedisCluster(
   options?: RedisClusterOptions,
 ): Promise<{ nodes: string[]; ports: number[]; reused: boolean }>;

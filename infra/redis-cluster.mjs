@@ -43,6 +43,11 @@ function layout({
   return { stateDir, basePort, masters, replicas, nodes };
 }
 
+/** host:port of every node of the cluster these options describe (known before it starts). */
+export function clusterAddresses(options = {}) {
+  return layout(options).nodes.map((n) => `${HOST}:${n.port}`);
+}
+
 /** Command-line arguments of one cluster node: the project's config plus cluster mode. */
 export function clusterNodeArgs({ port, dir }) {
   return [
@@ -112,7 +117,7 @@ const markers = (node) => ['redis-server', `:${node.port}`];
 export async function startRedisCluster(options = {}) {
   const l = layout(options);
   const log = options.log ?? makeLog('redis-cluster');
-  const addresses = l.nodes.map((n) => `${HOST}:${n.port}`);
+  const addresses = clusterAddresses(options);
   const ports = l.nodes.map((n) => n.port);
   const result = (reused) => ({ nodes: addresses, ports, reused });
   if (l.nodes.every((n) => isOurProcess(readPid(n.pidFile), markers(n)))) {

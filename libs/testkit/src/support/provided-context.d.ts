@@ -10,6 +10,8 @@ declare module 'vitest' {
      * `integration` project. testEnv() and testRedisTarget() use it when set.
      */
     redisClusterNodes?: string;
+    /** The file that says whether that cluster serves yet (cluster-status.ts); with redisClusterNodes. */
+    redisClusterStatusFile?: string;
   }
 }
 

@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
+  clusterAddresses,
   freezeMasterAndWaitForFailover,
   killMasterAndWaitForFailover,
   masterOfSlot,
@@ -80,6 +81,15 @@ async function freeBasePort(count: number): Promise<number> {
  * 17000, and the 1000 ports after it; bus ports 10000 higher) and waits until it serves every slot.
  */
 export async function startTestCluster(): Promise<TestCluster> {
+  return (await reserveTestCluster()).started;
+}
+
+/**
+ * Chooses a fresh cluster's ports and starts it without waiting: `nodes` are its addresses at once, `started`
+ * resolves as startTestCluster does. The cluster project's global setup hands the addresses out while the
+ * cluster comes up (cluster-status.ts).
+ */
+export async function reserveTestCluster(): Promise<{ nodes: string[]; started: Promise<TestCluster> }> {
   const basePort = await freeBasePort(6);
   const options: RedisClusterOptions = {
     basePort,
@@ -91,6 +101,10 @@ export async function startTestCluster(): Promise<TestCluster> {
     hooked = true;
     process.once('exit', killLeftovers);
   }
+  return { nodes: clusterAddresses(options), started: startReserved(options) };
+}
+
+async function startReserved(options: RedisClusterOptions): Promise<TestCluster> {
   let started;
   try {
     started = await startRedisCluster(options);
