@@ -8,7 +8,11 @@ export interface RedisOptions {
   timeoutMs?: number;
   log?: (message: string) => void;
 }
-export declare function redisServerArgs(options: { port: number; dir: string }): string[];
+export declare function redisServerArgs(options: {
+  port: number;
+  dir: string;
+  appendonly?: boolean;
+}): string[];
 export declare function redisCommand(
   port: number,
   args: string[],

@@ -29,9 +29,12 @@ function layout({ stateDir = path.join(DATA_DIR, 'redis'), port = 6380 } = {}) {
   };
 }
 
-/** Command-line arguments of a redis-server on this port and data dir, with the project's config. */
-export function redisServerArgs({ port, dir }) {
-  return [REDIS_CONF, '--port', String(port), '--dir', dir];
+/**
+ * Command-line arguments of a redis-server on this port and data dir, with the project's config;
+ * `appendonly: false` turns its AOF off (the server keeps nothing on disk).
+ */
+export function redisServerArgs({ port, dir, appendonly = true }) {
+  return [REDIS_CONF, '--port', String(port), '--dir', dir, ...(appendonly ? [] : ['--appendonly', 'no'])];
 }
 
 /**
@@ -110,10 +113,7 @@ export async function startRedis(options = {}) {
     throw new Error(`redis: port ${l.port} is already taken by another process`);
   ensureRedisServer();
   fs.mkdirSync(l.dataDir, { recursive: true });
-  const args = [
-    ...redisServerArgs({ port: l.port, dir: l.dataDir }),
-    ...(options.appendonly === false ? ['--appendonly', 'no'] : []),
-  ];
+  const args = redisServerArgs({ port: l.port, dir: l.dataDir, appendonly: options.appendonly });
   const child = spawnDaemon('redis-server', args, {
     logFile: l.logFile,
     cwd: l.stateDir,

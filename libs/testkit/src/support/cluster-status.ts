@@ -19,12 +19,13 @@ function readClusterStatus(file: string): ClusterStatus {
 
 /** Resolves once the cluster serves every slot; throws the start's error if it failed. */
 export async function waitForCluster(file: string, timeoutMs = 120_000): Promise<void> {
-  await waitFor(() => readClusterStatus(file).state !== 'starting', {
-    timeoutMs,
-    intervalMs: 100,
-    message: `the cluster project's Redis Cluster (${file})`,
-  });
-  const status = readClusterStatus(file);
+  const status = await waitFor(
+    () => {
+      const read = readClusterStatus(file);
+      return read.state === 'starting' ? undefined : read;
+    },
+    { timeoutMs, intervalMs: 100, message: `the cluster project's Redis Cluster (${file})` },
+  );
   if (status.state === 'failed')
     throw new Error(`the cluster project's Redis Cluster did not start: ${status.error}`);
 }

@@ -31,10 +31,7 @@ export async function startRedisServer(options: RedisServerOptions): Promise<Red
   const port = options.port ?? (await freePort());
   const dir = path.resolve(options.dir);
   fs.mkdirSync(dir, { recursive: true });
-  const args = [
-    ...redisServerArgs({ port, dir }),
-    ...(options.appendonly === false ? ['--appendonly', 'no'] : []),
-  ];
+  const args = redisServerArgs({ port, dir, appendonly: options.appendonly });
   const logFile = path.join(dir, 'redis.log');
   let child: ChildProcess;
   let exited: Promise<void>;
