@@ -42,7 +42,7 @@ const BUCKET_KEY = /:\{[^}]*\}:([hdm]):-?\d+:(.*)$/;
 /**
  * The family of a key, for the per-cube breakdown: "section h:f" (sealed section), "delta d:k"
  * (counter hash), "section parts h:f" (list of section parts), "sealing h:i" (hash being sealed),
- * "sealing parts h:f" (list of section parts being sealed), "parts m" (parts and zparts sets),
+ * "sealing parts h:f" (list of section parts being sealed), "parts m" (parts and zparts sets, seal ids),
  * "dictionaries", "bucket indexes", or "other".
  */
 export function familyOf(key: string): string {
@@ -53,7 +53,7 @@ export function familyOf(key: string): string {
     if (first === 'S') return `section ${res}:${second}`;
     if (first === 'L') return `section parts ${res}:${second}`;
     if (first === 'z') return second === 'L' ? `sealing parts ${res}:${third}` : `sealing ${res}:${second}`;
-    if (first === 'parts' || first === 'zparts') return `parts ${res}`;
+    if (first === 'parts' || first === 'zparts' || first === 'zid') return `parts ${res}`;
     return `delta ${res}:${first}`;
   }
   if (key.includes(':dict:')) return 'dictionaries';

@@ -30,6 +30,7 @@ import { dumpApiCounts, type DecodedCounts } from './cube-dump';
 import { DictionaryWriter, emptyMissing } from './dictionary';
 import { apiKeys, type KeySpace } from './keys';
 import { sealBucket } from './seal';
+import { beginSeal } from './seal-scripts';
 import { type RedisClient } from '@va/store';
 
 const retention: Retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
@@ -227,15 +228,8 @@ describe('compactNextHour', () => {
     expect(await redis.exists(keys.section('h', hours[0]!, 'f'))).toBe(1);
     expect(await redis.pttl(keys.section('h', hours[0]!, 'f'))).toBe(-1);
     // A seal begun and left in progress, and late events beside sections and sealing hashes.
-    const begin = await command<string[]>(redis, 'beginSeal')(
-      keys.parts('h', hours[2]!),
-      keys.sealingParts('h', hours[2]!),
-      keys.dirty,
-      keys.sealSequence,
-      `${keys.bucketPrefix('h', hours[2]!)}:`,
-      `h:${hours[2]}`,
-    );
-    expect(begin[0]).toBe('seal');
+    const begin = await beginSeal(redis, { keys, res: 'h', index: hours[2]! });
+    expect(begin.kind).toBe('seal');
     await ingest.write(events(3).filter((e) => e.hour === hours[1] || e.hour === hours[2]));
     const hoursBefore = plain((await dumpApiCounts(redis, space, api, 'h')).sum);
 

@@ -25,3 +25,4 @@ export * from './section/codec';
 export * from './section-cache';
 export * from './read-sections';
 export * from './seal';
+export { beginSeal, commitSeal, type SealBegun, type SealCommitted, type SealTarget } from './seal-scripts';

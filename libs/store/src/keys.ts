@@ -39,6 +39,8 @@
  *   <p>:g<g>:{a}:<r>:<t>:S:<c>  string  sealed section of cube c ∈ t k i s x f (section/codec.ts)
  *   <p>:g<g>:{a}:<r>:<t>:z:<cube> hash  delta hashes being sealed (renamed from <cube> by beginSeal)
  *   <p>:g<g>:{a}:<r>:<t>:zparts set     cube suffixes being sealed (renamed from parts)
+ *   <p>:g<g>:{a}:<r>:<t>:zid    string  id of the seal in progress (the version taken when zparts was made);
+ *                                       a commit must name it, so a sealer that read an earlier seal loses
  *   <p>:g<g>:{a}:dirty          zset    buckets with delta hashes: member "<r>:<t>", score = the
  *                                       bucket's last hour (sealable once it is <= cmp, for hours)
  *   <p>:g<g>:{a}:seq            string  seal sequence: INCR gives each new section its version
@@ -130,6 +132,8 @@ export function apiKeys(space: KeySpace, apiId: string) {
     /** A delta hash while it is being sealed (suffix as in parts). */
     sealing: (r: Resolution, t: number, suffix: string) => `${base}:${r}:${t}:z:${suffix}`,
     sealingParts: (r: Resolution, t: number) => `${base}:${r}:${t}:zparts`,
+    /** The id of the seal in progress of a bucket (beginSeal-5.lua sets it, commitSeal-4.lua checks it). */
+    sealId: (r: Resolution, t: number) => `${base}:${r}:${t}:zid`,
     dirty: `${base}:dirty`,
     sealSequence: `${base}:seq`,
     compactionHold: `${base}:hold`,

@@ -10,11 +10,11 @@ import { diffCounts, expectedCounts } from '@va/testkit';
 import { seedEvents } from '@va/testkit/seed';
 import { deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
 import { createGenerator, seededRandom } from '@va/workload';
-import { command } from './commands';
 import { compactApi, readCompactedThrough } from './compaction';
 import { dumpApiCounts, emptyDecodedCounts } from './cube-dump';
 import { apiKeys, type KeySpace, type Resolution } from './keys';
-import { sealApi, sealBucket, sealableBuckets } from './seal';
+import { prepareSeal, sealApi, sealBucket, sealableBuckets } from './seal';
+import { beginSeal, commitSeal, type SealTarget } from './seal-scripts';
 import { decodeSection, deriveIdentityKey, encodeSection, sectionVersion } from './section/codec';
 
 const retention: Retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
@@ -62,7 +62,7 @@ async function deltaKeys(apiId: string): Promise<string[]> {
   let cursor = '0';
   do {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${base}:[hdm]:*`, 'COUNT', 1000);
-    out.push(...keys.filter((k) => !/:S:|:z:|:zparts$|:parts$/.test(k)));
+    out.push(...keys.filter((k) => !/:S:|:z:|:zparts$|:zid$|:parts$/.test(k)));
     cursor = next;
   } while (cursor !== '0');
   return out;
@@ -135,14 +135,7 @@ describe('sealing', () => {
         const pick = (await redis.zrange(keys.dirty, 0, -1))[Math.floor(random() * 3)];
         if (pick && (pick.startsWith('d') || pick.startsWith('m'))) {
           const [r, index] = pick.split(':') as [Resolution, string];
-          await command<string[]>(redis, 'beginSeal')(
-            keys.parts(r, Number(index)),
-            keys.sealingParts(r, Number(index)),
-            keys.dirty,
-            keys.sealSequence,
-            `${keys.bucketPrefix(r, Number(index))}:`,
-            pick,
-          );
+          await beginSeal(redis, { keys, res: r, index: Number(index) });
         }
         // ...late events land meanwhile (in the hashes being sealed' buckets too)...
         const late = Array.from({ length: 200 }, () => generator.next()).filter((e) => e.apiId === apiId);
@@ -226,5 +219,96 @@ describe('sealing', () => {
     expect(await differences([...events, ...late])).toEqual([]);
     expect(await redis.exists(apiKeys(space, 'api_stale').parts('d', day))).toBe(0);
     expect(monthOfHour(hourOf(events[0]!.time))).toBeGreaterThan(0);
+  });
+});
+
+describe('#39 item 1: a seal commits only over the delta it read', () => {
+  const hour = hourOf(now) - 40;
+  const event = (apiId: string, n: number, at = hour): VerificationEvent => ({
+    requestId: `${apiId}-${at}-${n}`,
+    time: at * 3_600_000 + (n % 3_600_000),
+    workspaceId: 'ws',
+    apiId,
+    keyId: `key_${n % 5}`,
+    outcome: n % 4 === 0 ? 'RATE_LIMITED' : 'VALID',
+    identity: { id: `id_${n % 3}`, externalId: `ext_${n % 3}` },
+    tags: n % 2 === 0 ? ['pro'] : [],
+  });
+  const options = { now, retention };
+
+  it('#39 item 1: A begins, B resumes, A commits, B reads, a late write, A begins again, B commits: B loses', async () => {
+    const apiId = 'api_two_sealers';
+    const target: SealTarget = { keys: apiKeys(space, apiId), res: 'h', index: hour };
+    const d1 = Array.from({ length: 10 }, (_, n) => event(apiId, n));
+    await seed(d1);
+    const a = await beginSeal(redis, target);
+    const b = await beginSeal(redis, target); // resumes A's seal
+    if (a.kind !== 'seal' || b.kind !== 'seal') throw new Error('expected two seals in progress');
+    expect(b.sealId).toBe(a.sealId);
+    expect(await commitSeal(redis, target, (await prepareSeal(redis, target, a, options)).commit)).toBe('ok');
+    const bRead = await prepareSeal(redis, target, b, options); // section holds D1, the z: hashes are gone
+    const d2 = Array.from({ length: 5 }, (_, n) => event(apiId, 100 + n));
+    await seed(d2);
+    const a2 = await beginSeal(redis, target); // D2 moves to its z: names
+    if (a2.kind !== 'seal') throw new Error('expected a new seal');
+    expect(a2.sealId).not.toBe(a.sealId);
+    expect(await commitSeal(redis, target, bRead.commit)).toBe('gone');
+    expect(await differences([...d1, ...d2])).toEqual([]);
+    expect(await commitSeal(redis, target, (await prepareSeal(redis, target, a2, options)).commit)).toBe(
+      'ok',
+    );
+    expect(await differences([...d1, ...d2])).toEqual([]);
+  });
+
+  it('#39 item 1: three sealers and late writes in a random order stay exact (oracle)', async () => {
+    for (const seed0 of [1, 2, 3, 4, 5, 6]) {
+      const random = seededRandom(seed0);
+      const apiId = `api_random_sealers_${seed0}`;
+      const hours = [hour, hour + 1];
+      const targets = hours.map((h): SealTarget => ({ keys: apiKeys(space, apiId), res: 'h', index: h }));
+      type Sealer =
+        | { step: 'idle' }
+        | {
+            step: 'begun';
+            target: SealTarget;
+            begun: Extract<Awaited<ReturnType<typeof beginSeal>>, { kind: 'seal' }>;
+          }
+        | { step: 'read'; target: SealTarget; commit: Awaited<ReturnType<typeof prepareSeal>>['commit'] };
+      const sealers: Sealer[] = [{ step: 'idle' }, { step: 'idle' }, { step: 'idle' }];
+      const all: VerificationEvent[] = [];
+      let written = 0;
+      const write = async (count: number) => {
+        const at = hours[Math.floor(random() * hours.length)]!;
+        const events = Array.from({ length: count }, () => event(apiId, written++, at));
+        all.push(...events);
+        await seed(events);
+      };
+      await write(20);
+      await write(20);
+      for (let step = 0; step < 60; step++) {
+        const n = Math.floor(random() * (sealers.length + 1));
+        if (n === sealers.length) {
+          await write(1 + Math.floor(random() * 4));
+          continue;
+        }
+        const sealer = sealers[n]!;
+        if (sealer.step === 'idle') {
+          const target = targets[Math.floor(random() * targets.length)]!;
+          const begun = await beginSeal(redis, target);
+          if (begun.kind === 'seal') sealers[n] = { step: 'begun', target, begun };
+        } else if (sealer.step === 'begun') {
+          const { commit } = await prepareSeal(redis, sealer.target, sealer.begun, options);
+          sealers[n] = { step: 'read', target: sealer.target, commit };
+        } else {
+          await commitSeal(redis, sealer.target, sealer.commit);
+          sealers[n] = { step: 'idle' };
+        }
+        expect(await differences(all), `seed ${seed0}, step ${step}`).toEqual([]);
+      }
+      for (const target of targets) await sealBucket(redis, space, apiId, target.res, target.index, options);
+      expect(await differences(all), `seed ${seed0}, sealed`).toEqual([]);
+      // Every seal committed or lost: no seal id is left behind.
+      expect(await redis.keys(`${apiKeys(space, apiId).base}:h:*:z*`)).toEqual([]);
+    }
   });
 });

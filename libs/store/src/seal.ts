@@ -1,12 +1,12 @@
 /**
  * Sealing (docs/store-v2.md "Sealing"): folds the delta of a bucket (its hashes and its lists of
  * section parts) into its sections.
- * beginSeal-4.lua moves the delta out of the writers' way, this module adds it to the current
- * sections (section/delta-rows.ts, section/codec.ts) and commitSeal-3.lua swaps the result in.
+ * beginSeal-5.lua moves the delta out of the writers' way, this module adds it to the current
+ * sections (section/delta-rows.ts, section/codec.ts) and commitSeal-4.lua swaps the result in
+ * (seal-scripts.ts calls both).
  * The choice of buckets (`sealableBuckets`) is pure; the rest is the Redis adapter around it.
  */
 import { expiresAt, lastHourOf, type Retention } from '@va/core';
-import { command } from './commands';
 import type { RedisClient } from './connection';
 import { apiKeys, cubeOfPartsList, RESOLUTIONS, type KeySpace, type Resolution } from './keys';
 import { execPipeline, newPipeline } from './pipeline';
@@ -23,6 +23,7 @@ import {
   type SectionCube,
 } from './section/codec';
 import { addDeltaHash, emptySectionRows } from './section/delta-rows';
+import { beginSeal, commitSeal, type SealBegun, type SealCommit, type SealTarget } from './seal-scripts';
 
 export interface DirtyBucket {
   res: Resolution;
@@ -89,20 +90,32 @@ export async function sealBucket(
   index: number,
   options: SealOptions,
 ): Promise<BucketSealed | null> {
-  const keys = apiKeys(space, apiId);
-  const root = `${keys.bucketPrefix(res, index)}:`;
-  const begin = await command<string[]>(redis, 'beginSeal')(
-    keys.parts(res, index),
-    keys.sealingParts(res, index),
-    keys.dirty,
-    keys.sealSequence,
-    root,
-    `${res}:${index}`,
-  );
-  if (begin[0] !== 'seal') return null;
-  const version = Number(begin[1]);
-  const suffixes = begin.slice(2);
+  const target = { keys: apiKeys(space, apiId), res, index };
+  const begun = await beginSeal(redis, target);
+  if (begun.kind !== 'seal') return null;
+  const prepared = await prepareSeal(redis, target, begun, options);
+  if ((await commitSeal(redis, target, prepared.commit)) !== 'ok') return null;
+  return prepared.sealed;
+}
 
+/** A seal read and added up, ready to commit: what commitSeal-4.lua gets, and what it would write. */
+export interface PreparedSeal {
+  commit: SealCommit;
+  sealed: BucketSealed;
+}
+
+/**
+ * The middle step of a seal (no write): reads the sealing hashes and lists of the seal `begun` and
+ * the bucket's current sections, and adds them up into the new sections.
+ */
+export async function prepareSeal(
+  redis: RedisClient,
+  target: SealTarget,
+  begun: Extract<SealBegun, { kind: 'seal' }>,
+  options: SealOptions,
+): Promise<PreparedSeal> {
+  const { keys, res, index } = target;
+  const { version, suffixes } = begun;
   const current = await execPipeline(
     SECTION_CUBES.reduce((p, cube) => p.getBuffer(keys.section(res, index, cube)), newPipeline(redis)),
   );
@@ -137,29 +150,19 @@ export async function sealBucket(
     return mergeSections(old.get(cube) ?? emptySection(cube), delta, version);
   };
   const f = merged('f');
-  const sections = new Map(
-    SECTION_CUBES.map((cube) => {
-      // No x for an hour (commitSeal then deletes one an earlier seal wrote; readers of x fall back to f).
-      if (cube === 'x' && !withIdentityKey(res)) return [cube, Buffer.alloc(0)] as const;
-      const section = cube === 'x' ? deriveIdentityKey(f, version) : cube === 'f' ? f : merged(cube);
-      return [cube, section.rows > 0 ? encodeSection(section) : Buffer.alloc(0)] as const;
-    }),
-  );
-  const args: (string | number | Buffer)[] = [
-    keys.sealingParts(res, index),
-    keys.sealSequence,
-    keys.compactedThrough,
-    root,
-    expireAt > options.now ? expireAt : 0,
-    res === 'h' ? index : '',
-    SECTION_CUBES.length,
-  ];
-  SECTION_CUBES.forEach((cube, n) => args.push(cube, held[n]!, sections.get(cube)!));
-  const commit = await command<string[]>(redis, 'commitSeal')(...args);
-  if (commit[0] !== 'ok') return null;
-  let bytes = 0;
-  for (const section of sections.values()) bytes += section.length;
-  return { bytes, hashes: suffixes.length };
+  const sections = SECTION_CUBES.map((cube, n) => {
+    // No x for an hour (commitSeal then deletes one an earlier seal wrote; readers of x fall back to f).
+    if (cube === 'x' && !withIdentityKey(res)) return { cube, held: held[n]!, section: Buffer.alloc(0) };
+    const section = cube === 'x' ? deriveIdentityKey(f, version) : cube === 'f' ? f : merged(cube);
+    return { cube, held: held[n]!, section: section.rows > 0 ? encodeSection(section) : Buffer.alloc(0) };
+  });
+  return {
+    commit: { sealId: begun.sealId, expireAt: expireAt > options.now ? expireAt : 0, sections },
+    sealed: {
+      bytes: sections.reduce((sum, { section }) => sum + section.length, 0),
+      hashes: suffixes.length,
+    },
+  };
 }
 
 /** The section parts of the bucket's sealing lists (suffixes "L:<cube>" among `suffixes`), by cube. */
@@ -253,7 +256,7 @@ export async function sealApi(
 /**
  * Moving a store written by the v1 code (docs/store-v2.md "Moving a running deployment"): its
  * buckets are in idx:h/d/m but not in dirty. Done once per API: the API's seq is created after
- * (expiring after the month retention unless a seal moves it on: commitSeal-3.lua). Marking a
+ * (expiring after the month retention unless a seal moves it on: commitSeal-4.lua). Marking a
  * bucket twice is harmless; a crash before seq is set marks them again.
  */
 async function markV1BucketsDirty(

@@ -5,7 +5,7 @@
  * (libs/store seal.ts) begins, or resumes a seal in progress, and commits it.
  */
 import type { Retention } from '@va/core';
-import { apiKeys, command, sealBucket, type KeySpace, type RedisClient, type Resolution } from '@va/store';
+import { apiKeys, beginSeal, sealBucket, type KeySpace, type RedisClient, type Resolution } from '@va/store';
 
 export interface BucketAt {
   space: KeySpace;
@@ -15,20 +15,12 @@ export interface BucketAt {
 }
 
 /**
- * beginSeal-4.lua alone: the bucket's delta moves to its z: names (or a seal in progress stays as
+ * beginSeal-5.lua alone: the bucket's delta moves to its z: names (or a seal in progress stays as
  * it is). Returns whether a seal is in progress afterwards.
  */
 export async function beginSealOnly(redis: RedisClient, at: BucketAt): Promise<boolean> {
-  const keys = apiKeys(at.space, at.apiId);
-  const reply = await command<string[]>(redis, 'beginSeal')(
-    keys.parts(at.res, at.index),
-    keys.sealingParts(at.res, at.index),
-    keys.dirty,
-    keys.sealSequence,
-    `${keys.bucketPrefix(at.res, at.index)}:`,
-    `${at.res}:${at.index}`,
-  );
-  return reply[0] === 'seal';
+  const begun = await beginSeal(redis, { keys: apiKeys(at.space, at.apiId), res: at.res, index: at.index });
+  return begun.kind === 'seal';
 }
 
 /** A whole seal (or the rest of one in progress), as the compactor runs it. */

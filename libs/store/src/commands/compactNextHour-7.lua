@@ -197,6 +197,7 @@ for _, cube in ipairs({ 't', 'k', 'i', 's', 'x', 'f' }) do
 end
 redis.call('PEXPIREAT', hourPrefix .. ':parts', hourExpire)
 redis.call('PEXPIREAT', hourPrefix .. ':zparts', hourExpire)
+redis.call('PEXPIREAT', hourPrefix .. ':zid', hourExpire)
 if expiresAt('h', h, hourRetention) <= now then
   redis.call('ZREM', KEYS[2], found[1])
 elseif #suffixes > 0 then

@@ -3,11 +3,12 @@
   sealing hashes and lists they now hold, in one atomic step, so that a reader sees every count
   exactly once (before: section + sealing hashes; after: the new section). Every key is in the API's
   hash slot {api}; section and sealing keys are named from ARGV[1] as keys.ts documents
-  (apiKeys().section, .sealing). Called by libs/store/src/seal.ts after beginSeal-4.lua.
+  (apiKeys().section, .sealing). Called by libs/store/src/seal-scripts.ts after beginSeal-5.lua.
 
   KEYS[1]  <b>:zparts    set     cube suffixes being sealed
   KEYS[2]  <p>:g<g>:{api}:seq    string the API's seal sequence: lives at least as long as its sections
   KEYS[3]  <p>:g<g>:{api}:cmp    string last compacted hour (read for an hour bucket only)
+  KEYS[4]  <b>:zid       string  the id of the seal in progress
 
   ARGV[1]  bucket prefix "<b>:"
   ARGV[2]  expireAt (unix ms) of the bucket: the sections' PEXPIREAT (the same retention rule as its
@@ -16,19 +17,27 @@
            its sections without expiry whatever ARGV[2] says, as ingest keeps its hashes: compaction
            (compactNextHour) reads them and only then sets the hour's expiry, so an hour whose
            retention ends before it is compacted still reaches its rollups.
-  ARGV[4]  number of cubes C, then per cube: cube letter, the 8 version bytes of the section it was
+  ARGV[4]  the id of the seal whose sealing hashes the caller read (beginSeal-5.lua's reply)
+  ARGV[5]  number of cubes C, then per cube: cube letter, the 8 version bytes of the section it was
            built on ("" = none), the new section ("" = none: the cube has no row)
+
+  Two checks, both needed. The id: the sealing hashes now in zparts are the ones the caller read
+  (without it, a sealer that resumed a seal another then committed could commit over the next
+  seal's hashes, which it never read, and delete them: counts lost). The section versions: the
+  sections are the ones the caller added those hashes to (another sealer of the same seal may have
+  committed first).
 
   Returns  {'ok'}                 written, sealing hashes deleted
            {'conflict', cube}     a section changed since it was read (another sealer): nothing written
-           {'gone'}               zparts no longer exists (another sealer finished): nothing written
+           {'gone'}               the seal read is no longer in progress (another sealer finished it):
+                                  nothing written
 ]]
 local root = ARGV[1]
-if redis.call('EXISTS', KEYS[1]) == 0 then
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('GET', KEYS[4]) ~= ARGV[4] then
   return { 'gone' }
 end
-local cubes = tonumber(ARGV[4])
-local a = 5
+local cubes = tonumber(ARGV[5])
+local a = 6
 for _ = 1, cubes do
   local cube, held = ARGV[a], ARGV[a + 1]
   if redis.call('GETRANGE', root .. 'S:' .. cube, 4, 11) ~= held then
@@ -45,7 +54,7 @@ if ARGV[3] ~= '' then
   end
 end
 
-a = 5
+a = 6
 for _ = 1, cubes do
   local key, section = root .. 'S:' .. ARGV[a], ARGV[a + 2]
   if section == '' or expireAt == '0' then
@@ -61,7 +70,7 @@ end
 for _, suffix in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   redis.call('UNLINK', root .. 'z:' .. suffix)
 end
-redis.call('UNLINK', KEYS[1])
+redis.call('UNLINK', KEYS[1], KEYS[4])
 if expireAt and expireAt ~= '0' then
   local current = redis.call('PEXPIRETIME', KEYS[2])
   if current == -1 or (current >= 0 and current < tonumber(expireAt)) then
