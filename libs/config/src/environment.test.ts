@@ -30,6 +30,9 @@ describe('the environment table', () => {
   it('names the variable it refuses', () => {
     expect(() => readEnvironment({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => readEnvironment({ COMPACTOR_CONCURRENCY: '0' })).toThrow(/COMPACTOR_CONCURRENCY/);
+    expect(() => readEnvironment({ QUERY_SUBJECT_SHARE: '0' })).toThrow(/QUERY_SUBJECT_SHARE/);
+    expect(() => readEnvironment({ QUERY_SUBJECT_SHARE: '1.5' })).toThrow(/QUERY_SUBJECT_SHARE/);
+    expect(readEnvironment({ QUERY_SUBJECT_SHARE: '0.25' }).QUERY_SUBJECT_SHARE).toBe(0.25);
   });
 });
 

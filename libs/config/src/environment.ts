@@ -43,6 +43,13 @@ function onOff(raw: string, name: string): boolean {
   if (raw === 'off') return false;
   throw new Error(`${name} must be on or off, got ${raw}`);
 }
+/** A fraction in (0, 1]. */
+function share(raw: string, name: string): number {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0 || value > 1)
+    throw new Error(`${name} must be a number above 0 and at most 1, got ${raw}`);
+  return value;
+}
 const list = (raw: string): string[] =>
   raw
     .split(',')
@@ -133,6 +140,11 @@ export const ENVIRONMENT = {
     '4',
     nonNegativeInt,
     'Query requests of one root key in progress at once, across every query service; 0 = no limit.',
+  ),
+  QUERY_SUBJECT_SHARE: variable(
+    '0.5',
+    share,
+    "Share of its root key's QUERY_RATE_LIMIT and QUERY_MAX_CONCURRENT that the read tokens of one end user (externalId) may use, rounded down, at least 1; the rest stays for the root key and other end users (docs/read-tokens.md). 1 = no limit of their own.",
   ),
   QUERY_WORKERS: variable(
     'auto',

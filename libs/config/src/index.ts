@@ -60,6 +60,11 @@ export interface Config {
   queryRateWindowMs: number;
   /** Requests of one root key answered at the same time (all query services together); 0 = no limit. */
   queryMaxConcurrent: number;
+  /**
+   * Share (0-1] of the root key's rate and concurrency limits that one read-token subject (an externalId
+   * of the root key's tokens) may use; each limit rounded down, at least 1.
+   */
+  querySubjectShare: number;
   /** Worker threads answering heavy queries off the main thread; 0 = answer every query on the main thread. */
   queryWorkers: number;
   /** Base of error.type URIs. */
@@ -117,6 +122,7 @@ export function loadConfig(
     queryRateLimit: e.QUERY_RATE_LIMIT,
     queryRateWindowMs: e.QUERY_RATE_WINDOW_MS,
     queryMaxConcurrent: e.QUERY_MAX_CONCURRENT,
+    querySubjectShare: e.QUERY_SUBJECT_SHARE,
     queryWorkers: e.QUERY_WORKERS,
     docsUrl: e.DOCS_URL,
     consumerGroup: e.KAFKA_GROUP,

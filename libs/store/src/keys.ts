@@ -14,8 +14,12 @@
  *                                       (generation-state.ts: source, target, status, since, ...)
  *   <p>:rl:<sha256>             string  @fastify/rate-limit's counter of a root key (its Redis store; the
  *                                       library appends the key to the namespace `<p>:rl:`)
- *   <p>:slots:<sha256>          zset    query requests of a root key in progress: member = request id,
- *                                       score = unix ms when the slot expires (acquireSlot-1.lua)
+ *   <p>:rl:<sha256>:s:<sub>     string  the same, of one read-token subject of the root key (<sub> = sha256
+ *                                       of the tokens' externalId)
+ *   <p>:slots:{<sha256>}        zset    query requests of a root key in progress: member = request id,
+ *                                       score = unix ms when the slot expires (acquireSlot.lua); the hash
+ *                                       tag keeps it in one slot with its subjects' sets
+ *   <p>:slots:{<sha256>}:s:<sub> zset   the same, of the root key's read tokens of one subject (a subset)
  *   <p>:backfill:<sha256>       string  progress of `backfill --file` for the file with this content hash
  *                                       (JSON, tools/cli/src/backfill/resume.ts); no expiry: it is what
  *                                       keeps a second run of the same file from counting it twice
@@ -98,9 +102,13 @@ export const globalKeys = (prefix: string) => ({
    */
   bull: `${prefix}:{bull}`,
   rebuild: `${prefix}:rebuild`,
-  /** Namespace of @fastify/rate-limit's Redis store; it appends its own key (the root key hash). */
+  /** Namespace of @fastify/rate-limit's Redis store; it appends its own key (rateLimitKey). */
   rateLimitNamespace: `${prefix}:rl:`,
-  querySlots: (hash: string) => `${prefix}:slots:${hash}`,
+  /** What the rate limiter appends to the namespace: the root key hash, or that and a subject's hash. */
+  rateLimitKey: (hash: string, subject?: string) => (subject === undefined ? hash : `${hash}:s:${subject}`),
+  querySlots: (hash: string) => `${prefix}:slots:{${hash}}`,
+  /** The slots of one read-token subject of a root key: same hash slot as querySlots (one script takes both). */
+  querySubjectSlots: (hash: string, subject: string) => `${prefix}:slots:{${hash}}:s:${subject}`,
   backfill: (sha256: string) => `${prefix}:backfill:${sha256}`,
 });
 

@@ -15,6 +15,7 @@ import { registerCompression } from './http/compression';
 import { registerMetrics, registerPoolMetrics } from './http/metrics';
 import { registerOpenApi } from './http/openapi';
 import { newRequestId } from './http/request-id';
+import { subjectLimit } from './limits/owner';
 import { registerRateLimit } from './limits/rate-limit';
 import { dashboardRoute } from './routes/dashboard';
 import { healthRoute } from './routes/health';
@@ -36,6 +37,7 @@ export interface ServerDeps {
     | 'queryRateLimit'
     | 'queryRateWindowMs'
     | 'queryMaxConcurrent'
+    | 'querySubjectShare'
     | 'queryWorkers'
     | 'redisUrl'
     | 'redisClusterNodes'
@@ -78,6 +80,7 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     redis,
     prefix: config.keyPrefix,
     max: config.queryRateLimit,
+    subjectMax: subjectLimit(config.queryRateLimit, config.querySubjectShare),
     windowMs: config.queryRateWindowMs,
   });
   // One section cache per thread (main and each read worker), the budget split evenly: a
@@ -119,6 +122,7 @@ export async function createServer(deps: ServerDeps): Promise<App> {
       redis,
       prefix: config.keyPrefix,
       max: config.queryMaxConcurrent,
+      subjectMax: subjectLimit(config.queryMaxConcurrent, config.querySubjectShare),
       ttlMs: config.queryTimeoutMs + 5_000,
     },
     metrics,

@@ -1,31 +1,51 @@
 /**
- * The per-root-key concurrency limit, shared by every query service through Redis
- * (libs/store commands/acquireSlot-1.lua: a semaphore whose slots expire, so a crashed
- * service cannot leak them). No library covers a distributed semaphore with expiry in a
- * few lines (redlock-style packages are mutexes), hence this small script.
+ * The concurrency limits, shared by every query service through Redis (libs/store
+ * commands/acquireSlot.lua: a semaphore whose slots expire, so a crashed service cannot leak
+ * them): one per root key and, inside it, one per read-token subject. No library covers a
+ * distributed semaphore with expiry in a few lines (redlock-style packages are mutexes), hence
+ * this small script.
  */
 import { command, globalKeys, type RedisClient } from '@va/store';
+import type { LimitOwner } from './owner';
 
 export interface SlotDeps {
   redis: RedisClient;
   prefix: string;
   /** Slots per root key; 0 = no limit. */
   max: number;
+  /** Slots per read-token subject, inside its root key's (subjectLimit); absent = max. */
+  subjectMax?: number;
   /** A slot expires this long after it was taken (the time budget plus a margin). */
   ttlMs: number;
 }
 
-/** Takes a slot; returns its release function, or null when every slot is taken. */
-export async function acquireSlot(
-  deps: SlotDeps,
-  rootKeyHash: string,
-  requestId: string,
-): Promise<(() => Promise<void>) | null> {
-  if (deps.max <= 0) return async () => undefined;
-  const key = globalKeys(deps.prefix).querySlots(rootKeyHash);
-  const taken = await command<number>(deps.redis, 'acquireSlot')(key, requestId, deps.max, deps.ttlMs);
-  if (taken !== 1) return null;
-  return async () => {
-    await deps.redis.zrem(key, requestId);
+export type SlotResult =
+  | { release: () => Promise<void> }
+  /** Every slot of the root key, or of the token's subject, is taken. */
+  | { full: 'rootKey' | 'subject' };
+
+/** Takes a slot of the root key and, for a read token, of its subject; or none when either is full. */
+export async function acquireSlot(deps: SlotDeps, owner: LimitOwner, requestId: string): Promise<SlotResult> {
+  if (deps.max <= 0) return { release: async () => undefined };
+  const keys = globalKeys(deps.prefix);
+  const sets = [keys.querySlots(owner.rootKeyHash)];
+  const limits = [deps.max];
+  if (owner.subject !== null) {
+    sets.push(keys.querySubjectSlots(owner.rootKeyHash, owner.subject));
+    limits.push(deps.subjectMax ?? deps.max);
+  }
+  const full = await command<number>(deps.redis, 'acquireSlot')(
+    sets.length,
+    ...sets,
+    requestId,
+    deps.ttlMs,
+    ...limits,
+  );
+  if (full === 1) return { full: 'rootKey' };
+  if (full === 2) return { full: 'subject' };
+  return {
+    release: async () => {
+      await Promise.all(sets.map((set) => deps.redis.zrem(set, requestId)));
+    },
   };
 }

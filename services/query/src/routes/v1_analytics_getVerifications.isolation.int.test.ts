@@ -217,13 +217,14 @@ describe('the concurrency limit per root key', () => {
 
   it('lets slots of a crashed service expire', async () => {
     const deps = { redis: h.redis, prefix: h.config.keyPrefix, max: 1, ttlMs: 2_000 };
-    expect(await acquireSlot(deps, 'crashed', 'r1')).not.toBeNull(); // never released
-    expect(await acquireSlot(deps, 'crashed', 'r2')).toBeNull();
+    const owner = { rootKeyHash: 'crashed', subject: null };
+    expect(await acquireSlot(deps, owner, 'r1')).toHaveProperty('release'); // never released
+    expect(await acquireSlot(deps, owner, 'r2')).toEqual({ full: 'rootKey' });
     await new Promise((resolve) => setTimeout(resolve, 2_100));
-    const release = await acquireSlot(deps, 'crashed', 'r3');
-    expect(release).not.toBeNull();
-    await release!();
-    expect(await acquireSlot(deps, 'crashed', 'r4')).not.toBeNull();
+    const slot = await acquireSlot(deps, owner, 'r3');
+    if (!('release' in slot)) throw new Error('no slot after the crashed one expired');
+    await slot.release();
+    expect(await acquireSlot(deps, owner, 'r4')).toHaveProperty('release');
   });
 });
 

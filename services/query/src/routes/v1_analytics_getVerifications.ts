@@ -79,7 +79,7 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
           200: Rows,
           '4xx': errorResponse(
             '401 unauthorized, 400 invalid_input (one errors[] entry per failure), 403 forbidden, 404 not_found, ' +
-              '429 too_many_requests (rate or concurrency limit of the root key; see Retry-After)',
+              "429 too_many_requests (rate or concurrency limit of the root key, or of a read token's end user; see Retry-After)",
           ),
           '5xx': errorResponse(
             '500 internal_server_error, 503 query_timeout (the time budget ran out; the work was stopped)',
@@ -104,25 +104,30 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
               authorization: request.headers.authorization,
               params: queryPairs(request.raw.url),
             });
-            const limited = await deps.rateLimit(request, authorized.rootKeyHash);
+            const limited = await deps.rateLimit(request, authorized);
             if (limited) {
               metrics.refused('rate_limited');
               reply.header('retry-after', String(limited.retryAfter));
               throw new ApiError(
                 'too_many_requests',
-                `The root key sent more queries than its rate limit allows; retry in ${limited.retryAfter} s.`,
+                limited.scope === 'subject'
+                  ? `The read tokens of this end user sent more queries than their share of the root key's rate limit allows; retry in ${limited.retryAfter} s.`
+                  : `The root key sent more queries than its rate limit allows; retry in ${limited.retryAfter} s.`,
               );
             }
             signal.throwIfAborted();
-            const release = await acquireSlot(deps.slots, authorized.rootKeyHash, request.id);
-            if (!release) {
+            const slot = await acquireSlot(deps.slots, authorized, request.id);
+            if ('full' in slot) {
               metrics.refused('concurrency');
               reply.header('retry-after', '1');
               throw new ApiError(
                 'too_many_requests',
-                `The root key has ${deps.slots.max} queries in progress, as many as it may; retry when one finished.`,
+                slot.full === 'subject'
+                  ? `The read tokens of this end user have ${deps.slots.subjectMax} queries in progress, their share of the root key's; retry when one finished.`
+                  : `The root key has ${deps.slots.max} queries in progress, as many as it may; retry when one finished.`,
               );
             }
+            const { release } = slot;
             metrics.waited(reply.elapsedTime / 1000);
             metrics.inFlight.inc();
             try {

@@ -9,6 +9,7 @@ import { bearerToken } from '../auth/bearer';
 import { authenticate, type Principal } from '../auth/principal';
 import { canReadApi, READ_ANY_API, readApiPermission } from '../auth/permissions';
 import { ApiError } from '../http/api-error';
+import { subjectOf } from '../limits/owner';
 import type { VerificationsDeps } from './deps';
 import { readAnswer, type Answer } from './read-answer';
 
@@ -31,6 +32,8 @@ export interface Authorized {
    * rate and concurrency limits are kept per root key.
    */
   rootKeyHash: string;
+  /** A read token's subject (subjectOf its externalId): limited to a share of its root key's limits; null for a root key. */
+  subject: string | null;
   /** The server clock when the request arrived. */
   now: number;
 }
@@ -70,6 +73,7 @@ export async function authorize(deps: VerificationsDeps, request: VerificationsR
     query,
     space: { prefix: keyPrefix, generation: auth.generation },
     rootKeyHash: auth.principal.rootKeyHash,
+    subject: auth.principal.kind === 'readToken' ? subjectOf(auth.principal.claims.externalId) : null,
     now,
   };
 }
