@@ -73,4 +73,32 @@ export default tseslint.config(
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
+  // Production modules, what the bundles are built from, import no test code: @va/testkit and the test tools
+  // are devDependencies, absent from a production install (test/build/production-install.test.ts).
+  // test/lint/production-imports.test.ts proves the rule fires.
+  {
+    files: ['{libs,services,tools,apps}/*/src/**/*.ts'],
+    ignores: ['libs/testkit/**', '**/*.test.ts', '**/testing/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '@va/testkit',
+                '@va/testkit/*',
+                'vitest',
+                'vitest/*',
+                'testcontainers',
+                'playwright-core',
+                'fast-check',
+              ],
+              message: 'test-only package: production modules must load from `npm ci --omit=dev`',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

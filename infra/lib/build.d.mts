@@ -16,6 +16,8 @@ export interface BuiltTarget extends BuildTarget {
 }
 export declare const SOURCE_DIRS: string[];
 export declare const STAMP_FILE: string;
+/** The esbuild plugin that keeps npm packages (and JavaScript workspaces) external to the bundles. */
+export declare const externalsPlugin: import('esbuild').Plugin;
 export declare function buildTargets(): BuildTarget[];
 export declare function staleReason(): string | undefined;
 export declare function build(): Promise<BuiltTarget[]>;

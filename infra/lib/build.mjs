@@ -105,9 +105,10 @@ export function staleReason() {
 
 /**
  * Externals: bare imports that stay `import 'x'` in the bundle. A workspace package is bundled when it
- * resolves to TypeScript (Node cannot run it), kept external when it is JavaScript already.
+ * resolves to TypeScript (Node cannot run it), kept external when it is JavaScript already. Exported for
+ * test/build/production-install.test.ts, which checks that every external is in the production install.
  */
-const externalsPlugin = {
+export const externalsPlugin = {
   name: 'externals',
   setup(build) {
     build.onResolve({ filter: /^[^./]/ }, async (args) => {
