@@ -9,6 +9,11 @@ export const ERROR_KINDS = {
   too_many_requests: { status: 429, title: 'Too Many Requests' },
   /** The request ran out of its time budget (QUERY_TIMEOUT_MS); its work was stopped. */
   query_timeout: { status: 503, title: 'Service Unavailable' },
+  /**
+   * A rebuild switched the counters to a new generation while the query read them, twice (docs/rebuild.md
+   * "Queries across the switch"): nothing partial is answered; retrying answers from the new generation.
+   */
+  generation_changed: { status: 503, title: 'Service Unavailable' },
   internal_server_error: { status: 500, title: 'Internal Server Error' },
 } as const;
 export type ErrorKind = keyof typeof ERROR_KINDS;

@@ -1,7 +1,9 @@
 /**
  * Deleting a whole counter generation (the old one after a rebuild switched, or the new one after
  * an abort): SCAN for its keys and UNLINK them in batches, so that Redis is never blocked for long
- * (UNLINK frees memory in a background thread). Refuses the current generation.
+ * (UNLINK frees memory in a background thread). Refuses the current generation: a query keeps its
+ * answer when `<p>:gen` still names, after its reads, the generation it read (services/query/src/
+ * verifications/one-generation.ts), which is sound only because no current generation is deleted.
  */
 import { escapeGlob, scanKeys, unlinkKeys, type RedisClient } from './connection';
 import { generationRoot } from './keys';

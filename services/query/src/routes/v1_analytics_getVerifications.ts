@@ -82,7 +82,8 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
               "429 too_many_requests (rate or concurrency limit of the root key, or of a read token's end user; see Retry-After)",
           ),
           '5xx': errorResponse(
-            '500 internal_server_error, 503 query_timeout (the time budget ran out; the work was stopped)',
+            '500 internal_server_error, 503 query_timeout (the time budget ran out; the work was stopped), ' +
+              '503 generation_changed (a rebuild switched the counters during the query; retry)',
           ),
         },
       },

@@ -14,6 +14,8 @@
  *     has many more slices, the groups come from the coarse read and only those slices' buckets
  *     are read (`groupBy=hour&start=0&limit=...` reads nothing from before the data).
  * Every Redis call checks the request's AbortSignal first: an aborted request reads no more.
+ * Then `<p>:gen` once more: an answer is kept only when the generation it read is still current
+ * (one-generation.ts; a rebuild deletes the old generation after its switch).
  */
 import type { Datapoint } from '@va/contracts';
 import {
@@ -61,6 +63,7 @@ import { RowCapError } from '../http/api-error';
 import type { Config } from '@va/config';
 import type { VerificationsDeps } from './deps';
 import { cubeQueryOf, dictionariesOf } from './cube-query';
+import { onOneGeneration } from './one-generation';
 
 export interface Answer {
   rows: Datapoint[];
@@ -198,7 +201,9 @@ export async function refuseEarly(
   now: number,
   signal?: AbortSignal,
 ): Promise<void> {
-  await cheapRefusal(await prepare(deps, space, query, now, signal));
+  await onOneGeneration(deps.redis, space, signal, async (current) =>
+    cheapRefusal(await prepare(deps, current, query, now, signal)),
+  );
 }
 
 /** The rows of a query as Datapoint objects (buildRows). */
@@ -209,7 +214,9 @@ export async function readAnswer(
   now: number,
   signal?: AbortSignal,
 ): Promise<Answer> {
-  const input = await readRowsInput(deps, space, query, now, signal);
+  const input = await onOneGeneration(deps.redis, space, signal, (current) =>
+    readRowsInput(deps, current, query, now, signal),
+  );
   const built = buildRows(query, input.cells, input.options);
   if (!built.ok) throw tooManyRows(built.error);
   return { rows: built.rows, precision: input.precision };
@@ -223,7 +230,9 @@ export async function readAnswerJson(
   now: number,
   signal?: AbortSignal,
 ): Promise<JsonAnswer> {
-  const input = await readRowsInput(deps, space, query, now, signal);
+  const input = await onOneGeneration(deps.redis, space, signal, (current) =>
+    readRowsInput(deps, current, query, now, signal),
+  );
   const built = buildRowsJson(query, input.cells, input.options);
   if (!built.ok) throw tooManyRows(built.error);
   return { rows: built.rows, precision: input.precision };
