@@ -44,11 +44,14 @@ const stdio: Output = {
   err: (text) => process.stderr.write(text),
 };
 
+/** How the usage lines name the program: `npm run cli --`, or `va` when started as the package's bin. */
+export const DEFAULT_NAME = 'npm run cli --';
+
 /** A fresh program (commander keeps parse state in it, so one per run). */
-export function buildProgram(output: Output = stdio): Command {
+export function buildProgram(output: Output = stdio, name = DEFAULT_NAME): Command {
   // Settings made before .command() are inherited by every subcommand.
   const program = new Command()
-    .name('npm run cli --')
+    .name(name)
     .description(
       'Operator CLI of the verification analytics service. Reads REDIS_URL, REDIS_KEY_PREFIX, KAFKA_BROKERS ' +
         'and the other variables of the README configuration table from the environment.',
@@ -60,14 +63,18 @@ export function buildProgram(output: Output = stdio): Command {
   for (const register of registrations) register(program);
   program.addHelpText(
     'after',
-    '\nEvery command answers --help (or -h), e.g. `npm run cli -- root-key create --help`.',
+    `\nEvery command answers --help (or -h), e.g. \`${name} root-key create --help\`.`,
   );
   return program;
 }
 
 /** Parses argv (without node and script), runs the command, resolves with the exit code. */
-export async function runCli(argv: readonly string[], output: Output = stdio): Promise<number> {
-  const program = buildProgram(output);
+export async function runCli(
+  argv: readonly string[],
+  output: Output = stdio,
+  name = DEFAULT_NAME,
+): Promise<number> {
+  const program = buildProgram(output, name);
   if (argv.length === 0) {
     // No command: the overview on stderr, exit 0, as before commander.
     program.outputHelp({ error: true });
