@@ -2,7 +2,9 @@
 # Stages: the workspace manifests; the build (every dependency, `npm run build` compiles to dist/); the production
 # dependencies alone (`npm ci --omit=dev`); the runtime image: those dependencies, the compiled JavaScript, no
 # TypeScript and no dev tools, run by the unprivileged `node` user. docs/deploy.md says why.
-FROM node:20-bookworm-slim AS manifests
+# Node 24, the active LTS line, in every stage; package.json's engines (>=20.19) is what the code supports,
+# and the tests run on Node 20 too.
+FROM node:24-bookworm-slim AS manifests
 WORKDIR /app
 # Every workspace's package.json (test/build/dockerfile.test.ts checks none is missing): npm ci needs them all,
 # and the dependency layers are rebuilt only when one of them or the lock file changes.
@@ -27,19 +29,19 @@ COPY services/ingest/package.json services/ingest/
 COPY services/query/package.json services/query/
 COPY tools/cli/package.json tools/cli/
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY --from=manifests /app ./
 RUN npm ci --no-audit --no-fund --loglevel=warn
 COPY . .
 RUN npm run build
 
-FROM node:20-bookworm-slim AS production-dependencies
+FROM node:24-bookworm-slim AS production-dependencies
 WORKDIR /app
 COPY --from=manifests /app ./
 RUN npm ci --omit=dev --no-audit --no-fund --loglevel=warn
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0
 COPY --from=production-dependencies /app ./

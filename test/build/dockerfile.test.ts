@@ -1,8 +1,10 @@
 /**
- * The image cannot be built here (no Docker engine): this checks what can be checked without one. The
- * Dockerfile names only paths that exist (or that the build produces), only npm scripts that exist, copies
- * every workspace manifest before `npm ci`, runs compiled entries as a non-root user; docker-compose.yml
- * starts only compiled entries or plain-Node infra scripts.
+ * The image cannot be built here (no Docker engine), and neither CI nor `npm test` builds it: this reads the
+ * files and checks what can be checked without one. The Dockerfile names only paths that exist (or that the
+ * build produces), only npm scripts that exist, copies every workspace manifest before `npm ci`, runs compiled
+ * entries as a non-root user, and every stage starts from one maintained Node LTS image within package.json's
+ * `engines`; docker-compose.yml starts only compiled entries or plain-Node infra scripts. Not checked: that the
+ * base image exists, that `npm ci` succeeds inside it, that the image starts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -131,6 +133,22 @@ describe('Dockerfile', () => {
     const used = runs.flatMap((run) => [...run.matchAll(/\bnpm run ([\w:-]+)/g)].map((m) => m[1]!));
     expect(used).toContain('build');
     for (const script of used) expect(scripts, `npm run ${script}`).toContain(script);
+  });
+
+  it('#45 item 4: every stage starts from the same maintained Node LTS image, within engines', () => {
+    const images = [
+      ...new Set(dockerfile.filter((i) => i.keyword === 'FROM').map((i) => i.args.split(/\s+/)[0]!)),
+    ];
+    expect(images).toHaveLength(1);
+    const major = Number(/^node:(\d+)-/.exec(images[0]!)?.[1]);
+    // LTS lines are the even majors; Node 20 left maintenance on 2026-04-30.
+    expect(major % 2, images[0]).toBe(0);
+    expect(major, images[0]).toBeGreaterThanOrEqual(22);
+    const engines = (
+      JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }
+    ).engines.node;
+    const minimum = Number(/^>=\s*(\d+)/.exec(engines)?.[1]);
+    expect(major, `engines ${engines}`).toBeGreaterThanOrEqual(minimum);
   });
 
   it('runs a compiled entry that the build produces and copies into the final image, as a non-root user', () => {
