@@ -12,7 +12,7 @@ import type { BenchNames } from './names';
 import { runScenario } from './phases/queries';
 import { selectScenarios, type ScenarioContext } from './scenarios';
 
-/** The permission to read every API of the workspace (CONTRACT §5). */
+/** The permission to read every API of the workspace (docs/api.md#auth). */
 const READ_ANY_API = 'api.*.read_api';
 
 export async function rootKeyFor(redis: Redis, prefix: string): Promise<string> {

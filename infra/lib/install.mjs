@@ -1,4 +1,4 @@
-// "Installs what is missing" (CONTRACT §6): node_modules via npm, redis-server, Java and Maven via apt,
+// Installs what is missing: node_modules via npm, redis-server, Java and Maven via apt,
 // and the Kafka broker's jars via Maven Central. Each step is skipped when its result is already there.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// The stack's topics (CONTRACT §2), named as libs/config names them, kept as long as the longest rollup.
+// The stack's topics (docs/api.md#the-event, #dead-letters), named as libs/config names them, kept as long as the longest rollup.
 import { KAFKA_RETENTION_MS } from '../kafka.mjs';
 import { createTopics, fetchMetadata, parseBroker, TOPIC_ALREADY_EXISTS } from './kafka-wire.mjs';
 import { waitUntil } from './proc.mjs';

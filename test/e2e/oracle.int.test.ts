@@ -1,5 +1,5 @@
 /**
- * The oracle test (CONTRACT §5b): a few thousand random events (APIs, keys, identities, tag
+ * The oracle test: a few thousand random events (APIs, keys, identities, tag
  * sets, outcomes, times over several months) go through Kafka and the real ingest worker, in
  * two waves: after the first, api_a's closed hours are compacted into day and month rollups, so
  * the second wave holds late events for compacted hours. Then the compactor service starts and

@@ -1,5 +1,5 @@
 /**
- * Query-string encoding of getVerifications parameters (CONTRACT §3): a list becomes one repeated
+ * Query-string encoding of getVerifications parameters (docs/api.md#parameters): a list becomes one repeated
  * parameter per item (`keyId=a&keyId=b`), never a comma-joined value, so that an item is sent exactly
  * as given; absent (undefined or null) parameters and empty lists are left out. Pure.
  */

@@ -8,7 +8,7 @@ const OutcomeCounters = Object.fromEntries(OUTCOME_FIELDS.map((field) => [field,
   TInteger
 >;
 
-/** One element of the getVerifications response (seed §2, CONTRACT §3 "Rows"). */
+/** One element of the getVerifications response (docs/api.md#rows). */
 export const Datapoint = Type.Object(
   {
     time: Type.Optional(Type.Integer({ description: 'start of the time slice, unix ms (UTC)' })),

@@ -25,7 +25,7 @@ export const FieldError = Type.Object({
 });
 export type FieldError = Static<typeof FieldError>;
 
-/** The error envelope of seed §7, used for every error kind (CONTRACT §5). */
+/** The error envelope, used for every error kind (docs/api.md#errors). */
 export const ErrorEnvelope = Type.Object(
   {
     meta: Type.Object({ requestId: Type.String() }),

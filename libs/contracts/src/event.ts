@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ExternalId, Identifier, Tag } from './identifiers';
 import { OUTCOMES } from './outcomes';
 
-/** CONTRACT §2: one key verification, as producers write it to Kafka (JSON value, key = apiId). */
+/** docs/api.md#the-event: one key verification, as producers write it to Kafka (JSON value, key = apiId). */
 export const VerificationEvent = Type.Object(
   {
     requestId: Type.String({ minLength: 1, maxLength: 255 }),

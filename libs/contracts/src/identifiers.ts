@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { allowedTextChar } from './text';
 
-/** CONTRACT §5: workspaceId, apiId, keyId, identity.id. Never contains `{`, `}` or whitespace. */
+/** docs/api.md#identifiers: workspaceId, apiId, keyId, identity.id. Never contains `{`, `}` or whitespace. */
 export const IDENTIFIER_PATTERN = '^[A-Za-z0-9_\\-.:]{1,255}$';
 /** externalId: 1–255 UTF-16 code units under the text rule (./text.ts). */
 export const EXTERNAL_ID_PATTERN = `^${allowedTextChar()}+$`;

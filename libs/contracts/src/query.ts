@@ -25,7 +25,7 @@ const list = <T extends TSchema>(item: T, description: string, examples: unknown
 
 /**
  * The query string of GET /v1/analytics.getVerifications after list splitting and
- * number coercion (CONTRACT §3). The same schema validates requests (libs/core
+ * number coercion (docs/api.md#parameters). The same schema validates requests (libs/core
  * parseQuery) and documents them (OpenAPI).
  *
  * `limit` may not exceed the row cap, which is configurable (Config.maxRows); hence a
@@ -119,6 +119,6 @@ export const SCALAR_PARAMS = ['apiId', 'externalId', 'start', 'end', 'limit', 'o
 export const LIST_PARAMS = ['keyId', 'tag', 'groupBy'] as const;
 /** Integer parameters: the query string carries them as plain decimal digits. */
 export const INTEGER_PARAMS = ['start', 'end', 'limit'] as const;
-/** Integer parameters for which an empty value or `null` means absent (CONTRACT §3). */
+/** Integer parameters for which an empty value or `null` means absent (docs/api.md#parameters). */
 export const NULLABLE_PARAMS = ['start', 'end'] as const;
 export type QueryParam = (typeof SCALAR_PARAMS)[number] | (typeof LIST_PARAMS)[number];

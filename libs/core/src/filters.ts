@@ -1,5 +1,5 @@
 /**
- * The filters of a query (CONTRACT §3 "Filters"), one definition for every reader of
+ * The filters of a query (docs/api.md#filters), one definition for every reader of
  * stored counters (on decoded dictionary entries) and for the oracle (on raw events).
  * apiId is not checked here: readers only read that API's keys, and the oracle selects
  * events by apiId before anything else.
@@ -19,7 +19,7 @@ export function matchesFilters(
   query: Pick<ParsedQuery, 'externalId' | 'keyIds' | 'tags'>,
   dims: FilterDims,
 ): boolean {
-  // An externalId no event carries matches nothing: that is not an error (CONTRACT §3).
+  // An externalId no event carries matches nothing: that is not an error (docs/api.md#filters).
   if (query.externalId !== undefined && dims.identity?.externalId !== query.externalId) return false;
   if (query.keyIds !== undefined && query.keyIds.length > 0) {
     if (dims.keyId === undefined || !query.keyIds.includes(dims.keyId)) return false;

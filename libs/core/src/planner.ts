@@ -1,5 +1,5 @@
 /**
- * Read planning (CONTRACT §4, docs/rollups.md): which buckets answer each slice of a query.
+ * Read planning (docs/api.md#retention, docs/rollups.md): which buckets answer each slice of a query.
  *
  * What a rollup holds. A day or month bucket holds exactly the hours that are "in the
  * rollups": hours already compacted (h <= compactedThrough; later events of those hours are

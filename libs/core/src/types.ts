@@ -1,6 +1,6 @@
 import type { Granularity, OrderBy } from '@va/contracts';
 
-/** A getVerifications query after parsing and validation (CONTRACT §3). Pure data. */
+/** A getVerifications query after parsing and validation (docs/api.md#parameters). Pure data. */
 export interface ParsedQuery {
   apiId: string;
   externalId?: string;

@@ -1,6 +1,6 @@
 /**
  * The shared vectors (a copy in libs/testkit/fixtures/getVerifications.json):
- * fixed events and the answers CONTRACT.md gives. Checked against the oracle, against the
+ * fixed events and the answers docs/api.md's rules give. Checked against the oracle, against the
  * pure read pipeline (cells -> buildRows) and, for invalid queries, against parseQuery.
  */
 import { describe, expect, it } from 'vitest';

@@ -7,7 +7,7 @@
  *   2. expand: every distinct tuple adds its count to the five cubes (keys.ts: t, k, i, s, f)
  *      of every bucket its hour is written to (bucketsOfHour).
  *
- * Which buckets an hour is written to (docs/rollups.md, CONTRACT §4):
+ * Which buckets an hour is written to (docs/rollups.md, docs/api.md#retention):
  *   - hour not compacted yet (h > cmp): its hour bucket only, WITHOUT an expiry. The compactor
  *     merges it into its rollups and only then sets the hour's expiry (end + hour retention),
  *     so an hour whose retention ends before it is compacted (a rebuild, a new API's old

@@ -20,7 +20,7 @@ export function parseIdentity(value: string): Identity {
 
 /**
  * The canonical value of a tag set: order and repeats do not matter. The default
- * sort compares UTF-16 code units, as CONTRACT §3 orders strings.
+ * sort compares UTF-16 code units, as docs/api.md#order-and-limit orders strings.
  */
 export function tagSetValue(tags: readonly string[] | undefined): string {
   if (tags === undefined || tags.length === 0) return '';

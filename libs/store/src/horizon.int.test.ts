@@ -114,7 +114,7 @@ async function dayTotals(
   return out;
 }
 
-/** What CONTRACT §4 says a groupBy=day query over the range answers (libs/core oracle model). */
+/** What docs/api.md#retention says a groupBy=day query over the range answers (libs/core oracle model). */
 function oracleDayTotals(
   events: readonly TestEvent[],
   startHour: number,

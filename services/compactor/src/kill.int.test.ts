@@ -1,4 +1,4 @@
-// KILL TEST (CONTRACT §4): the compactor process is SIGKILLed at random moments, again and
+// KILL TEST (docs/api.md#retention): the compactor process is SIGKILLed at random moments, again and
 // again, while events — late ones among them — keep arriving through Kafka and the real ingest
 // worker. Afterwards every rollup must equal the events of the hours it holds, counted once.
 import { setTimeout as sleep } from 'node:timers/promises';

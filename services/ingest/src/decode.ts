@@ -14,7 +14,7 @@ export type { Decoded, Rejected, ValidEvent } from './decoded';
 
 /** Far above the largest valid event (~20 kB of JSON), low enough to refuse abuse before parsing. */
 export const MAX_EVENT_BYTES = 64 * 1024;
-/** CONTRACT §2: a time more than 5 minutes in the future is refused. */
+/** docs/api.md#dead-letters: a time more than 5 minutes in the future is refused. */
 export const MAX_FUTURE_MS = 5 * 60_000;
 export const MAX_TAGS = 20;
 

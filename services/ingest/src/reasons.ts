@@ -1,6 +1,6 @@
 /**
  * Why an event goes to the dead-letter topic (header `x-dlq-reason`). One code per rule of
- * CONTRACT §2; `x-dlq-detail` says more (the JSON path for `schema`).
+ * docs/api.md#dead-letters; `x-dlq-detail` says more (the JSON path for `schema`).
  *
  *   too_large           the message value is over MAX_EVENT_BYTES (checked before parsing)
  *   not_json            empty value, or not parseable as JSON

@@ -1,4 +1,4 @@
-// Exactly once under failure (CONTRACT §2, docs/design.md "Write path: exactly once"): real worker
+// Exactly once under failure (docs/api.md#the-event, docs/design.md "Write path: exactly once"): real worker
 // processes are SIGKILLed at random moments while events are produced, Redis is SIGKILLed (AOF
 // everysec loses up to a second), two workers share a group while one dies, and the Kafka broker is
 // SIGKILLed under a consuming worker. At the end the stored counts equal the counts computed from the

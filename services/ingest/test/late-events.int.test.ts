@@ -1,4 +1,4 @@
-// Late and out-of-order events (CONTRACT §2, §4): each lands in its own hour, or, past the hour
+// Late and out-of-order events (docs/api.md#the-event, #retention): each lands in its own hour, or, past the hour
 // retention, in its day and month rollups; an hour already compacted gets its rollups updated in the
 // same step. A real worker process, real Kafka and Redis.
 import type { Redis } from 'ioredis';

@@ -151,7 +151,7 @@ describe('oracle: retention model', () => {
   });
 });
 
-describe('oracle and buildRows agree (CONTRACT §5b, in memory)', () => {
+describe('oracle and buildRows agree (in memory)', () => {
   const BASE = utc(2026, 1, 29); // ten days across a month boundary
   const SPAN_HOURS = 10 * 24;
   const keys = ['k1', 'k2', 'K3', 'k_4'];

@@ -1,6 +1,6 @@
 /**
- * The oracle (CONTRACT §5b): the answer to a query computed the plainest way, straight
- * from the raw events and the contract's words. It shares only matchesFilters, the time
+ * The oracle: the answer to a query computed the plainest way, straight
+ * from the raw events and docs/api.md's words. It shares only matchesFilters, the time
  * arithmetic and the row-cap wording with the production path (libs/core buildRows over
  * stored counters), so that tests comparing the two catch bugs in either. Clarity over
  * speed: it builds every row, sorts them all, and keys maps with JSON.
@@ -24,7 +24,7 @@ import { retentionModel } from './retention';
 export interface OracleOptions {
   now: number;
   maxRows: number;
-  /** Model retention at `now` (CONTRACT §4). Absent: every event is still held at hour precision. */
+  /** Model retention at `now` (docs/api.md#retention). Absent: every event is still held at hour precision. */
   retention?: Retention;
 }
 
@@ -116,7 +116,7 @@ const minimum = (values: number[]) => values.reduce((min, v) => Math.min(min, v)
 const hasGroupDimension = (q: ParsedQuery) =>
   q.groupBy.key || q.groupBy.identity || q.groupBy.tag || q.groupBy.tags;
 
-/** The rows an event counts in (CONTRACT §3 "Slices and groups"); tags are a set. */
+/** The rows an event counts in (docs/api.md#grouping); tags are a set. */
 function groupsOf(event: VerificationEvent, query: ParsedQuery): GroupValues[] {
   const by = query.groupBy;
   const base: GroupValues = {};
@@ -148,7 +148,7 @@ function compareText(a: string | undefined, b: string | undefined): number {
   return a < b ? -1 : 1; // UTF-16 code units, as JS `<` does; never localeCompare
 }
 
-/** CONTRACT §3: time, keyId, identity id, tag, tags joined with ','. */
+/** docs/api.md#order-and-limit: time, keyId, identity id, tag, tags joined with ','. */
 function defaultOrder(a: Datapoint, b: Datapoint): number {
   return (
     (a.time ?? 0) - (b.time ?? 0) ||

@@ -1,5 +1,5 @@
 /**
- * The oracle's model of retention (CONTRACT §4), hour by hour, from the contract's words
+ * The oracle's model of retention (docs/api.md#retention), hour by hour, from the doc's words
  * rather than from the planner: a bucket of resolution r is kept while now < its end +
  * retention[r] (the retention rule of libs/core/src/time.ts, which the store follows too). An hour of the queried range is answered by the finest bucket still kept
  * that contains it (its hour, else its day, else its month, else nothing). A day or month

@@ -1,7 +1,7 @@
 /**
  * Step 1 of parsing a query string: sort the raw (name, value) pairs into scalar and list
  * parameters. Reports unknown names and repeated scalars here, because the schema only
- * ever sees one value per scalar (CONTRACT §3).
+ * ever sees one value per scalar (docs/api.md#parameters).
  */
 import { LIST_PARAMS, SCALAR_PARAMS, type FieldError } from '@va/contracts';
 

@@ -1,5 +1,5 @@
 /**
- * GET /v1/analytics.getVerifications query string -> ParsedQuery (CONTRACT §3).
+ * GET /v1/analytics.getVerifications query string -> ParsedQuery (docs/api.md#parameters).
  * Every failure is collected (one FieldError each), never just the first.
  */
 import { GRANULARITIES, type FieldError, type Granularity, type VerificationsQuery } from '@va/contracts';

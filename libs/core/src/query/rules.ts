@@ -1,6 +1,6 @@
 /**
  * Step 4: the rules that involve more than one value, which a schema cannot say
- * (CONTRACT §3). They run only on parameters that passed the schema, so one bad value
+ * (docs/api.md#errors). They run only on parameters that passed the schema, so one bad value
  * never causes a second, derived error.
  */
 import { GRANULARITIES, type FieldError, type Granularity, type VerificationsQuery } from '@va/contracts';

@@ -1,6 +1,6 @@
 /**
- * The row count of an answer bounded before any counter is read (CONTRACT §3 "Rows", "Order
- * and limit"): slices come from the range, groups from what the dictionaries can hold. Pure.
+ * The row count of an answer bounded before any counter is read (docs/api.md#rows,
+ * #order-and-limit): slices come from the range, groups from what the dictionaries can hold. Pure.
  *
  * The bound only ever refuses when the refusal is certain, so that the exact rule of
  * buildRows (groups with data x slices, over the cap without a limit) is unchanged:

@@ -1,6 +1,6 @@
 /**
  * Cells (counts per slice and dimension combination, filters applied) -> response rows
- * (CONTRACT §3 "Slices and groups", "Rows", "Order and limit"): group, zero-fill slices,
+ * (docs/api.md#grouping, #rows, #order-and-limit): group, zero-fill slices,
  * order, apply the row cap and the limit.
  */
 import type { Datapoint, FieldError } from '@va/contracts';

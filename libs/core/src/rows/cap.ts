@@ -1,4 +1,4 @@
-/** The row cap (CONTRACT §3 "Order and limit"): one definition of the refusal. */
+/** The row cap (docs/api.md#order-and-limit): one definition of the refusal. */
 import type { FieldError } from '@va/contracts';
 
 /** True when the response would hold more than maxRows rows after `limit`. */

@@ -26,7 +26,7 @@ export function addCounts(into: Counters, counts: readonly number[]): void {
   into[TOTAL]! += total;
 }
 
-/** A cell that counts nothing creates no group (CONTRACT §3: groups need a matching event). */
+/** A cell that counts nothing creates no group (docs/api.md#rows: groups need a matching event). */
 export function hasCount(counts: readonly number[]): boolean {
   for (let o = 0; o < OUTCOME_COUNT; o++) if ((counts[o] ?? 0) !== 0) return true;
   return false;

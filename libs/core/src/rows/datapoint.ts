@@ -1,4 +1,4 @@
-/** The response row (seed §2): time first, the nine counters, total, then the group fields. */
+/** The response row (docs/api.md#rows): time first, the nine counters, total, then the group fields. */
 import { OUTCOME_FIELDS, type Datapoint } from '@va/contracts';
 import { TOTAL } from './counts';
 import type { Group } from './groups';

@@ -28,7 +28,7 @@ export interface Group {
   identity?: Identity;
   tag?: string;
   tags?: readonly string[];
-  /** tags joined with ',': the sort key of CONTRACT §3. */
+  /** tags joined with ',': the sort key of docs/api.md#order-and-limit. */
   tagsKey?: string;
 }
 
@@ -119,7 +119,7 @@ const compareStrings = (a: string | undefined, b: string | undefined): number =>
   a === b || a === undefined || b === undefined ? 0 : a < b ? -1 : 1;
 
 /**
- * The default order of groups (CONTRACT §3): keyId, identity id, tag, tags joined with ','.
+ * The default order of groups (docs/api.md#order-and-limit): keyId, identity id, tag, tags joined with ','.
  * Strings compare by UTF-16 code units (JS `<`), not by locale. Two identities with one id
  * but different externalIds are ordered by externalId, so the order is total.
  */

@@ -1,5 +1,5 @@
 /**
- * Which rows come first (CONTRACT §3 "Order and limit"), computed without building every
+ * Which rows come first (docs/api.md#order-and-limit), computed without building every
  * row: the rows are the grid groups x slices, most of which may be zero-filled, and a
  * top-N query over many groups and slices must not materialise them all.
  *

@@ -1,5 +1,5 @@
 /**
- * Which time slices an answer shows (CONTRACT §3 "Slices and groups", "Order and limit"). Pure.
+ * Which time slices an answer shows (docs/api.md#grouping, #rows). Pure.
  *
  * Normally every slice of the range; but a range can hold millions of slices (groupBy=hour
  * over years), more than any response may show. Then, with a limit, only the slices that can

@@ -1,6 +1,5 @@
 /**
- * Which groups the first rows of a query can come from, known before any row is built (CONTRACT §3
- * "Order and limit"), so that a top-N over thousands of groups builds rows for a few of them.
+ * Which groups the first rows of a query can come from, known before any row is built (docs/api.md#order-and-limit), so that a top-N over thousands of groups builds rows for a few of them.
  *
  * It holds for one slice (no time granularity), `orderBy` a counter in `desc` order and a `limit`
  * within the row cap, and groups that are rows one to one (key, identity, tags; not `tag`, whose rows

@@ -1,7 +1,7 @@
 /**
  * Who is asking: a root key of a workspace, or an end-user read token minted by one (docs/read-tokens.md).
  * One Redis round trip either way, which also brings the counter generation and the API's owner.
- * Every failure here is 401 unauthorized, before the query is looked at (CONTRACT §5 order).
+ * Every failure here is 401 unauthorized, before the query is looked at (docs/api.md#errors: the order of the checks).
  */
 import type { Config } from '@va/config';
 import { looksLikeReadToken, verifyReadToken, type ReadTokenClaims } from '@va/read-tokens';

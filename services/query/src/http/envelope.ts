@@ -1,4 +1,4 @@
-/** The error envelope of seed §7 for every error kind (CONTRACT §5). Pure. */
+/** The error envelope for every error kind (docs/api.md#errors). Pure. */
 import { STATUS_CODES } from 'node:http';
 import { ERROR_KINDS, type ErrorEnvelope, type ErrorKind, type FieldError } from '@va/contracts';
 

@@ -1,5 +1,5 @@
 /**
- * Every error leaves in the envelope (CONTRACT §5) with the X-Request-Id header: our ApiErrors,
+ * Every error leaves in the envelope (docs/api.md#errors) with the X-Request-Id header: our ApiErrors,
  * fastify's own 4xx (no such route, unsupported content type, body too large, bad URL), and
  * unexpected failures, which are logged with the request id and answered with a generic 500.
  */

@@ -61,7 +61,7 @@ export function createReadTokenRoute(app: App, deps: CreateReadTokenDeps): void 
           '5xx': errorResponse('500 internal_server_error'),
         },
       },
-      // The body is checked in the handler, after authentication (CONTRACT §5: 401 before 400).
+      // The body is checked in the handler, after authentication (docs/api.md#errors: 401 before 400).
       validatorCompiler: () => () => true,
       onRequest: async (request) => {
         const bearer = bearerToken(request.headers.authorization);

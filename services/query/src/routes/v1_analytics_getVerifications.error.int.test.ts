@@ -1,5 +1,5 @@
 /**
- * Errors of GET /v1/analytics.getVerifications: every validation rule of CONTRACT §3 with its
+ * Errors of GET /v1/analytics.getVerifications: every validation rule of docs/api.md#errors with its
  * location (including every `invalid` vector), the row cap, fastify's own errors and
  * unexpected failures, all in the envelope with X-Request-Id.
  */
@@ -63,7 +63,7 @@ describe('the contract vectors: invalid', () => {
   });
 });
 
-describe('validation rules (CONTRACT §3)', () => {
+describe('validation rules (docs/api.md#errors)', () => {
   it.each([
     ['missing apiId', 'groupBy=day', ['query.apiId']],
     ['apiId not an identifier', 'apiId=a%7Db', ['query.apiId']],

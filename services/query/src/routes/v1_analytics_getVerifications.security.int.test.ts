@@ -1,6 +1,6 @@
 /**
- * Auth of GET /v1/analytics.getVerifications (CONTRACT §5): every outcome with its status and
- * envelope, in the contract's order 401 -> 400 -> 403 -> 404.
+ * Auth of GET /v1/analytics.getVerifications (docs/api.md#auth): every outcome with its status and
+ * envelope, in the order of docs/api.md#errors: 401 -> 400 -> 403 -> 404.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorEnvelope } from '@va/contracts';

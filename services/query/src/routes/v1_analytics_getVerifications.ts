@@ -1,7 +1,7 @@
 /**
  * GET /v1/analytics.getVerifications. The schema documents the route (OpenAPI) and shapes
  * the responses; the query string is validated by core's parseQuery on the raw pairs, so
- * that repeated parameters, comma lists and unknown parameters follow CONTRACT §3 exactly
+ * that repeated parameters, comma lists and unknown parameters follow docs/api.md#parameters exactly
  * (fastify's own querystring validation is switched off for this route).
  */
 import { Type } from '@sinclair/typebox';

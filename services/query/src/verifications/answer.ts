@@ -1,6 +1,6 @@
 /**
- * GET /v1/analytics.getVerifications, from raw request to rows (CONTRACT §3-§5), in the
- * contract's order: 401 (no / bad / unknown / revoked root key or read token) -> 400 (query) ->
+ * GET /v1/analytics.getVerifications, from raw request to rows (docs/api.md#query), in the
+ * order of docs/api.md#errors: 401 (no / bad / unknown / revoked root key or read token) -> 400 (query) ->
  * 403 (permission; a read token's API and externalId) -> 404 (API not in the workspace) -> rows.
  */
 import { parseQuery, type ParsedQuery } from '@va/core';
@@ -47,7 +47,7 @@ export async function answerVerifications(
   return readAnswer(deps, authorized.space, authorized.query, authorized.now, signal);
 }
 
-/** The checks of CONTRACT §5 in order; throws the ApiError of the first that fails. */
+/** The checks of docs/api.md#errors in order; throws the ApiError of the first that fails. */
 export async function authorize(deps: VerificationsDeps, request: VerificationsRequest): Promise<Authorized> {
   const bearer = bearerToken(request.authorization);
   if (bearer === null) {

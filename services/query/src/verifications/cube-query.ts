@@ -14,7 +14,7 @@ export function dictionariesOf(query: ParsedQuery): DictName[] {
 
 /**
  * Filters become code lists; a value no event ever carried has no code and matches
- * nothing (an empty list), which is an answer, not an error (CONTRACT §3).
+ * nothing (an empty list), which is an answer, not an error (docs/api.md#filters).
  */
 export function cubeQueryOf(query: ParsedQuery, dicts: ReadDictionaries): CubeQuery {
   const cube = chooseCube(query);

@@ -77,7 +77,7 @@ export interface JsonAnswer {
   precision: Precision;
 }
 
-/** Events may be up to 5 minutes in the future (CONTRACT §2): no hour after that holds data. */
+/** Events may be up to 5 minutes in the future (docs/api.md#dead-letters, `future_time`): no hour after that holds data. */
 const FUTURE_MS = 5 * 60_000;
 /** Plans made again when a compaction moved between plan and read; more means a busy compactor. */
 const MAX_ATTEMPTS = 5;
@@ -101,7 +101,7 @@ interface Reader {
   dicts: ReadDictionaries;
   /**
    * First hour of the range: trunc(start), or without it the first hour of the month of the first
-   * data. An absent start is no lower bound (CONTRACT §1), and nothing is held before that month:
+   * data. An absent start is no lower bound (docs/api.md#parameters), and nothing is held before that month:
    * a day or month holding the first data is whole, not a rollup widened past the range (which
    * would claim X-Precision: day for an exact answer, and count a past-horizon day at its first
    * requested hour rather than at its start). Rows then begin at the first slice holding data

@@ -6,7 +6,7 @@ import { dayOf, hourOf, monthOf, monthStart } from '@va/core';
 import { partitionField } from '@va/store';
 
 /**
- * An event may carry a time up to 5 minutes after its record's Kafka timestamp (CONTRACT §2), and
+ * An event may carry a time up to 5 minutes after its record's Kafka timestamp (docs/api.md#dead-letters, `future_time`), and
  * producers' clocks drift: records from this long before a time may hold events of that time.
  */
 export const CLOCK_MARGIN_MS = 3_600_000;
