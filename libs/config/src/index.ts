@@ -1,5 +1,5 @@
 /**
- * Configuration from the environment (CONTRACT §6): the one module that reads it. Every variable,
+ * Configuration from the environment: the one module that reads it. Every variable,
  * its default, parser and meaning is one entry of the table in environment.ts; this file shapes
  * the parsed values for the services, the CLI, the stack scripts and tests.
  */

@@ -1,6 +1,6 @@
 /**
- * Registration of APIs seen by the ingest worker (CONTRACT §5: "an API is known to a workspace
- * once an event of that API arrived"). The first workspace wins and never changes; an event
+ * Registration of APIs seen by the ingest worker (docs/api.md#auth: an API belongs to the workspace
+ * of its first event). The first workspace wins and never changes; an event
  * naming another workspace is refused by the worker (DLQ reason workspace_mismatch).
  * Operator registration and lookups live in registry.ts; both write the same keys.
  */

@@ -1,4 +1,4 @@
-/** Which permission lets a root key read an API (CONTRACT §5). Pure. */
+/** Which permission lets a root key read an API (docs/api.md#auth). Pure. */
 export const READ_ANY_API = 'api.*.read_api';
 export const readApiPermission = (apiId: string): string => `api.${apiId}.read_api`;
 
