@@ -22,6 +22,7 @@ export {
   type IngestSettings,
 } from './tuning';
 export { parseReadTokenKeys } from './read-token-keys';
+export { redactSecrets } from './redact';
 
 export interface Config {
   kafkaBrokers: string[];

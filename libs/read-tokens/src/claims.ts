@@ -24,7 +24,8 @@ export interface ReadTokenPayload {
 const identifier = new RegExp(IDENTIFIER_PATTERN);
 const externalId = new RegExp(EXTERNAL_ID_PATTERN);
 const sha256Hex = /^[0-9a-f]{64}$/;
-const tokenId = /^[A-Za-z0-9_-]{16,64}$/;
+/** A token id (jti): what `token revoke` takes, so that the token itself stays off command lines. */
+export const READ_TOKEN_ID_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
 
 /** The claims of a payload whose signature, iss, aud, typ and times were already checked; null when malformed. */
 export function claimsOf(payload: Record<string, unknown>): ReadTokenClaims | null {
@@ -33,7 +34,7 @@ export function claimsOf(payload: Record<string, unknown>): ReadTokenClaims | nu
   if (typeof api !== 'string' || !identifier.test(api)) return null;
   if (typeof sub !== 'string' || !externalId.test(sub)) return null;
   if (typeof rkh !== 'string' || !sha256Hex.test(rkh)) return null;
-  if (typeof jti !== 'string' || !tokenId.test(jti)) return null;
+  if (typeof jti !== 'string' || !READ_TOKEN_ID_PATTERN.test(jti)) return null;
   if (typeof iat !== 'number' || typeof exp !== 'number') return null;
   return {
     tokenId: jti,

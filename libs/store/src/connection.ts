@@ -5,6 +5,7 @@
  * newPipeline (pipeline.ts: split per slot on a cluster), and a key scan runs on every master (scanKeys).
  */
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { redactSecrets } from '@va/config';
 
 /** A connection to the project's Redis, single node or cluster. */
 export type RedisClient = Redis | Cluster;
@@ -62,11 +63,11 @@ export function connectRedis(
   });
 }
 
-/** "Redis at redis://..." or "Redis Cluster at host:port,...", for messages. */
+/** "Redis at redis://..." or "Redis Cluster at host:port,...", for messages: REDIS_URL's password redacted. */
 export function describeTarget(target: RedisTarget): string {
   return target.redisClusterNodes.length > 0
     ? `Redis Cluster at ${target.redisClusterNodes.join(',')}`
-    : `Redis at ${target.redisUrl}`;
+    : `Redis at ${redactSecrets(target.redisUrl)}`;
 }
 
 /** The clients to send a whole-keyspace command to: every master of a cluster, or the one node. */

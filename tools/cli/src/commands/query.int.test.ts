@@ -56,7 +56,7 @@ describe('query', () => {
   });
 
   it('reports an error answer with its detail and request id, exit code 1', async () => {
-    const result = await runCli(['query', '--api', 'api_elsewhere', '--token', key], env);
+    const result = await runCli(['query', '--api', 'api_elsewhere'], env);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('404 Not Found: The API api_elsewhere does not exist');

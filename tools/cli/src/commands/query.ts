@@ -1,25 +1,22 @@
 /**
  * `query`: asks GET /v1/analytics.getVerifications through the typed client (@va/client) and prints
  * the datapoints as JSON on stdout; the precision and the request id go to stderr. The token (root
- * key or read token) comes from the options or ANALYTICS_TOKEN. Options: ../program/query.ts.
+ * key or read token) comes from ANALYTICS_TOKEN or stdin (secret-input.ts). Options: ../program/query.ts.
  */
 import { AnalyticsClientError, ApiError, createClient, type GetVerificationsParams } from '@va/client';
 import { loadConfig } from '@va/config';
-import { UsageError } from '../usage-error';
+import { analyticsToken, type TokenSource } from './secret-input';
 
-export interface QueryOptions {
+export interface QueryOptions extends TokenSource {
   params: GetVerificationsParams;
   /** Base URL of the query service; default QUERY_URL. */
   url?: string | undefined;
-  /** Root key or read token; default ANALYTICS_TOKEN. */
-  token?: string | undefined;
   timeoutMs?: number | undefined;
 }
 
 export async function queryCommand(options: QueryOptions): Promise<number> {
   const config = loadConfig();
-  const token = options.token ?? config.analyticsToken;
-  if (token === undefined) throw new UsageError('give a token with --token or ANALYTICS_TOKEN');
+  const token = await analyticsToken(options, config.analyticsToken);
   const client = createClient({
     baseUrl: options.url ?? config.queryUrl,
     token,

@@ -1,6 +1,6 @@
 /**
  * The operator CLI of CONTRACT §6, run as operators run it: `npm run cli -- root-key create ...`
- * prints the key alone on the first line of stdout; `root-key revoke <key>`; `api register`.
+ * prints the key alone on the first line of stdout; `root-key revoke <key id>`; `api register`.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -54,7 +54,7 @@ describe('root-key', () => {
       permissions: ['api.*.read_api', 'api.a.read_api'],
     });
 
-    const revoked = await cli('root-key', 'revoke', key);
+    const revoked = await cli('root-key', 'revoke', hashRootKey(key));
     expect(revoked.code, revoked.stderr).toBe(0);
     expect((await findRootKey(redis, prefix, key))?.revokedAt).toEqual(expect.any(Number));
   }, 60_000);

@@ -1,11 +1,12 @@
 /**
  * `root-key create`: prints the new key alone on the first line of stdout (it is shown only this
- * once; Redis keeps its hash) and its id (that hash) on stderr. `root-key revoke <key | id>`:
- * requests with the key get 401 from the next request on; revoking by id keeps the secret out of
- * shell history and process lists. Options are parsed in ../program/root-key.ts.
+ * once; Redis keeps its hash) and its id (that hash) on stderr. `root-key revoke <id>` (or the key on
+ * stdin): requests with the key get 401 from the next request on; the key itself is never taken as an
+ * argument (secret-input.ts). Options are parsed in ../program/root-key.ts.
  */
 import { createRootKey, revokeRootKey, revokeRootKeyByHash, ROOT_KEY_ID_PATTERN } from '@va/store';
 import { UsageError } from '../usage-error';
+import { secretArgumentRefused, secretFromStdin } from './secret-input';
 import { withRedis } from './with-redis';
 
 const permissionPattern = /^[\x21-\x7e]{1,300}$/; // printable ASCII, no spaces
@@ -31,13 +32,34 @@ export async function createRootKeyCommand(options: CreateRootKeyOptions): Promi
   return 0;
 }
 
-/** `keyOrId`: the key itself (vak_...) or its id, the 64 hex digits printed at creation. */
-export async function revokeRootKeyCommand(keyOrId: string): Promise<number> {
-  const byId = ROOT_KEY_ID_PATTERN.test(keyOrId);
+export interface RevokeRootKeyOptions {
+  /** The key id: the 64 hex digits printed at creation. */
+  keyId?: string | undefined;
+  /** Read the key itself from stdin instead. */
+  keyStdin?: boolean | undefined;
+}
+
+export async function revokeRootKeyCommand(options: RevokeRootKeyOptions): Promise<number> {
+  const { keyId, keyStdin } = options;
+  if (keyStdin && keyId !== undefined) throw new UsageError('give the key id or --key-stdin, not both');
+  if (!keyStdin) {
+    if (keyId === undefined) throw new UsageError('give the key id, or pipe the key to --key-stdin');
+    if (!ROOT_KEY_ID_PATTERN.test(keyId)) {
+      throw new UsageError(
+        keyId.startsWith('vak_')
+          ? secretArgumentRefused(
+              'a root key',
+              'give its key id (printed at creation) or pipe it to --key-stdin',
+            )
+          : 'not a key id (64 hex digits, printed at creation)',
+      );
+    }
+  }
+  const key = keyStdin ? await secretFromStdin('root key') : undefined;
   const result = await withRedis((redis, config) =>
-    byId
-      ? revokeRootKeyByHash(redis, config.keyPrefix, keyOrId, Date.now())
-      : revokeRootKey(redis, config.keyPrefix, keyOrId, Date.now()),
+    key === undefined
+      ? revokeRootKeyByHash(redis, config.keyPrefix, keyId!, Date.now())
+      : revokeRootKey(redis, config.keyPrefix, key, Date.now()),
   );
   if (result === 'unknown') {
     process.stderr.write('root-key: no such key\n');

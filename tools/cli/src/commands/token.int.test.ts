@@ -58,15 +58,15 @@ it('create prints a read token that queries, revoke makes it 401', async () => {
   expect(decodeJwt(token)).toMatchObject({ sub: 'alice', api: 'api_cli' });
   expect(created.stderr).toMatch(/read token \S+ for api_cli \/ alice, expires /);
 
-  const read = await runCli(['query', '--api', 'api_cli', '--token', token], env);
+  const read = await runCli(['query', '--api', 'api_cli'], { ...env, ANALYTICS_TOKEN: token });
   expect(read.code, read.stderr).toBe(0);
   expect(JSON.parse(read.stdout)).toEqual([expect.objectContaining({ total: 0 })]);
 
-  const revoked = await runCli(['token', 'revoke', token], env);
+  const revoked = await runCli(['token', 'revoke', decodeJwt(token).jti!], env);
   expect(revoked.code, revoked.stderr).toBe(0);
   expect(revoked.stderr).toContain('revoked');
 
-  const refused = await runCli(['query', '--api', 'api_cli', '--token', token], env);
+  const refused = await runCli(['query', '--api', 'api_cli'], { ...env, ANALYTICS_TOKEN: token });
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain('401 Unauthorized: The read token has been revoked.');
 });

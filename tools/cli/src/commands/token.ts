@@ -1,33 +1,31 @@
 /**
  * `token create`: mints an end-user read token
- * through the query service (POST /v1/analytics.createReadToken, with the root key from --token or
- * ANALYTICS_TOKEN) and prints it alone on the first line of stdout.
- * `token revoke <read token>`: puts the token on the deny-list in Redis until it expires.
- * Options: ../program/token.ts.
+ * through the query service (POST /v1/analytics.createReadToken, with the root key from ANALYTICS_TOKEN
+ * or stdin) and prints it alone on the first line of stdout.
+ * `token revoke <token id>` (or the token on stdin): puts the token on the deny-list in Redis until it
+ * expires. Options: ../program/token.ts.
  */
 import { AnalyticsClientError, ApiError, createClient } from '@va/client';
 import { READ_TOKEN_MAX_TTL_S } from '@va/contracts';
 import { loadConfig } from '@va/config';
-import { unverifiedTokenId } from '@va/read-tokens';
+import { READ_TOKEN_ID_PATTERN, unverifiedTokenId } from '@va/read-tokens';
 import { denyReadToken } from '@va/store';
 import { UsageError } from '../usage-error';
+import { analyticsToken, secretArgumentRefused, secretFromStdin, type TokenSource } from './secret-input';
 import { withRedis } from './with-redis';
 
-export interface CreateTokenOptions {
+export interface CreateTokenOptions extends TokenSource {
   api: string;
   externalId: string;
   /** Lifetime in seconds; the service's default when undefined. */
   expiresIn?: number | undefined;
   url?: string | undefined;
-  /** Root key; default ANALYTICS_TOKEN. */
-  token?: string | undefined;
 }
 
 export async function createTokenCommand(options: CreateTokenOptions): Promise<number> {
   const config = loadConfig();
   const { api: apiId, externalId, expiresIn } = options;
-  const rootKey = options.token ?? config.analyticsToken;
-  if (rootKey === undefined) throw new UsageError('give the root key with --token or ANALYTICS_TOKEN');
+  const rootKey = await analyticsToken(options, config.analyticsToken);
   const client = createClient({ baseUrl: options.url ?? config.queryUrl, token: rootKey });
   try {
     const minted = await client.createReadToken({
@@ -49,19 +47,44 @@ export async function createTokenCommand(options: CreateTokenOptions): Promise<n
   }
 }
 
-export async function revokeTokenCommand(token: string): Promise<number> {
-  const id = unverifiedTokenId(token);
-  if (id === null) throw new UsageError('that is not a read token');
+export interface RevokeTokenOptions {
+  /** The token id (jti). */
+  tokenId?: string | undefined;
+  /** Read the token itself from stdin instead. */
+  tokenStdin?: boolean | undefined;
+}
+
+export async function revokeTokenCommand(options: RevokeTokenOptions): Promise<number> {
   const now = Date.now();
-  if (id.expiresAt <= now) {
-    process.stderr.write(`read token ${id.tokenId} has expired already\n`);
-    return 0;
+  // The longest a token lives: a deny-list entry for a token whose expiry is unknown (revoked by id),
+  // or claimed by an unverified exp, never needs to outlive it.
+  const longest = now + READ_TOKEN_MAX_TTL_S * 1000;
+  let target: { tokenId: string; expiresAt: number };
+  if (options.tokenStdin) {
+    if (options.tokenId !== undefined) throw new UsageError('give the token id or --token-stdin, not both');
+    const id = unverifiedTokenId(await secretFromStdin('read token'));
+    if (id === null) throw new UsageError('that is not a read token');
+    if (id.expiresAt <= now) {
+      process.stderr.write(`read token ${id.tokenId} has expired already\n`);
+      return 0;
+    }
+    target = { tokenId: id.tokenId, expiresAt: Math.min(id.expiresAt, longest) };
+  } else {
+    const { tokenId } = options;
+    if (tokenId === undefined) throw new UsageError('give the token id, or pipe the token to --token-stdin');
+    if (!READ_TOKEN_ID_PATTERN.test(tokenId)) {
+      throw new UsageError(
+        unverifiedTokenId(tokenId) === null
+          ? 'not a token id (16-64 of A-Z a-z 0-9 _ -, printed by `token create`)'
+          : secretArgumentRefused(
+              'a read token',
+              'give its token id (printed by `token create`) or pipe the token to --token-stdin',
+            ),
+      );
+    }
+    target = { tokenId, expiresAt: longest };
   }
-  // An unverified exp could be anything: no entry outlives the longest lifetime a token can have.
-  const expiresAt = Math.min(id.expiresAt, now + READ_TOKEN_MAX_TTL_S * 1000);
-  const added = await withRedis((redis, config) =>
-    denyReadToken(redis, config.keyPrefix, { tokenId: id.tokenId, expiresAt }, now),
-  );
-  process.stderr.write(`read token ${id.tokenId} ${added ? 'revoked' : 'was revoked already'}\n`);
+  const added = await withRedis((redis, config) => denyReadToken(redis, config.keyPrefix, target, now));
+  process.stderr.write(`read token ${target.tokenId} ${added ? 'revoked' : 'was revoked already'}\n`);
   return 0;
 }

@@ -32,12 +32,23 @@ export function registerQuery(program: Command): void {
     .addOption(new Option('--order-by <field>', 'sort field').choices(ORDER_BY))
     .addOption(new Option('--order <order>', 'sort order (default asc)').choices(ORDER))
     .option('--url <baseUrl>', 'the query service (default QUERY_URL, http://127.0.0.1:$PORT)')
-    .option('--token <token>', 'a root key or read token (default ANALYTICS_TOKEN)')
+    .option(
+      '--token-stdin',
+      'read the root key or read token from the first line of stdin (default: ANALYTICS_TOKEN)',
+    )
+    // Refused with a message (a secret in argv shows in ps and the shell history), not unknown.
+    .addOption(
+      new Option(
+        '--token <token>',
+        'refused: unsafe, a secret in argv shows in ps and the shell history',
+      ).hideHelp(),
+    )
     .option('--timeout <ms>', 'deadline of the call, retries included', positiveInt)
     .addHelpText(
       'after',
       '\nExit 1 for an error answer (its detail and request id on stderr).\n\nExample:\n' +
-        '  ANALYTICS_TOKEN=vak_... npm run cli -- query --api api_demo --start 2026-01-01 --group-by day,tag',
+        '  npm run cli -- query --api api_demo --start 2026-01-01 --group-by day,tag   # ANALYTICS_TOKEN set\n' +
+        '  pass show va/root-key | npm run cli -- query --api api_demo --token-stdin',
     )
     .action(async (o, command) => {
       const params: GetVerificationsParams = { apiId: o.api };
@@ -52,7 +63,13 @@ export function registerQuery(program: Command): void {
       if (o.order !== undefined) params.order = o.order;
       const { queryCommand } = await import('../commands/query');
       await complete(command, () =>
-        queryCommand({ params, url: o.url, token: o.token, timeoutMs: o.timeout }),
+        queryCommand({
+          params,
+          url: o.url,
+          token: o.token,
+          tokenStdin: o.tokenStdin,
+          timeoutMs: o.timeout,
+        }),
       );
     });
 }

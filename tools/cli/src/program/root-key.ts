@@ -35,15 +35,14 @@ export function registerRootKey(program: Command): void {
     .command('revoke')
     .description(
       'revoke a root key: requests with it get 401 from the next request on. Give the key id printed at ' +
-        'creation rather than the key, so that the secret stays out of shell history and process lists',
+        'creation, or pipe the key itself to --key-stdin: never the key as an argument, which would show in ' +
+        'the process list and the shell history',
     )
-    .argument(
-      '<key-or-id>',
-      'the key id (64 hex digits, printed at creation) or the root key itself (vak_...)',
-    )
+    .argument('[key-id]', 'the key id (64 hex digits, printed at creation)')
+    .option('--key-stdin', 'read the root key itself (vak_...) from the first line of stdin')
     .addHelpText('after', '\nExit 1 when no such key exists.')
-    .action(async (keyOrId, _options, command) => {
+    .action(async (keyId, options, command) => {
       const { revokeRootKeyCommand } = await import('../commands/root-key');
-      await complete(command, () => revokeRootKeyCommand(keyOrId));
+      await complete(command, () => revokeRootKeyCommand({ keyId, keyStdin: options.keyStdin }));
     });
 }

@@ -19,16 +19,18 @@ export interface CliProcess {
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export function startCli(args: string[], env: Record<string, string>): CliProcess {
+/** `stdin`: text written to the CLI's standard input, which is then closed (none: no stdin). */
+export function startCli(args: string[], env: Record<string, string>, stdin?: string): CliProcess {
   const dir = path.join(CACHE_DIR, 'test-logs');
   fs.mkdirSync(dir, { recursive: true });
   const log = fs.createWriteStream(path.join(dir, `cli.${args[0] ?? 'help'}.${Date.now()}.log`));
   const child = spawn(process.execPath, ['--enable-source-maps', 'tools/cli/dist/main.js', ...args], {
     cwd: ROOT,
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   track(child);
+  if (stdin !== undefined) child.stdin!.end(stdin);
   let out = '';
   let err = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -63,8 +65,9 @@ export function startCli(args: string[], env: Record<string, string>): CliProces
 export async function runCli(
   args: string[],
   env: Record<string, string>,
+  stdin?: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const p = startCli(args, env);
+  const p = startCli(args, env, stdin);
   const code = await p.exited;
   return { code, stdout: p.stdout(), stderr: p.stderr() };
 }
