@@ -166,7 +166,7 @@ export const ENVIRONMENT = {
   ANALYTICS_TOKEN: variable(
     '',
     (raw) => (raw === '' ? undefined : raw),
-    "Root key or read token the CLI's query command sends when --token is not given.",
+    "Root key or read token the CLI's query command (and token create) sends, unless --token-stdin reads it from stdin.",
   ),
   // Read tokens
   READ_TOKEN_KEYS: variable(

@@ -75,7 +75,7 @@ export interface Config {
   logLevel: string;
   /** Base URL of the query service for the CLI's `query` (QUERY_URL; default: this host's PORT). */
   queryUrl: string;
-  /** Root key or read token the CLI's `query` sends when --token is not given (ANALYTICS_TOKEN). */
+  /** Root key or read token the CLI's `query` and `token create` send, unless --token-stdin reads one (ANALYTICS_TOKEN). */
   analyticsToken: string | undefined;
   /**
    * Keys of end-user read tokens (READ_TOKEN_KEYS = `kid:secret[,kid:secret…]`): the first signs new
