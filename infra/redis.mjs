@@ -41,7 +41,7 @@ export function redisServerArgs({ port, dir, appendonly = true }) {
  * One command to the server at `port` -> its reply as text (PING, INFO, CLUSTER INFO and CLUSTER NODES answer
  * one simple or bulk string); an error reply rejects. Over a socket of our own (infra has no dependencies),
  * not `redis-cli`: the test cluster's health checks poll six nodes five times a second, and a process per
- * question cost the test processes seconds of CPU in spawns alone (their profile: 4 s of the run).
+ * question cost the test processes seconds of CPU in spawns alone.
  */
 export function redisCommand(port, args, { host = HOST, timeoutMs = 10_000 } = {}) {
   return new Promise((resolve, reject) => {

@@ -81,7 +81,7 @@ async function main() {
   // checks' time (eslint's type-aware rules build the TypeScript program) came on top of the tests'.
   // The checks run at the lowest CPU priority: at normal priority they took half of the 2 cores while
   // the unit tests, the services' build and the test servers' start ran, and every integration file
-  // waits for those (the unit phase took ~95 s instead of ~50 s). Planted lint faults
+  // waits for those. Planted lint faults
   // (test/lint/boundaries.test.ts) are in folders the checks ignore.
   const background = { buffered: true, background: true };
   // Typecheck and eslint share one TypeScript program (test/support/typecheck-and-lint.mjs says why).

@@ -23,7 +23,7 @@ const DAY_MS = 86_400_000;
 /**
  * Order of the events in the topic: `time` as a topic holds its history (the issue's data set is
  * "produced to Kafka in time order"); `random`, times drawn independently (every batch then spreads
- * over the whole span: the hardest case for ingest, which was the only one before 2026-11-26).
+ * over the whole span: the hardest case for ingest).
  */
 export type DataSetOrder = 'time' | 'random';
 export const DATA_SET_ORDERS: readonly DataSetOrder[] = ['time', 'random'];

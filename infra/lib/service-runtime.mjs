@@ -4,7 +4,7 @@
 
 // The ingest worker allocates short-lived objects per event (kafkajs's message objects, the decoded events);
 // a larger young generation lets them die there: fewer scavenges, and fewer objects of a batch still in
-// flight promoted to the old generation (docs/benchmarks.md, "The worker's young generation").
+// flight promoted to the old generation (docs/benchmarks-history.md, "The worker's young generation").
 export const NODE_FLAGS = { ingest: ['--max-semi-space-size=64'] };
 
 /**
@@ -12,9 +12,10 @@ export const NODE_FLAGS = { ingest: ['--max-semi-space-size=64'] };
  *
  * kafkajs copies every fetch response (up to INGEST_MAX_BYTES, 64 MiB by default) into one new Buffer. glibc
  * serves an allocation that large with a fresh mmap and unmaps it when the Buffer is freed, so every response
- * paid a page fault per 4 KiB of fresh, kernel-zeroed memory: 9% of the worker's CPU in the live-shaped profile.
+ * paid a page fault per 4 KiB of fresh, kernel-zeroed memory, a visible share of the worker's CPU in its profile.
  * With mmap off (MALLOC_MMAP_MAX_=0) large buffers come from the heap, and a trim threshold above a few
- * responses keeps the freed pages for the next one (docs/benchmarks.md, "Fetch responses on reused pages").
+ * responses keeps the freed pages for the next one (docs/benchmarks-history.md, "Fetch responses on reused
+ * pages").
  * The cost: up to that much freed memory stays resident. No effect on a C library other than glibc (Alpine's musl).
  */
 const MiB = 1024 * 1024;

@@ -37,9 +37,8 @@ export const DICTIONARIES: readonly DictName[] = ['k', 'i', 's'];
 /** Entries fetched per LRANGE: keeps replies (and Redis' time per command) bounded. */
 const LOAD_CHUNK = 20_000;
 /**
- * Values per assignCodes call. A new value costs three commands (HGET, RPUSH, HSET), ~10 µs inside Lua
- * on the 2-core bench machine: calls of 1,000 values took 8-14 ms during a history replay, 300 keep a
- * call near 3 ms, under the ~5 ms bound of a Lua call.
+ * Values per assignCodes call. A new value costs three commands (HGET, RPUSH, HSET), ~10 µs inside Lua,
+ * so 300 keep a call near 3 ms, under the ~5 ms bound of a Lua call (1,000 would not).
  */
 const ASSIGN_CHUNK = 300;
 

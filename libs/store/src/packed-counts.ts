@@ -1,10 +1,10 @@
 /**
  * Counts per packed tuple key (aggregate.ts: a non-negative integer below 2^53), for the one update per event
- * of TupleCounter. A Map<number, number> did this at 180–440 ns per event: a key above 2^31 is a heap number,
- * allocated per new key, and every lookup hashes it in a table of pointers. Here keys and counts sit in typed
- * arrays, in the order they were first added (as a Map iterates), and an open-addressing index of 32-bit
- * entry numbers finds them: no allocation per key, 3–4× faster in a loop of the ingest's shape
- * (docs/benchmarks.md, "Tuple counts in typed arrays").
+ * of TupleCounter. In a Map<number, number> a key above 2^31 is a heap number, allocated per new key, and
+ * every lookup hashes it in a table of pointers. Here keys and counts sit in typed arrays, in the order they
+ * were first added (as a Map iterates), and an open-addressing index of 32-bit entry numbers finds them: no
+ * allocation per key, several times faster in a loop of the ingest's shape (docs/benchmarks-history.md,
+ * "Tuple counts in typed arrays").
  */
 const TWO_32 = 2 ** 32;
 const INITIAL_CAPACITY = 64;

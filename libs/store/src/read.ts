@@ -613,9 +613,9 @@ function sectionOf(
 
 /**
  * Work per readBuckets call, in units of about one hash read (a section, a hash, or a few for
- * a parts lookup: PARTS_WEIGHT). A call blocks Redis while it runs (measured in v1: about 9 µs per
- * hash plus a fraction of a µs per field, 5-10 ms for 500 hashes of the i cube; a section is one
- * memcpy); this bounds it, except for one family larger than this, which is never split.
+ * a parts lookup: PARTS_WEIGHT). A call blocks Redis while it runs (about 9 µs per hash plus a
+ * fraction of a µs per field, so 500 hashes are several ms; a section is one memcpy); this bounds
+ * it, except for one family larger than this, which is never split.
  */
 export const READ_MAX_KEYS = 500;
 

@@ -70,7 +70,7 @@ export interface BucketSealed {
  * Whether a bucket of this resolution gets the derived identity × key section x. Days and months
  * only: most hour buckets hold a few events (the 100 background APIs of the benchmark's data set:
  * about five per API-hour), where x's own key (name, expiry, string header) costs more than its
- * rows: the hour x sections held 12 MB of used_memory (7%) on the medium data set (docs/benchmarks.md).
+ * rows (docs/benchmarks-history.md, "two full runs, before and after hours lost their `x` section").
  * A reader of x reads the hour's f section instead, which has the identity and key columns too.
  */
 export const withIdentityKey = (res: Resolution): boolean => res !== 'h';

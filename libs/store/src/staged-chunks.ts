@@ -1,8 +1,8 @@
 /**
  * Cutting one API's increments of a batch into bounded chunks (pure; docs/store-v2.md "Applies
  * staged in chunks"). One applyApiBatch call blocks Redis while it runs: a busy API's live batch
- * of ~10,000 events is ~37,000 hash fields, 20 ms and more, and a catch-up batch appending the
- * section parts of hundreds of closed hours took 12.5 ms. Above the bound the call keeps the day
+ * of ~10,000 events is ~37,000 hash fields, tens of ms, and so is a catch-up batch appending the
+ * section parts of hundreds of closed hours. Above the bound the call keeps the day
  * and month rollups and stages the hour buckets (their fields and their section parts) as chunks
  * of at most `maxWrites` writes each (after those that fit in the call itself), which
  * applyStagedChunk-5.lua then applies one per call. Each
@@ -15,10 +15,10 @@
 import type { ApiIncrements, BucketIncrements } from './aggregate';
 
 /**
- * The work of a script call in writes, about one Redis command each (~3 µs inside Lua on the
- * 2-core bench machine, docs/benchmarks.md "Bounding the catch-up's calls"): a hash field is one
- * HINCRBY, a cube its expiry, a bucket its two index entries and its parts set with its expiry, a
- * section part its RPUSH and expiry plus the copy of its bytes (measured ~1 write per KiB).
+ * The work of a script call in writes, about one Redis command each (~3 µs inside Lua,
+ * docs/benchmarks-history.md "Bounding the catch-up's calls"): a hash field is one HINCRBY, a cube
+ * its expiry, a bucket its two index entries and its parts set with its expiry, a section part its
+ * RPUSH and expiry plus the copy of its bytes (about one write per KiB).
  */
 export const WRITES = { field: 1, cube: 1, bucket: 4, part: 2, partBytes: 1024 } as const;
 

@@ -239,8 +239,8 @@ describe('exactly once under failure', () => {
       // cut takes back only that move. So the worker is paused (SIGSTOP) for that moment, after 100 ms for
       // the commands it already sent, and resumed (SIGCONT) as soon as Redis is dead, to meet it dead. It
       // is paused again for the restart until the loss has been read: a running worker re-applies the lost
-      // batch within milliseconds of Redis coming back, before this test could see the watermark go back
-      // (a CI run saw no regression on any crash). The second crash comes at random under the running
+      // batch within milliseconds of Redis coming back, before this test could see the watermark go back.
+      // The second crash comes at random under the running
       // worker. During the third the worker is paused (a GC or VM pause) until Redis is back: it finds its
       // connection closed and reconnects at the first attempt, often with a commit in flight, which
       // ioredis 5.11 left pending forever (a stalled worker; patches/ioredis+5.11.1.patch, and

@@ -2,7 +2,7 @@
 // (node services/<name>/dist/main.js; global-setup.ts builds the bundles when a source changed), with output
 // going straight to a log file per test under .cache/test-logs/ (kept after the run for reading).
 // Compiled rather than through tsx: a process starts in a fraction of the time and runs without the
-// loader's helpers in its hot paths (tsx's keep-names wrapper was 18% of the query service's CPU).
+// loader's helpers in its hot paths (tsx wraps every function it creates in a keep-names call).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -76,8 +76,7 @@ export function startService(name: ServiceName, env: Record<string, string>): Se
           if (settled) return true; // the process died: stop polling
           // `connection: close`: a polled socket kept in fetch's pool sits idle until the test's first
           // query, often ~70 s later, right at the server's 72 s keep-alive timeout. Reused as the server
-          // closes it, the query fails with "other side closed" (a CI run's cluster e2e test: the socket
-          // had read exactly a 503 and a 200 health answer, 244 + 226 bytes), and fetch does not retry.
+          // closes it, the query fails with "other side closed", and fetch does not retry.
           const response = await fetch(url, {
             headers: { connection: 'close' },
             signal: AbortSignal.timeout(2_000),

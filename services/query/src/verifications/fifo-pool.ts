@@ -3,7 +3,7 @@
  * when a worker is free, and a task carrying an AbortSignal that it could not dispatch goes to the
  * back of its line (with `stricterFIFO`, to the front): under steady load on one worker the task
  * second in line is sent to the back each time a worker frees up, and some tasks were passed over
- * until their time budget ran out (a 503 after 10 s while the others took 60 ms;
+ * until their time budget ran out (a 503 while the tasks around them took milliseconds;
  * services/query/bench/pool-fairness.ts measures it). So the waiting happens here, in a FIFO
  * queue (p-queue), and piscina is handed a task only when one of its workers is free.
  */

@@ -22,7 +22,7 @@ const kafkaOptions = {
   jvm: 'light',
 } satisfies KafkaOptions;
 // No AOF: no test restarts the run's Redis (those that crash Redis start their own with the project's
-// config: redis-server.ts). Without the AOF the run's Redis took 31 s of CPU instead of 34-36 (clean-clone runs).
+// config: redis-server.ts), so an AOF would be CPU spent for nothing.
 const redisOptions = { stateDir: path.join(CACHE_DIR, 'test-redis'), port: REDIS_PORT, appendonly: false };
 const leases = new Leases(path.join(CACHE_DIR, 'test-servers'));
 const log = (message: string) => process.stderr.write(`[test-servers] ${message}\n`);
