@@ -1,9 +1,8 @@
 // Three projects: `unit` (pure code, fast, no servers) in shared threads, and beside it `cluster` (some
 // integration files again, on a Redis Cluster); then `integration` (*.int.test.ts, real Kafka and Redis from
 // libs/testkit/src/support/global-setup.ts), at most four files at a time on a 2-core machine: the integration files
-// spend a quarter of their time waiting (kills, group joins, restarts), so with two the machine was a quarter
-// idle (clean-clone `npm test` 6.3-7.2 min against 5.1-5.6 with three, same morning), and with three still
-// a fifth idle once the static checks were done (303 s against 284 s with four, back to back).
+// spend a quarter of their time waiting (kills, group joins, restarts), and with fewer files side by side the
+// cores sat idle through those waits.
 // Every file has its own topics, key prefix, consumer group and ports (testEnv), so files side by side do not meet.
 import { defineConfig } from 'vitest/config';
 import { LongestFirstSequencer } from './test/support/longest-first-sequencer.js';
@@ -44,7 +43,7 @@ export default defineConfig({
           // Property tests and the lint-boundary test do real work; on a loaded 2-core machine 5 s is too tight.
           testTimeout: 60_000,
           // Pure code without module mocks, stubbed globals or fake timers: the files can share threads and
-          // their module graph (15 s instead of 29 s for the project here, half the CPU).
+          // their module graph (half the CPU of a fresh thread per file).
           pool: 'threads',
           isolate: false,
           sequence: { groupOrder: 0 },
@@ -96,8 +95,7 @@ export default defineConfig({
           env: { KAFKAJS_NO_PARTITIONER_WARNING: '1' },
           // Beside the unit tests (another pool, so vitest runs both at once), not after the integration
           // files: forks that run file after file serve one project at a time, so at the end of the run
-          // this project's two long files (~25 s each, mostly failovers and kills) kept the machine half
-          // idle (clean-clone npm test 253 s with it last, 249 s here: vmstat 9% idle against 6%).
+          // this project's two long files (mostly failovers and kills) kept the machine half idle.
           sequence: { groupOrder: 0 },
         },
       },

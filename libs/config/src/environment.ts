@@ -189,10 +189,9 @@ export const ENVIRONMENT = {
     "Partitions processed at once (overlaps one batch's Redis round trips with another's CPU).",
   ),
   // A fetch's records of one partition are one batch, and a larger batch merges more events into each counter
-  // field and each Lua call. Live-shaped, 32 / 64 MiB against 8 / 40: 137,341 / 123,624 against 122,319 /
-  // 114,252 events/s, Redis CPU -35%. It was held back while one Lua call per API and batch grew with the batch
-  // (1.77 s at worst while catching up on history); staging bounds every call since (docs/store-v2.md, "Applies
-  // staged in chunks"; docs/benchmarks.md, "Larger fetches again"). Costs ~150 MiB more peak RSS.
+  // field and each Lua call: less Redis CPU per event (docs/benchmarks-history.md, "Larger fetches again").
+  // Staging keeps every Lua call bounded however large the batch (docs/store-v2.md, "Applies staged in
+  // chunks"). The cost is peak RSS (~150 MiB more than 8 MiB fetches).
   INGEST_MAX_BYTES_PER_PARTITION: variable(
     String(32 * 1024 * 1024),
     nonNegativeInt,

@@ -194,7 +194,7 @@ describe('backfill --file', () => {
     const source = `${t.topic}.archive`;
     await createTopics(t.kafkaBrokers, [source], 2);
     // Idempotent: a produce request resent right after the topic's creation (one partition not ready yet)
-    // must not write the other partition's events twice: a clean-clone run once found 892 of these 500.
+    // must not write the other partition's events twice.
     const producer = kafka.producer({
       createPartitioner: Partitioners.DefaultPartitioner,
       idempotent: true,
