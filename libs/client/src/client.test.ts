@@ -120,6 +120,19 @@ describe('createReadToken', () => {
   });
 });
 
+describe('listApis', () => {
+  it('gets the APIs the credential may read', async () => {
+    const list = { apis: [{ apiId: 'api_1' }, { apiId: 'api_2' }] };
+    const { c, fetch } = client([json(200, list), json(200, { rows: [] })]);
+    expect(await c.listApis()).toEqual(list);
+    const { url, init } = fetch.sent[0]!;
+    expect(url.href).toBe('http://analytics.test/base/v1/apis.list');
+    expect(init.method).toBe('GET');
+    expect(init.headers).toMatchObject({ authorization: 'Bearer vak_root' });
+    await expect(c.listApis()).rejects.toThrow('without a list of APIs');
+  });
+});
+
 describe('retries', () => {
   it('waits for Retry-After on 429 and 503, then answers', async () => {
     const { c, fetch, clock } = client([

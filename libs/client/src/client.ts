@@ -14,6 +14,7 @@ import {
   type RetryOptions,
 } from './retry.js';
 import type {
+  ApiList,
   CreateReadTokenRequest,
   Datapoint,
   GetVerificationsParams,
@@ -50,6 +51,7 @@ export interface CallOptions {
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const GET_VERIFICATIONS_PATH = '/v1/analytics.getVerifications';
 export const CREATE_READ_TOKEN_PATH = '/v1/analytics.createReadToken';
+export const LIST_APIS_PATH = '/v1/apis.list';
 
 interface Request {
   method: 'GET' | 'POST';
@@ -118,6 +120,20 @@ export class AnalyticsClient {
     const token = parseBody(body, response) as Partial<ReadToken> | null;
     if (typeof token?.token !== 'string') throw unexpectedBody(response, 'a read token');
     return token as ReadToken;
+  }
+
+  /**
+   * GET /v1/apis.list: the APIs this credential may read (a root key: those of its workspace its
+   * read permissions cover; a read token: its one API), sorted by apiId.
+   */
+  async listApis(call: CallOptions = {}): Promise<ApiList> {
+    const { response, body } = await this.send(
+      { method: 'GET', path: LIST_APIS_PATH, idempotent: true },
+      call,
+    );
+    const list = parseBody(body, response) as Partial<ApiList> | null;
+    if (!Array.isArray(list?.apis)) throw unexpectedBody(response, 'a list of APIs');
+    return list as ApiList;
   }
 
   /** Sends a request with the deadline and retries; resolves with a 2xx answer, else throws. */

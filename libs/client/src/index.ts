@@ -10,6 +10,7 @@ export {
   CREATE_READ_TOKEN_PATH,
   DEFAULT_TIMEOUT_MS,
   GET_VERIFICATIONS_PATH,
+  LIST_APIS_PATH,
 } from './client.js';
 export type { CallOptions, ClientOptions, FetchLike } from './client.js';
 export { AnalyticsClientError, ApiError, NetworkError, TimeoutError } from './errors.js';
@@ -19,6 +20,7 @@ export { DEFAULT_RETRY, RETRY_STATUSES, parseRetryAfter, retryDelay } from './re
 export type { RetryOptions } from './retry.js';
 export { systemClock, type Clock } from './clock.js';
 export type {
+  ApiList,
   CreateReadTokenRequest,
   ReadToken,
   Datapoint,

@@ -13,6 +13,7 @@ export type FieldError = contracts.FieldError;
 export type VerificationsQuery = contracts.VerificationsQuery;
 export type CreateReadTokenRequest = contracts.CreateReadTokenRequest;
 export type ReadToken = contracts.ReadToken;
+export type ApiList = contracts.ApiList;
 
 /** Parameters of GET /v1/analytics.getVerifications (lists are arrays; times are unix ms). */
 export type GetVerificationsParams = VerificationsQuery;

@@ -7,3 +7,4 @@ export * from './error';
 export * from './query';
 export * from './read-token';
 export * from './message-key';
+export * from './apis';

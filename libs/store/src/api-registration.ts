@@ -7,6 +7,7 @@
 import type { RedisClient } from './connection';
 import { globalKeys } from './keys';
 import { execPipeline, newPipeline } from './pipeline';
+import { indexWorkspaceApis } from './workspace-apis';
 
 export interface ApiClaim {
   apiId: string;
@@ -16,7 +17,10 @@ export interface ApiClaim {
 /**
  * Registers each API to the claimed workspace unless it already has one, and returns the
  * owning workspace of each (in order). One pipeline: `SET <p>:api:<id> ws NX GET` (Redis >= 7)
- * reads the previous owner in the same atomic step, `SADD <p>:apis id` lists it for the compactor.
+ * reads the previous owner in the same atomic step, `SADD <p>:apis id` lists it for the compactor;
+ * then a second one lists each API in its owner's set (workspace-apis.ts), which only the first
+ * reply names. A crash between the two is healed by the next registration of the API (a worker
+ * registers every API it has not cached, so after each start).
  */
 export async function registerApisFromEvents(
   redis: RedisClient,
@@ -31,10 +35,16 @@ export async function registerApisFromEvents(
     pipeline.sadd(keys.apis, apiId);
   }
   const replies = await execPipeline(pipeline);
-  return claims.map(({ workspaceId }, n) => {
+  const owners = claims.map(({ workspaceId }, n) => {
     const previous = replies[2 * n];
     return typeof previous === 'string' ? previous : workspaceId;
   });
+  await indexWorkspaceApis(
+    redis,
+    prefix,
+    claims.map(({ apiId }, n) => ({ apiId, workspaceId: owners[n]! })),
+  );
+  return owners;
 }
 
 export async function registerApiFromEvent(

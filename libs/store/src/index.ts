@@ -8,6 +8,7 @@ export * from './apply-args';
 export * from './apply';
 export * from './watermark';
 export * from './api-registration';
+export * from './workspace-apis';
 export * from './cube-dump';
 export * from './read-dictionaries';
 export * from './read-fields';

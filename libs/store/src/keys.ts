@@ -6,6 +6,10 @@
  *   <p>:gen                     string  current counter generation (absent = 1)
  *   <p>:api:<apiId>             string  workspaceId that owns the API (first event or operator registration)
  *   <p>:apis                    set     every known apiId (the compactor's scheduler walks it)
+ *   <p>:wsapis:<workspaceId>    set     the apiIds a workspace owns (GET /v1/apis.list), written with <p>:api:<id>
+ *   <p>:wsapis-indexed          string  present once every API of <p>:apis is in its workspace's set; a store
+ *                                       from before the sets has none, and the first listing fills them
+ *                                       (workspace-apis.ts)
  *   <p>:rootkey:<sha256>        hash    workspaceId, permissions (JSON array), createdAt, revokedAt
  *   <p>:rtdeny:<jti>            string  a revoked read token (deny-list); expires with the token (PEXPIREAT)
  *   <p>:{bull}:<queue>:...      BullMQ's own keys (the compactor's queue "compaction"); the hash tag {bull}
@@ -93,6 +97,8 @@ export const globalKeys = (prefix: string) => ({
   generation: `${prefix}:gen`,
   api: (apiId: string) => `${prefix}:api:${apiId}`,
   apis: `${prefix}:apis`,
+  workspaceApis: (workspaceId: string) => `${prefix}:wsapis:${workspaceId}`,
+  workspaceApisIndexed: `${prefix}:wsapis-indexed`,
   rootKey: (hash: string) => `${prefix}:rootkey:${hash}`,
   /** jti is base64url (checked by @va/read-tokens before it gets here). */
   readTokenDenied: (jti: string) => `${prefix}:rtdeny:${jti}`,

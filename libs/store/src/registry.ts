@@ -136,11 +136,11 @@ export async function registerApi(
   workspaceId: string,
 ): Promise<RegisterResult> {
   const keys = globalKeys(prefix);
-  // SET NX GET answers the previous owner atomically (one key); the apis set is another slot on a
-  // cluster, so it is added to after the claim (SADD is idempotent: a retry completes a half-done one).
+  // SET NX GET answers the previous owner atomically (one key); the apis sets are other slots on a
+  // cluster, so they are added to after the claim (SADD is idempotent: a retry completes a half-done one).
   const previous = (await redis.call('SET', keys.api(apiId), workspaceId, 'NX', 'GET')) as string | null;
   if (previous !== null && previous !== workspaceId) return { ok: false, owner: previous };
-  await redis.sadd(keys.apis, apiId);
+  await execPipeline(newPipeline(redis).sadd(keys.apis, apiId).sadd(keys.workspaceApis(workspaceId), apiId));
   return { ok: true, created: previous === null };
 }
 

@@ -79,6 +79,17 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/metrics']).toBeUndefined();
   });
 
+  it('documents GET /v1/apis.list with its answer schema ApiList (#45)', async () => {
+    const doc = (await h.get('/openapi.json')).json<{
+      paths: Record<string, { get?: { operationId: string; responses: Record<string, unknown> } }>;
+      components: { schemas: Record<string, unknown> };
+    }>();
+    const list = doc.paths['/v1/apis.list']?.get;
+    expect(list?.operationId).toBe('listApis');
+    expect(JSON.stringify(list?.responses['200'])).toContain('ApiList');
+    expect(doc.components.schemas.ApiList).toBeDefined();
+  });
+
   it('describes every query parameter with words and an example (from the typebox schemas, as docs/api.md)', async () => {
     const doc = (await h.get('/openapi.json')).json<{
       paths: Record<string, { get: { parameters: Record<string, unknown>[] } }>;

@@ -1,6 +1,7 @@
 /**
  * The query service's HTTP server, without listening: tests inject requests into it,
  * main.ts listens. Routes: GET /v1/analytics.getVerifications, POST /v1/analytics.createReadToken,
+ * GET /v1/apis.list,
  * /health, /metrics, /openapi.json, /docs, /dashboard/.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -21,6 +22,7 @@ import { dashboardRoute } from './routes/dashboard';
 import { healthRoute } from './routes/health';
 import { createReadTokenRoute } from './routes/v1_analytics_createReadToken';
 import { GET_VERIFICATIONS, getVerificationsRoute } from './routes/v1_analytics_getVerifications';
+import { listApisRoute } from './routes/v1_apis_list';
 import { DictionaryCache } from './verifications/dictionary-cache';
 import { ReadPool } from './verifications/read-pool';
 import { registerSectionCacheMetrics } from './verifications/section-metrics';
@@ -129,6 +131,7 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     pool,
   });
   createReadTokenRoute(app, { redis, config, now: deps.now ?? Date.now });
+  listApisRoute(app, { redis, config, now: deps.now ?? Date.now, rateLimit });
   await dashboardRoute(app, config.docsUrl, deps.dashboardDir);
   return app;
 }

@@ -6,3 +6,8 @@ export function canReadApi(permissions: readonly string[], apiId: string): boole
   const specific = readApiPermission(apiId);
   return permissions.some((p) => p === READ_ANY_API || p === specific);
 }
+
+/** Of the workspace's APIs, those the permissions let a root key read, in the given order. */
+export function readableApis(permissions: readonly string[], workspaceApiIds: readonly string[]): string[] {
+  return workspaceApiIds.filter((apiId) => canReadApi(permissions, apiId));
+}

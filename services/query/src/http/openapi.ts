@@ -4,7 +4,7 @@
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { CreateReadTokenRequest, Datapoint, ErrorEnvelope, ReadToken } from '@va/contracts';
+import { ApiList, CreateReadTokenRequest, Datapoint, ErrorEnvelope, ReadToken } from '@va/contracts';
 import type { App } from './app';
 
 export async function registerOpenApi(app: App, docsUrl: string): Promise<void> {
@@ -12,6 +12,7 @@ export async function registerOpenApi(app: App, docsUrl: string): Promise<void> 
   app.addSchema(ErrorEnvelope);
   app.addSchema(CreateReadTokenRequest);
   app.addSchema(ReadToken);
+  app.addSchema(ApiList);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
