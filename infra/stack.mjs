@@ -10,6 +10,8 @@ import { makeLog } from './lib/log.mjs';
 import { ensureTopics, topicNames } from './lib/topics.mjs';
 
 const log = makeLog('stack');
+/** An external REDIS_URL may hold a password: the launcher names the variable, never its value. */
+export const NOT_SHOWN = 'not shown: it may hold a password';
 
 /** Which servers the stack runs itself (the others come from the environment). */
 export function localServers(env = process.env) {
@@ -41,13 +43,15 @@ export async function startStack(env = process.env) {
   if (!kafka) log(`kafka from KAFKA_BROKERS=${kafkaBrokers}`);
   if (!redis && env.REDIS_CLUSTER_NODES)
     log(`redis cluster from REDIS_CLUSTER_NODES=${env.REDIS_CLUSTER_NODES}`);
-  else if (!redis) log(`redis from REDIS_URL=${redisUrl}`);
+  else if (!redis) log(`redis from REDIS_URL (${NOT_SHOWN})`);
   await ensureTopics(kafkaBrokers, env, log);
   return {
     kafkaBrokers,
     redisUrl,
     startedKafka: Boolean(kafka && !kafka.reused),
     startedRedis: Boolean(redis && !redis.reused),
+    /** A local server's URL holds no password and may be shown; an external REDIS_URL is never shown. */
+    localRedis: Boolean(redis),
   };
 }
 
@@ -76,7 +80,7 @@ async function status(env = process.env) {
     );
   } else
     lines.push(
-      `redis  external  ${env.REDIS_CLUSTER_NODES ? `cluster ${env.REDIS_CLUSTER_NODES}` : env.REDIS_URL}`,
+      `redis  external  ${env.REDIS_CLUSTER_NODES ? `cluster ${env.REDIS_CLUSTER_NODES}` : `REDIS_URL (${NOT_SHOWN})`}`,
     );
   const { topic, dlqTopic, backfillTopic } = topicNames(env);
   lines.push(`topics ${topic}, ${dlqTopic}, ${backfillTopic}`);
@@ -87,7 +91,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const actions = {
     start: async () => {
       const stack = await startStack();
-      console.log(`KAFKA_BROKERS=${stack.kafkaBrokers} REDIS_URL=${stack.redisUrl}`);
+      console.log(
+        `KAFKA_BROKERS=${stack.kafkaBrokers}${stack.localRedis ? ` REDIS_URL=${stack.redisUrl}` : ''}`,
+      );
     },
     stop: () => stopStack(),
     status: () => status(),

@@ -7,7 +7,7 @@ import { ensureBuilt } from './lib/build.mjs';
 import { ensureKafkaJars, ensureNodeModules, ensureRedisServer } from './lib/install.mjs';
 import { makeLog } from './lib/log.mjs';
 import { Supervisor } from './lib/supervisor.mjs';
-import { localServers, startStack, stopStack } from './stack.mjs';
+import { localServers, NOT_SHOWN, startStack, stopStack } from './stack.mjs';
 
 const SERVICES = ['ingest', 'compactor', 'query'];
 const log = makeLog('start');
@@ -72,7 +72,9 @@ async function main() {
     supervisors.push(supervisor);
     supervisor.start();
   }
-  log(`KAFKA_BROKERS=${stack.kafkaBrokers} REDIS_URL=${stack.redisUrl}`);
+  log(
+    `KAFKA_BROKERS=${stack.kafkaBrokers} ${stack.localRedis ? `REDIS_URL=${stack.redisUrl}` : `REDIS_URL (${NOT_SHOWN})`}`,
+  );
   if (supervisors.some((s) => s.name === 'query')) await waitForQueryHealth(Number(process.env.PORT || 8080));
 }
 

@@ -4,12 +4,15 @@
  * id, and no message shows the password of REDIS_URL. Real CLI processes, the real query service
  * (createServer on a free port) and the test Redis.
  */
+import { execFile } from 'node:child_process';
 import net from 'node:net';
+import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { loadConfig } from '@va/config';
+import { ROOT } from '@va/infra/paths';
 import { createServer } from '@va/query';
 import { createRootKey, findRootKey, registerApi } from '@va/store';
 import { deletePrefix } from '@va/testkit/support';
@@ -84,6 +87,15 @@ describe('#39 item 7: key material where it leaks', () => {
       }
     }
   }, 120_000);
+
+  it('npm run stack -- status names an external REDIS_URL, never its value', async () => {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['infra/stack.mjs', 'status'], {
+      cwd: ROOT,
+      env: { PATH: env.PATH!, KAFKA_BROKERS: '127.0.0.1:1', REDIS_URL: `redis://:${PASSWORD}@127.0.0.1:1` },
+    });
+    expect(stdout + stderr).not.toContain(PASSWORD);
+    expect(stdout).toMatch(/^redis {2}external {2}REDIS_URL \(not shown/m);
+  });
 
   it('refuses a secret as an argument, without echoing it; ANALYTICS_TOKEN and --token-stdin carry it', async () => {
     const asArgument = await runCli(['query', '--api', 'api_cli', '--token', rootKey], env);
