@@ -42,3 +42,5 @@ export declare function freezeMasterAndWaitForFailover(
   port: number,
 ): Promise<number>;
 export declare function restartNode(options: RedisClusterOptions, port: number): Promise<void>;
+export declare function signalNode(options: RedisClusterOptions, port: number, signal: NodeJS.Signals): void;
+export declare function replicasOf(port: number): Promise<number[]>;

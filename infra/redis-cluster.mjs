@@ -279,6 +279,27 @@ async function failOver(options, port, stopMaster) {
   return replicaPort;
 }
 
+/**
+ * Sends `signal` to the node on `port` and returns at once: SIGSTOP freezes a replica (it stops acknowledging
+ * its master's writes; WAIT counts it out), SIGCONT wakes it, SIGKILL crashes a node without waiting for a
+ * failover (which a frozen replica could not make yet).
+ */
+export function signalNode(options, port, signal) {
+  const node = layout(options).nodes.find((n) => n.port === port);
+  if (!node) throw new Error(`redis-cluster: no node on port ${port}`);
+  const pid = readPid(node.pidFile);
+  if (!isOurProcess(pid, markers(node))) throw new Error(`redis-cluster: node ${port} is not running`);
+  process.kill(pid, signal);
+}
+
+/** The ports of the replicas of the master on `port`, as that master sees them. */
+export async function replicasOf(port) {
+  const nodes = await clusterNodes(port);
+  const me = nodes.find((n) => n.flags.includes('myself'));
+  if (!me?.flags.includes('master')) throw new Error(`redis-cluster: node ${port} is not a master`);
+  return nodes.filter((n) => n.master === me.id && !n.flags.includes('fail')).map((n) => n.port);
+}
+
 /** Starts the killed node again (same port and data): it rejoins as a replica of its successor. */
 export async function restartNode(options, port) {
   const l = layout(options);

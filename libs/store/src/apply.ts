@@ -13,6 +13,7 @@ import { applyApiBatchArgs, parseApplyReply, type ApplyCas, type ApplyResult } f
 import { command } from './commands';
 import { apiKeys, type KeySpace } from './keys';
 import { execPipeline, newPipeline, queueCommand, type ReplicaWait } from './pipeline';
+import { confirmOffsets } from './watermark';
 
 export interface ApiApply {
   apiId: string;
@@ -51,14 +52,26 @@ export async function applyApiBatches(
     for (let c = 0; c < staged[n]!; c++, calls++) queueCommand(redis, drains, 'applyStagedChunk', args);
     lastCall.set(applies[n]!.apiId, calls - 1);
   });
-  // The chunks are in Redis with the offset: a crash here leaves them to drainStaged.
+  // The chunks are in Redis with the offset: a crash here leaves them to drainStaged. They are writes
+  // of the batch too: the replica wait goes with them.
   if (calls === 0) return results;
-  const waiting = (await execPipeline(drains)) as number[];
+  const waiting = (await execPipeline(drains, options.wait)) as number[];
   // Another writer of the same API (another partition) may have staged chunks in between, which
   // these calls applied in place of some of ours: go on until the stage is empty, so that the
-  // watermark never moves past a batch whose chunks wait.
+  // watermark never moves past a batch whose chunks wait (nor before a replica holds them).
   const left = [...lastCall].filter(([, call]) => waiting[call]! > 0).map(([apiId]) => apiId);
   await drainStaged(redis, space, left);
+  if (left.length > 0 && options.wait && options.wait.replicas > 0) {
+    const cas = new Map(applies.map((a) => [a.apiId, a.cas]));
+    const offsets = left.map((apiId) => ({
+      apiId,
+      offsetField: cas.get(apiId)!.offsetField,
+      off: cas.get(apiId)!.newOff,
+    }));
+    const confirmed = await confirmOffsets(redis, space, offsets, options.wait);
+    if (confirmed.some((c) => c.status !== 'ok'))
+      throw new Error('off[api] moved while its chunks were applied');
+  }
   return results;
 }
 

@@ -7,7 +7,7 @@
 import type { RedisClient } from './connection';
 import { command } from './commands';
 import { apiKeys, globalKeys, partitionField, watermarkKey, type KeySpace } from './keys';
-import { execPipeline, newPipeline } from './pipeline';
+import { execPipeline, newPipeline, queueCommand, type ReplicaWait } from './pipeline';
 
 const numberOr = (raw: string | null | undefined, fallback: number): number =>
   raw === null || raw === undefined ? fallback : Number(raw);
@@ -73,6 +73,37 @@ export async function readApiProgress(
     off: apiIds.map((_, n) => numberOr(replies[2 * n], -1)),
     cmp: apiIds.map((_, n) => numberOr(replies[2 * n + 1], -1)),
   };
+}
+
+export interface OffsetToConfirm {
+  apiId: string;
+  /** "<topic>/<partition>" */
+  offsetField: string;
+  /** off[api] the writer found applied and is about to move the watermark past. */
+  off: number;
+}
+
+export type ConfirmResult = { status: 'ok' } | { status: 'off'; actual: number };
+
+/**
+ * The replica wait for writes made earlier, maybe by another connection or another writer (a batch whose
+ * WAIT failed, found applied by its retry): writes each off[api] again, unchanged, when it still holds
+ * `off` (confirmOffset-1.lua), and WAITs after it on every master involved. Throws ReplicaAckError when
+ * fewer replicas than asked hold it; `off` where the offset is not what the writer relies on any more.
+ */
+export async function confirmOffsets(
+  redis: RedisClient,
+  space: KeySpace,
+  offsets: readonly OffsetToConfirm[],
+  wait: ReplicaWait,
+): Promise<ConfirmResult[]> {
+  if (offsets.length === 0) return [];
+  const pipeline = newPipeline(redis);
+  for (const { apiId, offsetField, off } of offsets) {
+    queueCommand(redis, pipeline, 'confirmOffset', [apiKeys(space, apiId).offsets, offsetField, off]);
+  }
+  const replies = (await execPipeline(pipeline, wait)) as [number, string?][];
+  return replies.map((r) => (r[0] === 1 ? { status: 'ok' } : { status: 'off', actual: numberOr(r[1], -1) }));
 }
 
 /** The counter generation (`<p>:gen`, absent = 1). */

@@ -169,6 +169,53 @@ describe('the batch protocol', () => {
     expect(wmOf(store)).toBe(11);
   });
 
+  it('#39 item 2: a retry that finds its batch applied moves the watermark only once a replica holds it', async () => {
+    const store = new FakeStore();
+    const { p } = worker(store);
+    store.replicasDown = true;
+    // Applied on the master, the replica wait fails: the watermark stays.
+    await expect(p.process(batch(0, 10, ['a', 'b']), null)).rejects.toThrow(/WAIT/);
+    expect(store.counted).toEqual(
+      new Map([
+        ['a', 5],
+        ['b', 5],
+      ]),
+    );
+    // The retry (the worker resyncs: the partition's offsets are read again) finds every event applied.
+    p.forgetPartition(TOPIC, 0);
+    await expect(p.process(batch(0, 10, ['a', 'b']), null)).rejects.toThrow(/WAIT/);
+    expect(store.calls.confirm).toBe(1);
+    expect(wmOf(store)).toBe(null);
+    // A failover lost a's writes between the progress read and the confirmation: a conflict, and the next
+    // retry applies a's events again.
+    store.replicasDown = false;
+    p.forgetPartition(TOPIC, 0);
+    store.beforeConfirm = () => {
+      store.offs.get('a')!.delete(`${TOPIC}/0`);
+      store.counted.set('a', 0);
+      store.beforeConfirm = undefined;
+    };
+    expect(await p.process(batch(0, 10, ['a', 'b']), null)).toMatchObject({
+      status: 'conflict',
+      cause: 'off',
+    });
+    expect(wmOf(store)).toBe(null);
+    p.forgetPartition(TOPIC, 0);
+    expect(await p.process(batch(0, 10, ['a', 'b']), null)).toMatchObject({
+      status: 'applied',
+      applied: 5,
+      skipped: 5,
+    });
+    expect(store.counted).toEqual(
+      new Map([
+        ['a', 5],
+        ['b', 5],
+      ]),
+    );
+    expect(wmOf(store)).toBe(9);
+    expect(store.calls.confirm).toBe(3);
+  });
+
   it('a batch cut into slices: one call per API and slice, and a crash between slices replays exactly', async () => {
     const store = new FakeStore();
     const first = worker(store, undefined, 2);

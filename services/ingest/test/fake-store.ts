@@ -4,7 +4,7 @@
  * fail the way Redis and other writers do (a crash mid-pipeline, lost writes, a compactor moving).
  */
 import type { ApiCodes, KeySpace, MissingValues } from '@va/store';
-import type { ApplyOutcome, PlannedApply, StorePort } from '../src/core/ports';
+import type { AppliedOffset, ApplyOutcome, ConfirmOutcome, PlannedApply, StorePort } from '../src/core/ports';
 import type { Offset } from '../src/core/types';
 
 type Dicts = Record<'k' | 'i' | 's', string[]>;
@@ -22,7 +22,11 @@ export class FakeStore implements StorePort {
   /** apiId -> resolutions written ('h', 'd', 'm') */
   readonly resolutions = new Map<string, Set<string>>();
   /** Round trips to the store, by operation. */
-  readonly calls = { apply: 0, applyScripts: 0, watermark: 0, progress: 0, assign: 0 };
+  readonly calls = { apply: 0, applyScripts: 0, watermark: 0, progress: 0, assign: 0, confirm: 0 };
+  /** No replica acknowledges: apply() writes, then rejects (as a failed WAIT does); so does confirmApplied(). */
+  replicasDown = false;
+  /** Runs before confirmApplied checks the offsets (e.g. a failover loses writes meanwhile). */
+  beforeConfirm: (() => void) | undefined;
   /** This many more API applies succeed, then apply() rejects (the worker or Redis died mid-pipeline). */
   crashAfterApplies: number | undefined;
   /** APIs a rebuild retired in this generation (apply refuses them). */
@@ -81,6 +85,18 @@ export class FakeStore implements StorePort {
       this.calls.applyScripts++;
       out.push(this.applyOne(a));
     }
+    if (this.replicasDown) throw new Error('WAIT: 0 of 1 replicas acknowledged the writes');
+    return Promise.resolve(out);
+  }
+
+  confirmApplied(_space: KeySpace, offsets: readonly AppliedOffset[]): Promise<ConfirmOutcome[]> {
+    this.calls.confirm++;
+    this.beforeConfirm?.();
+    const out = offsets.map(({ apiId, offsetField, off }): ConfirmOutcome => {
+      const actual = this.offOf(apiId, offsetField);
+      return actual === off ? { status: 'ok' } : { status: 'off', actual };
+    });
+    if (this.replicasDown) return Promise.reject(new Error('WAIT: 0 of 1 replicas acknowledged the writes'));
     return Promise.resolve(out);
   }
 

@@ -10,7 +10,9 @@ import {
   freezeMasterAndWaitForFailover,
   killMasterAndWaitForFailover,
   masterOfSlot,
+  replicasOf,
   restartNode,
+  signalNode,
   startRedisCluster,
   stopRedisCluster,
   type RedisClusterOptions,
@@ -38,6 +40,10 @@ export interface TestCluster {
   freezeMaster(port: number): Promise<number>;
   /** Starts a killed node again (it rejoins as a replica). */
   restartNode(port: number): Promise<void>;
+  /** Port of the (first) replica of the master on `port`. */
+  replicaOf(port: number): Promise<number>;
+  /** Signals a node and returns at once (SIGSTOP freezes it, SIGCONT wakes it, SIGKILL crashes it). */
+  signal(port: number, signal: 'SIGSTOP' | 'SIGCONT' | 'SIGKILL'): void;
   /** Stops every node and deletes the cluster's folder. */
   stop(): Promise<void>;
 }
@@ -126,6 +132,12 @@ async function startReserved(options: RedisClusterOptions): Promise<TestCluster>
     killMaster: (port) => killMasterAndWaitForFailover(options, port),
     freezeMaster: (port) => freezeMasterAndWaitForFailover(options, port),
     restartNode: (port) => restartNode(options, port),
+    async replicaOf(port) {
+      const [replica] = await replicasOf(port);
+      if (replica === undefined) throw new Error(`redis-cluster: master ${port} has no replica`);
+      return replica;
+    },
+    signal: (port, signal) => signalNode(options, port, signal),
     async stop() {
       await stopRedisCluster({ ...options, removeData: true });
       running.delete(options);

@@ -5,6 +5,7 @@
 import {
   advanceWatermark,
   applyApiBatches,
+  confirmOffsets,
   drainStaged,
   isCluster,
   DictionaryWriter,
@@ -69,6 +70,15 @@ export function redisStore(redis: RedisClient, prefix: string, options: RedisSto
       );
       return results.map((r) =>
         r.status === 'off' || r.status === 'cmp' ? { ...r, actual: fromWire(r.actual) } : r,
+      );
+    },
+
+    async confirmApplied(space, offsets) {
+      const wait = options.wait;
+      if (!wait || wait.replicas === 0) return offsets.map(() => ({ status: 'ok' as const }));
+      const results = await confirmOffsets(redis, space, offsets, wait);
+      return results.map((r) =>
+        r.status === 'ok' ? r : { status: 'off' as const, actual: fromWire(r.actual) },
       );
     },
 

@@ -188,6 +188,7 @@ export class BatchProtocol {
     );
     const dead = first.dead;
     let skipped = first.skipped;
+    const foundApplied = first.foundApplied;
 
     // 2. The deferred events: registration of new APIs (first workspace wins) and the progress
     //    (off, cmp) of APIs not cached, in one round trip; then the missing codes.
@@ -209,6 +210,7 @@ export class BatchProtocol {
       const second = classifyDeferred(batch, first.deferred, ctx, viewOf);
       dead.push(...second.dead);
       skipped += second.skipped;
+      for (const apiId of second.foundApplied) foundApplied.add(apiId);
       if (second.missing.size > 0) {
         const assigned = await this.store.assignCodes(space, second.missing);
         if (this.epoch !== epoch) return conflict('redis-reset', 'while assigning codes');
@@ -243,6 +245,7 @@ export class BatchProtocol {
       slices: slices.filter((sl) => sl.apis.length > 0),
       skipped,
       deadLettered: dead.length,
+      foundApplied: [...foundApplied],
     };
   }
 
@@ -254,6 +257,8 @@ export class BatchProtocol {
       applied += result;
     }
 
+    const confirmed = await this.confirmFoundApplied(p);
+    if (confirmed) return confirmed;
     if (this.epoch !== p.epoch) return conflict('redis-reset', 'before the watermark');
     const moved = await this.store.advanceWatermark(p.space, p.topic, p.partition, wm, p.lastOffset);
     if (!moved.ok) {
@@ -261,6 +266,36 @@ export class BatchProtocol {
       return conflict('wm', `wm is ${String(moved.actual)}, expected ${String(wm)}`);
     }
     return { status: 'applied', applied, skipped: p.skipped, deadLettered: p.deadLettered };
+  }
+
+  /**
+   * Events found applied by off[api] were written by a commit that did not move the watermark, maybe because
+   * its replica wait failed: before the watermark passes them, a replica must hold them (confirmApplied), or
+   * a failover could lose them with the watermark saying done. Throws ReplicaAckError when none does (the
+   * batch is retried); a conflict when off[api] is no longer what this writer counted on (the retry then
+   * reads it again, and applies what a failover lost).
+   */
+  private async confirmFoundApplied(p: PreparedBatch): Promise<Conflict | undefined> {
+    if (p.foundApplied.length === 0) return undefined;
+    if (this.epoch !== p.epoch) return conflict('redis-reset', 'before confirming applied events');
+    const offs = this.offsetsOf(p.field);
+    const offsets = [];
+    for (const apiId of p.foundApplied) {
+      const off = offs.get(apiId);
+      if (off === undefined || off === null) {
+        this.forgetPartition(p.topic, p.partition);
+        return conflict('off', `off[${apiId}] unknown while confirming applied events`);
+      }
+      offsets.push({ apiId, offsetField: p.field, off });
+    }
+    const outcomes = await this.store.confirmApplied(p.space, offsets);
+    for (const [n, outcome] of outcomes.entries()) {
+      if (outcome.status === 'ok') continue;
+      this.forgetPartition(p.topic, p.partition);
+      const { apiId, off } = offsets[n]!;
+      return conflict('off', `off[${apiId}] is ${String(outcome.actual)}, expected ${off}`);
+    }
+    return undefined;
   }
 
   /** One slice: one apply per API (retried on a moved cmp); the events counted, or the conflict. */

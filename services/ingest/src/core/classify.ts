@@ -96,6 +96,11 @@ export interface Classified {
   deferred: Deferred[];
   dead: DeadLetter[];
   skipped: number;
+  /**
+   * APIs with events skipped because off[api] covers them: an earlier commit applied them without moving
+   * the watermark (its replica wait or its watermark failed), so nothing says yet that a replica holds them.
+   */
+  foundApplied: Set<string>;
 }
 
 export function deadLetterOf(
@@ -133,7 +138,7 @@ export function classifyBatch(
   maxTuplesPerSlice = Infinity,
 ): Classified {
   let slice: Slice = { counters: new Map(), lastOffset: batch.lastOffset };
-  const out: Classified = { slices: [slice], deferred: [], dead: [], skipped: 0 };
+  const out: Classified = { slices: [slice], deferred: [], dead: [], skipped: 0, foundApplied: new Set() };
   const deferredInSlice = new Map<string, number>();
   let full = false;
   // What the worker knows does not change during this synchronous pass, and a batch's events mostly
@@ -176,6 +181,7 @@ export function classifyBatch(
         break;
       case 'skip':
         out.skipped++;
+        out.foundApplied.add(e.apiId);
         break;
       case 'defer': {
         out.deferred.push({ event: e, offset, message: m, slice: out.slices.length - 1 });
@@ -220,6 +226,8 @@ export interface DeferredVerdicts {
   missing: Map<string, MissingValues>;
   dead: DeadLetter[];
   skipped: number;
+  /** As Classified.foundApplied. */
+  foundApplied: Set<string>;
 }
 
 /**
@@ -232,14 +240,22 @@ export function classifyDeferred(
   ctx: DecodeContext,
   viewOf: (apiId: string) => ApiView,
 ): DeferredVerdicts {
-  const out: DeferredVerdicts = { countable: [], missing: new Map(), dead: [], skipped: 0 };
+  const out: DeferredVerdicts = {
+    countable: [],
+    missing: new Map(),
+    dead: [],
+    skipped: 0,
+    foundApplied: new Set(),
+  };
   const codes: EventCodes = { k: 0, i: 0, s: 0 };
   for (const d of deferred) {
     const e = d.event;
     const view = viewOf(e.apiId);
     const verdict = judgeEvent(e, d.offset, view, ctx, codes);
-    if (verdict === 'skip') out.skipped++;
-    else if (verdict === 'expired')
+    if (verdict === 'skip') {
+      out.skipped++;
+      out.foundApplied.add(e.apiId);
+    } else if (verdict === 'expired')
       out.dead.push(deadLetterOf(batch, d.message, 'expired', expiredDetail(e.time)));
     else if (verdict === 'workspace_mismatch')
       out.dead.push(deadLetterOf(batch, d.message, 'workspace_mismatch', mismatchDetail(e.apiId)));

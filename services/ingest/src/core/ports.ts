@@ -34,6 +34,16 @@ export type ApplyOutcome =
 
 export type WatermarkMove = { ok: true } | { ok: false; actual: Offset };
 
+/** off[api] the core found applied and is about to move the watermark past. */
+export interface AppliedOffset {
+  apiId: string;
+  /** "<topic>/<partition>" */
+  offsetField: string;
+  off: number;
+}
+
+export type ConfirmOutcome = { status: 'ok' } | { status: 'off'; actual: Offset };
+
 export interface StorePort {
   /** The current counter generation (`<p>:gen`). */
   readGeneration(): Promise<number>;
@@ -49,6 +59,13 @@ export interface StorePort {
   assignCodes(space: KeySpace, missing: ReadonlyMap<string, MissingValues>): Promise<Map<string, ApiCodes>>;
   /** One atomic, CAS-checked write per API (pipelined); one outcome per apply, in order. */
   apply(space: KeySpace, applies: readonly PlannedApply[]): Promise<ApplyOutcome[]>;
+  /**
+   * With a replica wait (INGEST_WAIT_REPLICAS): the replicas hold the writes off[api] stands for, though
+   * an earlier commit made them (a write on each API's master, then WAIT: pipeline.ts ReplicaWait). Rejects
+   * with ReplicaAckError when too few do; `off` where off[api] is not `off` any more (a failover lost it).
+   * Without a replica wait: every one `ok`, no round trip.
+   */
+  confirmApplied(space: KeySpace, offsets: readonly AppliedOffset[]): Promise<ConfirmOutcome[]>;
   readWatermark(space: KeySpace, topic: string, partition: number): Promise<Offset>;
   /** CAS of the partition watermark. */
   advanceWatermark(

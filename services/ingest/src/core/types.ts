@@ -90,4 +90,9 @@ export interface PreparedBatch {
   slices: PreparedSlice[];
   skipped: number;
   deadLettered: number;
+  /**
+   * APIs whose events of this batch an earlier commit applied (classify.ts foundApplied): a replica must
+   * be shown to hold them (StorePort.confirmApplied) before the watermark moves past them.
+   */
+  foundApplied: string[];
 }
