@@ -24,9 +24,11 @@
  *                                       score = unix ms when the slot expires (acquireSlot.lua); the hash
  *                                       tag keeps it in one slot with its subjects' sets
  *   <p>:slots:{<sha256>}:s:<sub> zset   the same, of the root key's read tokens of one subject (a subset)
- *   <p>:backfill:<sha256>       string  progress of `backfill --file` for the file with this content hash
- *                                       (JSON, tools/cli/src/backfill/resume.ts); no expiry: it is what
- *                                       keeps a second run of the same file from counting it twice
+ *   <p>:backfill:<sha256>       string  progress of `backfill --file` for the file whose first non-blank line
+ *                                       has this hash (JSON, tools/cli/src/backfill/resume.ts); no expiry: it
+ *                                       is what keeps a second run of the same file from counting it twice
+ *   <p>:backfill:path:<sha256>  string  key of the progress record last used from the file path with this hash
+ *                                       (a path whose backfill is unfinished refuses other content)
  *
  * Counter keys of generation g and API a, all in hash slot {a} so that one Lua script
  * may touch every key of one API atomically, also on Redis Cluster:
@@ -116,6 +118,7 @@ export const globalKeys = (prefix: string) => ({
   /** The slots of one read-token subject of a root key: same hash slot as querySlots (one script takes both). */
   querySubjectSlots: (hash: string, subject: string) => `${prefix}:slots:{${hash}}:s:${subject}`,
   backfill: (sha256: string) => `${prefix}:backfill:${sha256}`,
+  backfillPath: (pathSha256: string) => `${prefix}:backfill:path:${pathSha256}`,
 });
 
 export const code36 = (code: number): string => code.toString(36);

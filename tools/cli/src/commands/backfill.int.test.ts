@@ -245,7 +245,7 @@ describe('backfill --file', () => {
       startMs: Date.now() - DAY,
       spanMs: 3_600_000,
     });
-    fs.writeFileSync(file, Array.from({ length: 50 }, () => JSON.stringify(gen.next())).join('\n'));
+    fs.writeFileSync(file, Array.from({ length: 50 }, () => `${JSON.stringify(gen.next())}\n`).join(''));
     const env = { ...t.env, KAFKA_GROUP: `${t.consumerGroup}-nobody` };
     const result = await runCli(['backfill', '--file', file, '--timeout', '60'], env);
     expect(result.code).toBe(3);

@@ -9,9 +9,10 @@
  * Options: ../program/backfill.ts.
  *
  * Exactly once from the file to the topics: sends go through @va/producer (idempotent: a retry
- * after a lost response does not write a record twice), and a file backfill keeps a progress
- * record in Redis keyed by the file's SHA-256 (backfill/resume.ts), so a run that died resumes
- * where the acknowledged lines end, and a finished file is not sent again (docs/rebuild.md).
+ * after a lost response does not write a record twice), and a file backfill keeps a progress record
+ * in Redis keyed by the hash of the file's first line (backfill/resume.ts): a run that died resumes
+ * where the acknowledged lines end, a file that grew sends only its new lines, a file whose sent
+ * lines changed is refused, and a partial last line is not sent (docs/rebuild.md).
  */
 import { logLevel } from 'kafkajs';
 import { Registry } from 'prom-client';
@@ -21,9 +22,10 @@ import { clockOf, loadConfig } from '@va/config';
 import type { MessageKey } from '@va/contracts';
 import { decodeContext } from '@va/ingest';
 import { classify } from '../backfill/classify';
+import { isBlank } from '../backfill/lines';
 import { lineHeaders, newRecord, ResumeState, VALID, type LineKind } from '../backfill/resume';
-import { fileSha256, loadRecord, recordKey, saveRecord, scanWritten } from '../backfill/resume-io';
-import { fileSource, topicSource, type Source } from '../backfill/source';
+import { openFileBackfill, partialMessage, saveRecord, type OpenedFile } from '../backfill/resume-io';
+import { fileSource, topicSource, type Source, type SourceRecord } from '../backfill/source';
 import {
   formatSummary,
   summaryJson,
@@ -50,6 +52,9 @@ export interface BackfillOptions {
   key?: MessageKey | undefined;
 }
 
+/** The file changed in a way that would count lines twice: nothing of it is sent (exit 2). */
+class Refusal extends Error {}
+
 /** A bar on a TTY (stderr, like every progress display of the CLI); nothing otherwise. */
 function progressBar(format: string): SingleBar | undefined {
   return process.stderr.isTTY
@@ -69,39 +74,33 @@ export async function backfillCommand(options: BackfillOptions): Promise<number>
     return 2;
   }
   const kafka = cliKafka(config, 'va-cli-backfill');
-  const source: Source = options.file
-    ? fileSource(options.file)
-    : await topicSource(kafka, options.fromTopic!);
+  const file = options.file ? fileSource(options.file) : undefined;
+  const source: Source = file ?? (await topicSource(kafka, options.fromTopic!));
   const clock = clockOf(config);
   const started = Date.now();
   return withRedis(async (redis) => {
     const current = await topicOffsets(kafka, [config.backfillTopic, config.dlqTopic]);
-    // A file backfill resumes from its progress record (backfill/resume.ts); a topic replay starts over.
-    const sha256 = options.file ? await fileSha256(options.file) : undefined;
-    const key = sha256 && recordKey(config.keyPrefix, sha256);
-    let record = key ? await loadRecord(redis, key) : undefined;
-    let already = new Map<number, string>();
-    if (record && !record.done) {
-      already = await scanWritten(kafka, record, { backfill: config.backfillTopic, dlq: config.dlqTopic });
-      process.stderr.write(
-        `backfill: resuming ${source.name} after line ${record.lines}` +
-          (already.size > 0 ? ` (${already.size} later lines found in Kafka already)` : '') +
-          ` (progress record ${key})\n`,
-      );
-    } else if (record?.done) {
-      process.stderr.write(
-        `backfill: ${source.name} was backfilled completely (${record.updatedAt}, progress record ${key}): ` +
-          'nothing to send; waiting for it to be counted\n',
-      );
+    // A file backfill continues its progress record (backfill/resume.ts); a topic replay starts over.
+    let opened: Extract<OpenedFile, { key: string }> | undefined;
+    if (options.file) {
+      const o = await openFileBackfill(redis, kafka, config, options.file, current, new Date());
+      if ('exit' in o) {
+        process.stderr.write(`backfill: ${o.message}\n`);
+        return o.exit;
+      }
+      for (const note of o.notes) process.stderr.write(`backfill: ${note}\n`);
+      opened = o;
     }
-    record ??= newRecord(sha256 ?? '', source.name, current, new Date());
-    if (key && record.lines === 0) await saveRecord(redis, key, record);
-    const state = new ResumeState(record, already);
+    const key = opened?.key;
+    const state =
+      opened?.state ?? new ResumeState(newRecord('', source.name, current, new Date()), new Map());
+    const record = state.record;
     const before = record.before;
+    let partialCode = 0;
 
     // @va/producer: idempotent batches (a retry after a lost response does not write twice), one at
     // a time, in order; the record moves after each acknowledged batch.
-    const producer = createProducer<{ line: number; kind: LineKind }>({
+    const producer = createProducer<{ line: number; kind: LineKind; chain: string }>({
       topic: config.backfillTopic,
       brokers: config.kafkaBrokers,
       clientId: 'va-cli-backfill',
@@ -120,35 +119,61 @@ export async function backfillCommand(options: BackfillOptions): Promise<number>
       let ctx = decodeContext(clock(), config.retention);
       let read = 0;
       let valids = 0;
-      let lastLine = 0;
       const ticker = setInterval(
         () => bar?.update(source.position(), { read, valid: valids, dead: read - valids }),
         250,
       );
       try {
-        if (!record.done) {
-          await producer.connect();
-          await source.read(async (rec) => {
-            // A file record's offset is its line number; a topic's records are numbered as read.
-            const line = sha256 ? Number(rec.offset) : read + 1;
-            lastLine = line;
-            if (!state.needs(line)) return;
-            // The decoder's notion of "now" (future and expired events) follows the clock.
-            if (++read % 10_000 === 0) ctx = decodeContext(clock(), config.retention);
-            const c = classify(rec, ctx, options.key ?? 'apiId');
-            if (c.ok) valids++;
-            await producer.sendRaw({
-              topic: c.ok ? config.backfillTopic : config.dlqTopic,
-              key: c.message.key ?? null,
-              value: c.message.value,
-              headers: sha256 ? { ...c.message.headers, ...lineHeaders(sha256, line) } : c.message.headers,
-              ref: { line, kind: c.ok ? VALID : c.reason },
-            });
+        await producer.connect();
+        const send = async (rec: SourceRecord, line: number, chain: string) => {
+          // The decoder's notion of "now" (future and expired events) follows the clock.
+          if (++read % 10_000 === 0) ctx = decodeContext(clock(), config.retention);
+          const c = classify(rec, ctx, options.key ?? 'apiId');
+          if (c.ok) valids++;
+          await producer.sendRaw({
+            topic: c.ok ? config.backfillTopic : config.dlqTopic,
+            key: c.message.key ?? null,
+            value: c.message.value,
+            headers: opened
+              ? { ...c.message.headers, ...lineHeaders(opened.id, line, chain) }
+              : c.message.headers,
+            ref: { line, kind: c.ok ? VALID : c.reason, chain },
           });
-          await producer.flush();
-          state.finish(lastLine, new Date());
-          if (key) await saveRecord(redis, key, state.record);
+        };
+        const held: [SourceRecord, number, string][] = [];
+        await source.read(async (rec) => {
+          if (!opened || !rec.file) return send(rec, read + 1, '');
+          // A file record's offset is its line number.
+          const line = Number(rec.offset);
+          const { chain, blank } = rec.file;
+          if (!blank && file!.identity() !== opened.id)
+            throw new Refusal(`${source.name} changed while it was read (its first line is another one)`);
+          const verdict = state.decide(line, chain, blank);
+          if (typeof verdict === 'object') throw new Refusal(verdict.refuse);
+          if (verdict === 'hold') held.push([rec, line, chain]);
+          if (verdict === 'send') await send(rec, line, chain);
+          if (line === state.lastFound) for (const h of held.splice(0)) await send(...h);
+        });
+        await producer.flush();
+        if (opened && file) {
+          const end = file.end();
+          const shorter = state.end(end.lines);
+          if (shorter) throw new Refusal(shorter);
+          const partial = end.partial && !isBlank(end.partial.bytes) ? end.partial : undefined;
+          state.finish(end.lines, end.chain, !partial, new Date());
+          await saveRecord(redis, opened.key, state.record);
+          if (partial) {
+            process.stderr.write(`backfill: ${partialMessage(source.name, partial.line)}\n`);
+            partialCode = 4;
+          }
+        } else {
+          state.finish(read, '', true, new Date());
         }
+      } catch (err) {
+        // Every refusal comes before the run sent a line (ResumeState.decide).
+        if (!(err instanceof Refusal)) throw err;
+        process.stderr.write(`backfill: ${err.message}\n`);
+        return 2;
       } finally {
         clearInterval(ticker);
         bar?.update(source.total, { read, valid: valids, dead: read - valids });
@@ -219,7 +244,7 @@ export async function backfillCommand(options: BackfillOptions): Promise<number>
     }
     tally.seconds = (Date.now() - started) / 1000;
     process.stdout.write(options.json ? `${JSON.stringify(summaryJson(tally))}\n` : formatSummary(tally));
-    return code;
+    return code || partialCode;
   });
 }
 
