@@ -27,8 +27,12 @@ export function registerBackfill(program: Command): void {
       'after',
       '\nExactly one of --file and --from-topic. Exit 3 when the ingest worker did not count everything in time\n' +
         '(no worker running, or the timeout): the events stay in the backfill topic and are counted later.\n' +
-        'A --file backfill is resumable: run it again after a crash and it continues where it stopped (progress\n' +
-        'in Redis under <prefix>:backfill:<sha256 of the file>; a finished file is not sent again).\n\n' +
+        'A --file backfill counts each line once: run it again after a crash and it continues where it stopped;\n' +
+        'run it again after the file grew and it sends only the new lines (progress in Redis under\n' +
+        '<prefix>:backfill:<sha256 of the first non-blank line>, with a hash chain over the lines sent).\n' +
+        'A file whose sent lines were edited is refused (exit 2, naming the record), and so is other content at\n' +
+        'a path whose backfill is unfinished. Bytes after the last newline are a line still being written: not\n' +
+        'sent (exit 4 after the summary; run again once the file is complete). docs/rebuild.md has the rule.\n\n' +
         'Example:\n  npm run cli -- backfill --file events.ndjson',
     )
     .action(async (options, command) => {
