@@ -322,6 +322,33 @@ describe('dashboard in Chromium', () => {
     await other.close();
   });
 
+  it('#45: offers the APIs the root key may read, shows the first without asking, and switches on a pick', async () => {
+    const tab = await chromium.context.newPage();
+    await tab.goto(`${stack.t.queryUrl}/dashboard#refresh=5`); // a first-time user: no API in the link
+    const s = await signIn(tab, rootKey);
+    expect(s.apis).toEqual(['api_other', API]); // GET /v1/apis.list: ws_1's APIs, sorted
+    const options = () =>
+      tab.$$eval('#filters select[name=apiId] option', (os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(await options()).toEqual(['api_other', API]);
+    expect(await tab.inputValue('#filters select[name=apiId]')).toBe('api_other');
+    expect(s.queries?.totals.apiId).toBe('api_other');
+    expect(new URL(tab.url()).hash).toBe('#apiId=api_other&refresh=5');
+    expect((await expectPageMatchesApi(tab, s)).total).toBe(300);
+
+    const before = s.refreshes;
+    await tab.selectOption('#filters select[name=apiId]', API);
+    await tab.waitForFunction(
+      (n) => window.__dashboard.refreshes > n && window.__dashboard.queries?.totals.apiId === 'api_shop',
+      before,
+      { timeout: 60_000 },
+    );
+    const picked = await state(tab);
+    expect(picked.error).toBeUndefined();
+    expect(new URL(tab.url()).hash).toBe(`#apiId=${API}&refresh=5`);
+    expect((await expectPageMatchesApi(tab, picked)).total).toBeGreaterThanOrEqual(SEEDED);
+    await tab.close();
+  });
+
   it('picks up new events by itself at the refresh interval', async () => {
     const s = await state(page);
     const before = s.totals!.total;
@@ -358,7 +385,11 @@ describe('dashboard in Chromium', () => {
     const s = await signIn(tab, token);
     expect(s.mode).toBe('readToken');
     for (const q of Object.values(s.queries!)) expect(q).toMatchObject({ apiId: API, externalId: 'globex' });
-    expect(await tab.isDisabled('#filters input[name=apiId]')).toBe(true);
+    expect(await tab.isDisabled('#filters select[name=apiId]')).toBe(true);
+    expect(s.apis).toEqual([API]); // a read token has its one API: nothing to pick
+    expect(
+      await tab.$$eval('#filters select[name=apiId] option', (os) => os.map((o) => o.textContent)),
+    ).toEqual([API]);
     expect(await tab.isDisabled('#filters input[name=externalId]')).toBe(true);
     expect(await tab.textContent('#who')).toContain('End-user view: globex on api_shop');
 

@@ -11,6 +11,8 @@ import type { ViewState } from './view-state';
 export interface DashboardDebug {
   view: ViewState;
   mode: 'rootKey' | 'readToken' | 'signedOut';
+  /** The APIs the picker offers (GET /v1/apis.list; a read token's one API). */
+  apis?: string[];
   /** The queries of the last completed refresh, with their exact start and end. */
   queries?: DashboardQueries;
   /** The series the chart was given (raw counts per outcome). */

@@ -5,9 +5,10 @@
  */
 import type { Datapoint, VerificationsQuery } from '@va/contracts';
 import type { DashboardDebug } from './debug';
+import { pickerOf } from './api-picker';
 import { StackedChart } from './chart';
 import { createVerificationsClient, describeError, isUnauthorized } from './api';
-import { classify, clearCredential, loadCredential, saveCredential } from './credential';
+import { classify, clearCredential, loadCredential, saveCredential, type Credential } from './credential';
 import { buildQueries } from './queries';
 import { RefreshLoop, type RefreshStatus } from './refresh';
 import { createRequestQueue } from './request-queue';
@@ -50,11 +51,18 @@ let generation = 0;
 const requests = createRequestQueue();
 window.__dashboard = { view, mode: credential?.kind ?? 'signedOut', refreshes: 0 };
 
+/** The APIs the credential may read (GET /v1/apis.list); undefined until listed. */
+let listedApis: string[] | undefined;
+
 function showFilters(): void {
   const scope = credential?.kind === 'readToken' ? credential.scope : undefined;
-  field('apiId').value = scope?.apiId ?? view.apiId;
+  const picker = pickerOf(listedApis, view.apiId, scope);
+  const apiSelect = field('apiId') as HTMLSelectElement;
+  fillSelect(apiSelect, picker.options);
+  apiSelect.value = picker.selected;
+  apiSelect.disabled = picker.disabled;
   field('externalId').value = scope?.externalId ?? view.externalId;
-  field('apiId').disabled = field('externalId').disabled = scope !== undefined;
+  field('externalId').disabled = scope !== undefined;
   field('range').value = view.range;
   field('granularity').value = view.granularity;
   field('keyIds').value = view.keyIds.join(', ');
@@ -65,7 +73,7 @@ function showFilters(): void {
 function readFilters(): ViewState {
   return {
     ...view,
-    apiId: field('apiId').disabled ? view.apiId : field('apiId').value.trim(),
+    apiId: field('apiId').disabled ? view.apiId : field('apiId').value,
     externalId: field('externalId').disabled ? view.externalId : field('externalId').value.trim(),
     range: parseHash(`range=${field('range').value}`).range,
     granularity: parseHash(`granularity=${field('granularity').value}`).granularity,
@@ -104,7 +112,11 @@ async function refresh(): Promise<void> {
   if (!current) return;
   const scope = current.kind === 'readToken' ? current.scope : undefined;
   if (!scope && !view.apiId) {
-    showError('Enter an API id to see its verifications.');
+    showError(
+      listedApis?.length === 0
+        ? 'This root key may read no API of its workspace: it needs api.*.read_api or api.<apiId>.read_api.'
+        : 'Pick an API to see its verifications.',
+    );
     return;
   }
   const mine = ++generation;
@@ -163,9 +175,35 @@ function showStatus(status: RefreshStatus): void {
 
 const loop = new RefreshLoop(refresh, showStatus, view.refresh);
 
+/** Lists the APIs for the picker (a read token has its one), shows the first if the view names none, refreshes. */
+async function start(current: Credential): Promise<void> {
+  if (current.kind === 'rootKey') {
+    try {
+      const client = createVerificationsClient(location.origin, current.secret);
+      const { apis } = await requests.run(() => client.listApis());
+      if (current !== credential) return; // signed out meanwhile
+      listedApis = apis.map((api) => api.apiId);
+    } catch (error) {
+      if (current !== credential) return;
+      if (isUnauthorized(error)) return signOut('The key was refused (revoked?): sign in again.');
+      showError(describeError(error)); // the view's API (from a link) can still be shown
+    }
+  } else listedApis = [current.scope.apiId];
+  window.__dashboard.apis = listedApis;
+  if (!view.apiId && current.kind === 'rootKey' && listedApis?.[0]) {
+    // In the address too, as if picked, so that the link shows the same view; no hashchange (no second refresh).
+    view = { ...view, apiId: listedApis[0] };
+    history.replaceState(null, '', `${location.pathname}${location.search}${formatHash(view)}`);
+    window.__dashboard.view = view;
+  }
+  showFilters();
+  loop.start();
+}
+
 function signOut(message = ''): void {
   clearCredential(sessionStorage);
   credential = undefined;
+  listedApis = undefined;
   generation++;
   loop.stop();
   byId('sign-in-error').textContent = message;
@@ -185,7 +223,7 @@ byId<HTMLFormElement>('sign-in-form').addEventListener('submit', (event) => {
   saveCredential(sessionStorage, result);
   showSignedIn();
   showFilters();
-  loop.start();
+  void start(result);
 });
 
 byId('sign-out').addEventListener('click', () => signOut());
@@ -194,7 +232,7 @@ filters.addEventListener('submit', (event) => {
   event.preventDefault();
   location.hash = formatHash(readFilters()); // hashchange applies it
 });
-for (const name of ['range', 'granularity'])
+for (const name of ['apiId', 'range', 'granularity'])
   field(name).addEventListener('change', () => filters.requestSubmit());
 byId('refresh-interval').addEventListener('change', () => filters.requestSubmit());
 
@@ -211,4 +249,4 @@ byId('refresh-now').addEventListener('click', () => void loop.now());
 
 showSignedIn();
 showFilters();
-if (credential) loop.start();
+if (credential) void start(credential);
