@@ -41,6 +41,7 @@ export async function prepareService(
     query: await freePort(),
     ingestMetrics: await freePort(),
     compactorMetrics: await freePort(),
+    queryMetrics: await freePort(),
   };
   const env = serviceEnv(ctx.servers, names, ports, extra);
   await ensureBuilt(); // the compiled services (services.ts); a no-op when they are current

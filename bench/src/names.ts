@@ -35,6 +35,7 @@ export interface ServicePorts {
   query: number;
   ingestMetrics: number;
   compactorMetrics: number;
+  queryMetrics: number;
 }
 
 /** Environment of a service child process: libs/config variables pointing at the bench's servers and names. */
@@ -60,6 +61,7 @@ export function serviceEnv(
     HOST: '127.0.0.1',
     INGEST_METRICS_PORT: String(ports.ingestMetrics),
     COMPACTOR_METRICS_PORT: String(ports.compactorMetrics),
+    QUERY_METRICS_PORT: String(ports.queryMetrics),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     KAFKAJS_NO_PARTITIONER_WARNING: '1',
     ...extra,

@@ -146,7 +146,10 @@ it(
     let a = start('ingest');
     const b = start('ingest', second);
     const compactor = start('compactor');
-    const queries = queryPorts.map((port) => start('query', { PORT: String(port) }));
+    const queryMetricsPorts = [t.queryMetricsPort, await privatePort()];
+    const queries = queryPorts.map((port, n) =>
+      start('query', { PORT: String(port), QUERY_METRICS_PORT: String(queryMetricsPorts[n]) }),
+    );
     await Promise.all([
       a.waitForHealth(`http://127.0.0.1:${t.ingestMetricsPort}/health`),
       b.waitForHealth(`http://127.0.0.1:${second.INGEST_METRICS_PORT}/health`),

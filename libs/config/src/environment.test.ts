@@ -33,6 +33,11 @@ describe('the environment table', () => {
     expect(() => readEnvironment({ QUERY_SUBJECT_SHARE: '0' })).toThrow(/QUERY_SUBJECT_SHARE/);
     expect(() => readEnvironment({ QUERY_SUBJECT_SHARE: '1.5' })).toThrow(/QUERY_SUBJECT_SHARE/);
     expect(readEnvironment({ QUERY_SUBJECT_SHARE: '0.25' }).QUERY_SUBJECT_SHARE).toBe(0.25);
+    expect(() => readEnvironment({ QUERY_ACCESS_LOG: 'sometimes' })).toThrow(/QUERY_ACCESS_LOG/);
+    expect(() => readEnvironment({ QUERY_ACCESS_LOG: '1.5' })).toThrow(/QUERY_ACCESS_LOG/);
+    expect(readEnvironment({}).QUERY_ACCESS_LOG).toBe(1);
+    expect(readEnvironment({ QUERY_ACCESS_LOG: 'off' }).QUERY_ACCESS_LOG).toBe(0);
+    expect(readEnvironment({ QUERY_ACCESS_LOG: '0.1' }).QUERY_ACCESS_LOG).toBe(0.1);
   });
 });
 

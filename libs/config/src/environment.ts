@@ -50,6 +50,15 @@ function share(raw: string, name: string): number {
     throw new Error(`${name} must be a number above 0 and at most 1, got ${raw}`);
   return value;
 }
+/** on = 1, off = 0, or a share in [0, 1]: how many of a kind of event are logged. */
+function sampleRate(raw: string, name: string): number {
+  if (raw === 'on') return 1;
+  if (raw === 'off') return 0;
+  const value = raw.trim() === '' ? NaN : Number(raw);
+  if (!Number.isFinite(value) || value < 0 || value > 1)
+    throw new Error(`${name} must be on, off or a number from 0 to 1, got ${raw}`);
+  return value;
+}
 const list = (raw: string): string[] =>
   raw
     .split(',')
@@ -95,6 +104,11 @@ export const ENVIRONMENT = {
   HOST: variable('0.0.0.0', text, 'Interface the query service listens on.'),
   INGEST_METRICS_PORT: variable('9101', nonNegativeInt, 'Prometheus /metrics of the ingest worker.'),
   COMPACTOR_METRICS_PORT: variable('9102', nonNegativeInt, 'Prometheus /metrics of the compactor.'),
+  QUERY_METRICS_PORT: variable(
+    '9103',
+    nonNegativeInt,
+    'Prometheus /metrics of the query service (and its probes), apart from the public PORT.',
+  ),
   // Retention and compaction
   RETENTION_HOURS_DAYS: variable('35', nonNegativeInt, 'How long hour buckets are kept, in days.'),
   RETENTION_DAYS_DAYS: variable('400', nonNegativeInt, 'How long day rollups are kept, in days.'),
@@ -145,6 +159,11 @@ export const ENVIRONMENT = {
     '0.5',
     share,
     "Share of its root key's QUERY_RATE_LIMIT and QUERY_MAX_CONCURRENT that the read tokens of one end user (externalId) may use, rounded down, at least 1; the rest stays for the root key and other end users (docs/read-tokens.md). 1 = no limit of their own.",
+  ),
+  QUERY_ACCESS_LOG: variable(
+    'on',
+    sampleRate,
+    'One JSON access-log line per request (info level): on, off, or the share of requests logged, e.g. 0.1 (5xx always).',
   ),
   QUERY_WORKERS: variable(
     'auto',

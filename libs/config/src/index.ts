@@ -38,9 +38,10 @@ export interface Config {
   /** Prefix of every Redis key of the project (tests use their own). */
   keyPrefix: string;
   port: number;
-  /** Prometheus /metrics ports of the ingest worker and the compactor (the query service serves its own). */
+  /** Prometheus /metrics ports of the ingest worker, the compactor and the query service (not its public port). */
   ingestMetricsPort: number;
   compactorMetricsPort: number;
+  queryMetricsPort: number;
   host: string;
   /** Retention per resolution, in milliseconds. */
   retention: Retention;
@@ -68,6 +69,8 @@ export interface Config {
   querySubjectShare: number;
   /** Worker threads answering heavy queries off the main thread; 0 = answer every query on the main thread. */
   queryWorkers: number;
+  /** Share of query-service requests with an access-log line (QUERY_ACCESS_LOG: on = 1, off = 0); 5xx always. */
+  queryAccessLog: number;
   /** Base of error.type URIs. */
   docsUrl: string;
   /** Consumer group of the ingest workers. */
@@ -108,6 +111,7 @@ export function loadConfig(
     port: e.PORT,
     ingestMetricsPort: e.INGEST_METRICS_PORT,
     compactorMetricsPort: e.COMPACTOR_METRICS_PORT,
+    queryMetricsPort: e.QUERY_METRICS_PORT,
     host: e.HOST,
     retention: {
       hourMs: e.RETENTION_HOURS_DAYS * DAY_MS,
@@ -125,6 +129,7 @@ export function loadConfig(
     queryMaxConcurrent: e.QUERY_MAX_CONCURRENT,
     querySubjectShare: e.QUERY_SUBJECT_SHARE,
     queryWorkers: e.QUERY_WORKERS,
+    queryAccessLog: e.QUERY_ACCESS_LOG,
     docsUrl: e.DOCS_URL,
     consumerGroup: e.KAFKA_GROUP,
     logLevel: e.LOG_LEVEL,

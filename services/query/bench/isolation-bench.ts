@@ -41,6 +41,8 @@ const { values } = parseArgs({
     identities: { type: 'string', default: '2000' },
     prefix: { type: 'string', default: 'iso-medium' },
     url: { type: 'string', default: 'http://127.0.0.1:8080' },
+    // The service's internal port (QUERY_METRICS_PORT), where /metrics is.
+    'metrics-url': { type: 'string', default: 'http://127.0.0.1:9103' },
     heavy: { type: 'string', default: '10' },
     samples: { type: 'string', default: '200' },
     pid: { type: 'string' },
@@ -196,7 +198,7 @@ async function run(): Promise<void> {
   const overCap = `${base}&groupBy=key&groupBy=hour&start=0`;
   const big = `${base}&groupBy=key&groupBy=hour&start=${now - 50 * DAY_MS}&limit=100000`;
   const loopDelay = async (): Promise<number> => {
-    const text = await (await fetch(`${values.url}/metrics`)).text();
+    const text = await (await fetch(`${values['metrics-url']}/metrics`)).text();
     return (
       Number(/^va_query_event_loop_delay_max_seconds(?:\{[^}]*\})? (\S+)/m.exec(text)?.[1] ?? NaN) * 1000
     );

@@ -24,7 +24,7 @@ it('answers over HTTP with X-Request-Id on every response', async () => {
     '/v1/analytics.getVerifications?apiId=a',
     '/nope',
     '/openapi.json',
-    '/metrics',
+    '/livez',
   ]) {
     const response = await fetch(`${t.queryUrl}${path}`);
     expect(response.headers.get('x-request-id'), path).toMatch(/^req_[0-9a-f]{24}$/);

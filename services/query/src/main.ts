@@ -1,7 +1,11 @@
-/** The query service process: config, Redis, listen; SIGTERM/SIGINT close it cleanly. */
+/**
+ * The query service process: config, Redis, listen on PORT (the API, the dashboard, the probes) and on
+ * QUERY_METRICS_PORT (GET /metrics and the probes, for the cluster's eyes only); SIGTERM/SIGINT close it cleanly.
+ */
 import { clockOf, loadConfig } from '@va/config';
-import { createLogger, createRegistry, onShutdown } from '@va/runtime';
+import { createLogger, createRegistry, onShutdown, serveMetrics } from '@va/runtime';
 import { connectRedis } from '@va/store';
+import { redisReadiness } from './http/readiness';
 import { createServer } from './server';
 
 const config = loadConfig();
@@ -14,16 +18,13 @@ redis.on('error', (err: Error) => {
   logger.warn({ err: err.message }, 'redis connection error');
 });
 
-const app = await createServer({
-  redis,
-  config,
-  logger,
-  registry: createRegistry('query'),
-  now: clockOf(config),
-});
+const registry = createRegistry('query');
+const ready = redisReadiness(redis);
+const app = await createServer({ redis, config, logger, registry, ready, now: clockOf(config) });
+const internal = await serveMetrics(registry, config.queryMetricsPort, ready, config.host);
 onShutdown(logger, async () => {
-  await app.close();
+  await Promise.all([app.close(), new Promise<void>((resolve) => internal.close(() => resolve()))]);
   await redis.quit().catch(() => redis.disconnect());
 });
 await app.listen({ port: config.port, host: config.host });
-logger.info({ port: config.port }, 'query service listening');
+logger.info({ port: config.port, metricsPort: config.queryMetricsPort }, 'query service listening');

@@ -1,5 +1,7 @@
-/** The service's other endpoints: /health, /metrics, /openapi.json, /docs. */
+/** The service's other endpoints: the probes, metrics, the access log, /openapi.json, /docs. */
+import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
+import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@va/config';
@@ -12,19 +14,23 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-describe('GET /health', () => {
-  it('is 200 once Redis is connected', async () => {
-    const response = await h.get('/health');
-    expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ ok: true });
-    expect(response.headers['x-request-id']).toMatch(/^req_/);
+describe('probes', () => {
+  it('#45: /readyz and /health are 200 once Redis answers; /livez is 200', async () => {
+    for (const url of ['/readyz', '/health', '/livez']) {
+      const response = await h.get(url);
+      expect(response.statusCode, url).toBe(200);
+      expect(response.json(), url).toEqual({ ok: true });
+      expect(response.headers['x-request-id'], url).toMatch(/^req_/);
+    }
   });
 
-  it('is 503 before Redis is connected', async () => {
+  it('#45: before Redis is connected, /readyz and /health are 503 and /livez is 200', async () => {
     const redis = new Redis('redis://127.0.0.1:1', { lazyConnect: true });
     const app = await createServer({ redis, config: loadConfig({}) });
     try {
+      expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
       expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(503);
+      expect((await app.inject({ method: 'GET', url: '/livez' })).statusCode).toBe(200);
     } finally {
       await app.close();
       redis.disconnect();
@@ -32,7 +38,7 @@ describe('GET /health', () => {
   });
 });
 
-describe('GET /metrics', () => {
+describe('metrics', () => {
   it('counts requests of the query route by status and times them', async () => {
     const registry = new Registry();
     const app = await createServer({ redis: h.redis, config: h.config, registry });
@@ -40,15 +46,51 @@ describe('GET /metrics', () => {
       await app.inject({ method: 'GET', url: '/v1/analytics.getVerifications?apiId=x' });
       await app.inject({ method: 'GET', url: '/v1/analytics.getVerifications?apiId=x' });
       await app.inject({ method: 'GET', url: '/health' });
-      const response = await app.inject({ method: 'GET', url: '/metrics' });
-      expect(response.statusCode).toBe(200);
-      expect(response.headers['content-type']).toContain('text/plain');
-      expect(response.body).toContain('va_query_requests_total{status="401"} 2');
-      expect(response.body).toContain('va_query_duration_seconds_count 2');
-      expect(response.body).toMatch(/va_query_duration_seconds_bucket\{le="0.005"\} \d/);
+      const text = await registry.metrics();
+      expect(text).toContain('va_query_requests_total{status="401"} 2');
+      expect(text).toContain('va_query_duration_seconds_count 2');
+      expect(text).toMatch(/va_query_duration_seconds_bucket\{le="0.005"\} \d/);
     } finally {
       await app.close();
     }
+  });
+
+  it('#45: /metrics is not served on the public port (main.ts serves it on QUERY_METRICS_PORT)', async () => {
+    expect((await h.get('/metrics')).statusCode).toBe(404);
+  });
+});
+
+describe('access log', () => {
+  /** A server whose logger writes into an array, with QUERY_ACCESS_LOG as given. */
+  async function logged(accessLog: string) {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const config = loadConfig({
+      REDIS_URL: h.config.redisUrl,
+      REDIS_KEY_PREFIX: h.config.keyPrefix,
+      QUERY_WORKERS: '0',
+      QUERY_ACCESS_LOG: accessLog,
+    });
+    const app = await createServer({ redis: h.redis, config, logger: pino({ level: 'info' }, sink) });
+    for (let i = 0; i < 20; i++)
+      await app.inject({ method: 'GET', url: '/v1/analytics.getVerifications?apiId=x' });
+    await app.close();
+    return lines.filter((line) => line.msg === 'request');
+  }
+
+  it('#45: QUERY_ACCESS_LOG=on writes a line per request, off none, a share some', async () => {
+    const on = await logged('on');
+    expect(on).toHaveLength(20);
+    expect(on[0]).toMatchObject({ method: 'GET', route: '/v1/analytics.getVerifications', status: 401 });
+    expect(await logged('off')).toEqual([]);
+    const some = (await logged('0.5')).length;
+    expect(some).toBeGreaterThan(0);
+    expect(some).toBeLessThan(20);
   });
 });
 

@@ -2,7 +2,7 @@
  * The query service's HTTP server, without listening: tests inject requests into it,
  * main.ts listens. Routes: GET /v1/analytics.getVerifications, POST /v1/analytics.createReadToken,
  * GET /v1/apis.list,
- * /health, /metrics, /openapi.json, /docs, /dashboard/.
+ * /livez, /readyz, /health, /openapi.json, /docs, /dashboard/. /metrics is on an internal port (main.ts).
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
@@ -11,10 +11,12 @@ import type { Config } from '@va/config';
 import type { Logger } from '@va/runtime';
 import { defineCommands, SectionCache, sumCacheStats, type RedisClient } from '@va/store';
 import type { App } from './http/app';
+import { registerAccessLog } from './http/access-log';
 import { clientErrorHandler, errorHandler, installErrorHandling } from './http/error-handling';
 import { registerCompression } from './http/compression';
 import { registerMetrics, registerPoolMetrics } from './http/metrics';
 import { registerOpenApi } from './http/openapi';
+import { redisReadiness } from './http/readiness';
 import { newRequestId } from './http/request-id';
 import { subjectLimit } from './limits/owner';
 import { registerRateLimit } from './limits/rate-limit';
@@ -45,12 +47,14 @@ export interface ServerDeps {
     | 'redisClusterNodes'
     | 'readTokenKeys'
   > &
-    Partial<Pick<Config, 'queryDictionaryCacheEntries' | 'querySectionCacheMb'>>;
+    Partial<Pick<Config, 'queryDictionaryCacheEntries' | 'querySectionCacheMb' | 'queryAccessLog'>>;
   /** Server clock (unix ms); defaults to Date.now. */
   now?: () => number;
   logger?: Logger;
-  /** Prometheus registry for the service's metrics; a private one by default. */
+  /** Prometheus registry for the service's metrics (main.ts serves it on the internal port); a private one by default. */
   registry?: Registry;
+  /** Readiness probe of /readyz and /health; Redis answering a PING by default (http/readiness.ts). */
+  ready?: () => Promise<boolean>;
   /** The built dashboard served at /dashboard/; @va/dashboard's dist by default. */
   dashboardDir?: string;
 }
@@ -77,7 +81,8 @@ export async function createServer(deps: ServerDeps): Promise<App> {
   await registerCompression(app);
   const registry = deps.registry ?? new Registry();
   const metrics = registerMetrics(app, registry, GET_VERIFICATIONS);
-  healthRoute(app, () => redis.status === 'ready');
+  registerAccessLog(app, config.queryAccessLog ?? 1);
+  healthRoute(app, deps.ready ?? redisReadiness(redis));
   const rateLimit = await registerRateLimit(app, {
     redis,
     prefix: config.keyPrefix,

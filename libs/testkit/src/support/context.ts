@@ -30,6 +30,8 @@ export interface TestEnv {
   port: number;
   ingestMetricsPort: number;
   compactorMetricsPort: number;
+  /** The query service's internal port (/metrics and the probes). */
+  queryMetricsPort: number;
   /** http://127.0.0.1:<port> of the query service started with `env`. */
   queryUrl: string;
   /** process.env plus every variable of libs/config pointing at this test's servers, names and ports. */
@@ -61,7 +63,8 @@ export async function testEnv(name: string): Promise<TestEnv> {
   const redis = testRedisTarget();
   const brokers = inject('kafkaBrokers');
   const id = `t-${slug(name)}-${crypto.randomBytes(4).toString('hex')}`;
-  const [port, ingestMetricsPort, compactorMetricsPort] = [
+  const [port, ingestMetricsPort, compactorMetricsPort, queryMetricsPort] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -84,6 +87,7 @@ export async function testEnv(name: string): Promise<TestEnv> {
     port,
     ingestMetricsPort,
     compactorMetricsPort,
+    queryMetricsPort,
     queryUrl: `http://127.0.0.1:${port}`,
     env: {
       ...inherited,
@@ -99,6 +103,7 @@ export async function testEnv(name: string): Promise<TestEnv> {
       HOST: '127.0.0.1',
       INGEST_METRICS_PORT: String(ingestMetricsPort),
       COMPACTOR_METRICS_PORT: String(compactorMetricsPort),
+      QUERY_METRICS_PORT: String(queryMetricsPort),
       LOG_LEVEL: 'warn',
       KAFKAJS_NO_PARTITIONER_WARNING: '1',
     },

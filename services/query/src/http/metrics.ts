@@ -1,4 +1,4 @@
-/** Prometheus metrics of the query route and the /metrics endpoint. */
+/** Prometheus metrics of the query route (served on the internal port: main.ts, QUERY_METRICS_PORT). */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { App } from './app';
@@ -70,9 +70,6 @@ export function registerMetrics(app: App, registry: Registry, route: string): Qu
     duration.observe(reply.elapsedTime / 1000);
   });
 
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type(registry.contentType).send(await registry.metrics()),
-  );
   return {
     refused: (reason) => refused.inc({ reason }),
     inFlight,

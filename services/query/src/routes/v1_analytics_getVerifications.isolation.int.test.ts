@@ -7,6 +7,7 @@
 import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorEnvelope, VerificationEvent } from '@va/contracts';
 import { loadConfig } from '@va/config';
@@ -24,6 +25,9 @@ const HOUR = 3_600_000;
 let h: QueryHarness;
 let key: string;
 const opened: { app: App; redis: Redis }[] = [];
+/** Each service's metrics registry: the text its internal port would serve (main.ts). */
+const registries = new WeakMap<App, Registry>();
+const metricsOf = (app: App): Promise<string> => registries.get(app)!.metrics();
 const proxies: RedisProxy[] = [];
 
 beforeAll(async () => {
@@ -65,8 +69,10 @@ async function service(env: Record<string, string>, redisUrl = h.config.redisUrl
   });
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
   await redis.ping(); // connected, as a running service is: no command waits in the offline queue
-  const app = await createServer({ redis, config, now: () => h.now });
+  const registry = new Registry();
+  const app = await createServer({ redis, config, registry, now: () => h.now });
   await app.ready();
+  registries.set(app, registry);
   opened.push({ app, redis });
   return app;
 }
@@ -126,8 +132,7 @@ describe('the time budget', () => {
     expect(made.length).toBeLessThan(fullCommands);
     expect(counterReads(cut)).toEqual([]);
 
-    const metrics = await bounded.inject({ method: 'GET', url: '/metrics' });
-    expect(metrics.body).toMatch(/va_query_refused_total\{reason="timeout"\} 1/);
+    expect(await metricsOf(bounded)).toMatch(/va_query_refused_total\{reason="timeout"\} 1/);
   });
 });
 
@@ -157,8 +162,7 @@ describe('a client that hangs up', () => {
     expect(made.length).toBeGreaterThan(0);
     expect(made.filter((c) => c.at > hungUpAt + 100).map((c) => c.args.slice(0, 4))).toEqual([]);
     expect(counterReads(slow)).toEqual([]);
-    const metrics = await app.inject({ method: 'GET', url: '/metrics' });
-    expect(metrics.body).toMatch(/va_query_refused_total\{reason="client_closed"\} 1/);
+    expect(await metricsOf(app)).toMatch(/va_query_refused_total\{reason="client_closed"\} 1/);
   });
 });
 
@@ -190,8 +194,7 @@ describe('the rate limit per root key', () => {
     const other = await h.rootKey();
     expect((await get(a, query, { authorization: `Bearer ${other}` })).statusCode).toBe(200);
 
-    const metrics = await b.inject({ method: 'GET', url: '/metrics' });
-    expect(metrics.body).toMatch(/va_query_refused_total\{reason="rate_limited"\} 1/);
+    expect(await metricsOf(b)).toMatch(/va_query_refused_total\{reason="rate_limited"\} 1/);
   });
 });
 
@@ -271,8 +274,7 @@ describe('the row cap, decided before reading', () => {
     const empty = await get(app, `apiId=api_main&groupBy=key&groupBy=hour&start=0&end=${HOUR * 2000}`);
     expect(empty.statusCode).toBe(200);
     expect(empty.json()).toEqual([]);
-    const metrics = await app.inject({ method: 'GET', url: '/metrics' });
-    expect(metrics.body).toMatch(/va_query_refused_total\{reason="row_cap"\} 1/);
+    expect(await metricsOf(app)).toMatch(/va_query_refused_total\{reason="row_cap"\} 1/);
   });
 
   it('reads only the slices a time-ordered limit shows, with every group of the range', async () => {
@@ -377,12 +379,8 @@ describe('the worker pool', () => {
       expect(a.headers['x-precision']).toBe(b.headers['x-precision']);
     }
     // The pool's waiting line is on /metrics (empty once every answer is in); a service without workers has none.
-    expect((await pooled.inject({ method: 'GET', url: '/metrics' })).body).toMatch(
-      /^va_query_pool_waiting 0$/m,
-    );
-    expect((await inline.inject({ method: 'GET', url: '/metrics' })).body).not.toMatch(
-      /va_query_pool_waiting/,
-    );
+    expect(await metricsOf(pooled)).toMatch(/^va_query_pool_waiting 0$/m);
+    expect(await metricsOf(inline)).not.toMatch(/va_query_pool_waiting/);
   }, 60_000);
 
   it('stops a worker whose request ran out of budget', async () => {

@@ -6,6 +6,7 @@
 import { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
+import { Registry } from 'prom-client';
 import { createClient, type AnalyticsClient, type ClientOptions } from '@va/client';
 import type { VerificationEvent } from '@va/contracts';
 import { createRootKey, registerApi, revokeRootKey } from '@va/store';
@@ -28,6 +29,8 @@ export interface QueryHarness {
   seed(events: readonly VerificationEvent[], options?: { partsMinRows?: number }): Promise<void>;
   /** GET path (with query string) with Authorization: Bearer <key> when a key is given. */
   get(path: string, key?: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  /** The service's Prometheus metrics, as its internal port serves them (main.ts). */
+  metrics(): Promise<string>;
   /** Listens on a free port of 127.0.0.1 (once) and returns the service's base URL. */
   baseUrl(): Promise<string>;
   /** The typed client (@va/client) over real HTTP to this server, with the token. */
@@ -57,7 +60,8 @@ export async function queryHarness(name: string, options: HarnessOptions = {}): 
   const now = options.now ?? Date.now();
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
   await redis.ping();
-  const app = await createServer({ redis, config, now: () => now });
+  const registry = new Registry();
+  const app = await createServer({ redis, config, registry, now: () => now });
   await app.ready();
   let listening: Promise<string> | undefined;
   const baseUrl = () => (listening ??= app.listen({ port: 0, host: '127.0.0.1' }));
@@ -84,6 +88,7 @@ export async function queryHarness(name: string, options: HarnessOptions = {}): 
         url: path,
         headers: key === undefined ? headers : { authorization: `Bearer ${key}`, ...headers },
       }),
+    metrics: () => registry.metrics(),
     baseUrl,
     async client(token, options = {}) {
       return createClient({ baseUrl: await baseUrl(), token, ...options });

@@ -126,7 +126,7 @@ async function expectOracle(
 }
 
 async function metric(name: string): Promise<number> {
-  const body = (await h.get('/metrics')).body;
+  const body = await h.metrics();
   return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(body)?.[1] ?? NaN);
 }
 
