@@ -88,6 +88,17 @@ describe('#39 item 7: key material where it leaks', () => {
     }
   }, 120_000);
 
+  it('no message quoting another URL shows its password either (the CLI filters all of stderr)', async () => {
+    // The HTTP client's own error quotes the URL it refused (one with credentials).
+    const result = await runCli(['query', '--api', 'api_cli', '--url', `http://u:${PASSWORD}@127.0.0.1:1`], {
+      ...env,
+      ANALYTICS_TOKEN: rootKey,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('http://u:***@127.0.0.1:1/');
+    expect(result.stdout + result.stderr).not.toContain(PASSWORD);
+  });
+
   it('npm run stack -- status names an external REDIS_URL, never its value', async () => {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, ['infra/stack.mjs', 'status'], {
       cwd: ROOT,
