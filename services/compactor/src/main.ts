@@ -5,7 +5,7 @@
  * their next hour, close the worker and the scheduler's queue, exit 0.
  */
 import { clockOf, loadCompactorSettings, loadConfig } from '@va/config';
-import { createLogger, createRegistry, onShutdown, serveMetrics } from '@va/runtime';
+import { createLogger, createRegistry, exitFatal, onShutdown, serveMetrics } from '@va/runtime';
 import { createCompactor } from './compactor';
 import { createCompactorMetrics } from './metrics';
 
@@ -41,7 +41,5 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`compactor: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+// A bad setting or an unreachable dependency at start-up: one fatal JSON line like every other line.
+main().catch((err: unknown) => exitFatal('compactor', 'start-up failed', err));

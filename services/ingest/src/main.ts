@@ -5,7 +5,7 @@
  * with it), leave the consumer group, disconnect, exit 0.
  */
 import { loadConfig, loadIngestSettings } from '@va/config';
-import { createLogger, createRegistry, onShutdown, serveMetrics } from '@va/runtime';
+import { createLogger, createRegistry, exitFatal, onShutdown, serveMetrics } from '@va/runtime';
 import { connectRedis } from '@va/store';
 import { workerRedisOptions } from './adapters/redis-options';
 import { createIngestMetrics } from './metrics';
@@ -54,7 +54,5 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`ingest: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+// A bad setting or an unreachable dependency at start-up: one fatal JSON line like every other line.
+main().catch((err: unknown) => exitFatal('ingest', 'start-up failed', err));

@@ -3,11 +3,13 @@
  * QUERY_METRICS_PORT (GET /metrics and the probes, for the cluster's eyes only); SIGTERM/SIGINT close it cleanly.
  */
 import { clockOf, loadConfig } from '@va/config';
-import { createLogger, createRegistry, onShutdown, serveMetrics } from '@va/runtime';
+import { createLogger, createRegistry, exitFatalOnUncaught, onShutdown, serveMetrics } from '@va/runtime';
 import { connectRedis } from '@va/store';
 import { redisReadiness } from './http/readiness';
 import { createServer } from './server';
 
+// First: a bad setting (loadConfig throws) or a failed listen is one fatal JSON line, not a bare stack trace.
+const startUp = exitFatalOnUncaught('query');
 const config = loadConfig();
 const logger = createLogger('query', config.logLevel);
 const redis = connectRedis(config, { maxRetriesPerRequest: 2, connectionName: 'va-query' });
@@ -28,3 +30,4 @@ onShutdown(logger, async () => {
 });
 await app.listen({ port: config.port, host: config.host });
 logger.info({ port: config.port, metricsPort: config.queryMetricsPort }, 'query service listening');
+startUp.started();
