@@ -2,7 +2,8 @@
  * `produce`: writes generated verification events (generator.ts) to Kafka. Without a start time
  * the events are live (time = now, minus up to a second); with one, times are uniform in
  * [start, start + span). Sent with @va/producer (validated, key = apiId or apiId/keyId, idempotent).
- * Progress bar on a TTY, a summary at the end. Options: ../program/produce.ts.
+ * A progress bar on stderr when stderr is a terminal (../ops/progress-output.ts), a summary on stdout at
+ * the end. Options: ../program/produce.ts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { logLevel } from 'kafkajs';
@@ -12,6 +13,7 @@ import { loadConfig } from '@va/config';
 import { OUTCOMES, type MessageKey } from '@va/contracts';
 import { createProducer } from '@va/producer';
 import { createGenerator } from '@va/workload';
+import { progressOutput } from '../ops/progress-output';
 
 export interface ProduceOptions {
   events: number;
@@ -49,12 +51,16 @@ export async function produceCommand(input: ProduceOptions): Promise<number> {
   let maxTime = -Infinity;
 
   // @va/producer: validated events, key = apiId (or apiId/keyId), idempotent batches (a retry never writes twice).
-  const bar = process.stdout.isTTY
-    ? new SingleBar(
-        { format: 'produce [{bar}] {percentage}% | {value}/{total} events | {eta}s left' },
-        Presets.shades_classic,
-      )
-    : undefined;
+  const bar =
+    progressOutput({ stderrIsTTY: process.stderr.isTTY === true }) === 'bar'
+      ? new SingleBar(
+          {
+            format: 'produce [{bar}] {percentage}% | {value}/{total} events | {eta}s left',
+            stream: process.stderr,
+          },
+          Presets.shades_classic,
+        )
+      : undefined;
   let delivered = 0;
   const producer = createProducer<undefined>({
     topic,
