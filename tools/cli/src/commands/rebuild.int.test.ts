@@ -188,7 +188,7 @@ describe('rebuild', () => {
     // A slowed-down rebuild (tiny fetches, one partition at a time), SIGKILLed part-way through the replay.
     const total = await applied(1);
     const slow = { ...env, INGEST_MAX_BYTES_PER_PARTITION: '4096', INGEST_CONCURRENCY: '1' };
-    const first = startCli(['rebuild', '--yes'], slow);
+    const first = startCli(['rebuild', '--yes', '--json'], slow);
     const progress = await waitFor(
       async () => {
         if (first.child.exitCode !== null) throw new Error(`rebuild exited: ${first.stderr()}`);
@@ -202,6 +202,16 @@ describe('rebuild', () => {
     process.stderr.write(`[rebuild] SIGKILLed with ${progress} of ${total} offsets replayed\n`);
     expect(first.stdout()).toMatch(/rebuild counter generation 1 into 2/);
     expect(first.stdout()).toMatch(/rebuilt: every period/);
+    // #45: --json: the replay's progress as JSON lines, with events/s and the time left.
+    const progressLines = first
+      .stdout()
+      .split('\n')
+      .filter((line) => line.startsWith('{"progress":"rebuild"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(progressLines.length).toBeGreaterThan(0);
+    expect(progressLines[0]).toMatchObject({ phase: 'replaying', eventsPerSecond: expect.any(Number) });
+    expect(progressLines[0]).toHaveProperty('etaSeconds');
+    expect(progressLines[0]!.total).toBeGreaterThan(0);
     const state = await readRebuildState(redis, t.keyPrefix);
     expect(state).toMatchObject({ status: 'replaying', source: 1, target: 2 });
     expect(await readGeneration(redis, t.keyPrefix)).toBe(1);

@@ -14,7 +14,7 @@ import { parseSince } from '../rebuild/plan';
 import { cliKafka } from '../ops/kafka';
 import { UsageError } from '../usage-error';
 
-async function withDeps(action: (deps: RebuildDeps) => Promise<number>): Promise<number> {
+async function withDeps(action: (deps: RebuildDeps) => Promise<number>, json = false): Promise<number> {
   // The replaying worker logs only errors unless LOG_LEVEL is set: the CLI's own output is on stdout.
   const config = loadConfig(process.env, { LOG_LEVEL: 'error' });
   const redis = connectRedis(config, { lazyConnect: true, maxRetriesPerRequest: 3 });
@@ -35,6 +35,7 @@ async function withDeps(action: (deps: RebuildDeps) => Promise<number>): Promise
       err: (line) => process.stderr.write(`${line}\n`),
       owner: `${hostname()}/${process.pid}`,
       now: clockOf(config),
+      json,
     });
   } finally {
     redis.disconnect();
@@ -46,6 +47,8 @@ export interface RebuildOptions {
   since?: string | undefined;
   /** Skip the confirmation. */
   yes: boolean;
+  /** Progress as JSON lines. */
+  json?: boolean;
 }
 
 export async function rebuildCommand(options: RebuildOptions): Promise<number> {
@@ -55,7 +58,7 @@ export async function rebuildCommand(options: RebuildOptions): Promise<number> {
     if (typeof parsed === 'string') throw new UsageError(parsed);
     since = parsed;
   }
-  return withDeps((deps) => beginRebuild(deps, { since, yes: options.yes }));
+  return withDeps((deps) => beginRebuild(deps, { since, yes: options.yes }), options.json === true);
 }
 
 export const rebuildStatusCommand = (options: { json: boolean }): Promise<number> =>
@@ -63,5 +66,5 @@ export const rebuildStatusCommand = (options: { json: boolean }): Promise<number
 
 export const rebuildAbortCommand = (): Promise<number> => withDeps(abortRebuild);
 
-export const rebuildResumeCommand = (options: { force: boolean }): Promise<number> =>
-  withDeps((deps) => resumeRebuild(deps, options.force));
+export const rebuildResumeCommand = (options: { force: boolean; json?: boolean }): Promise<number> =>
+  withDeps((deps) => resumeRebuild(deps, options.force), options.json === true);

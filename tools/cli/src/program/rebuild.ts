@@ -15,6 +15,11 @@ export function registerRebuild(program: Command): void {
         '(needed once Kafka has deleted older records)',
     )
     .option('--yes', 'start without asking for confirmation (required when not on a terminal)')
+    .option(
+      '--json',
+      'progress as JSON lines on stdout (phase, done, total, eventsPerSecond, etaSeconds, partitions) ' +
+        'instead of bars on a terminal or text lines elsewhere',
+    )
     .addHelpText(
       'after',
       '\nExit 4 when the rebuild was aborted (`rebuild abort` from another shell).\n\n' +
@@ -22,7 +27,9 @@ export function registerRebuild(program: Command): void {
     )
     .action(async (options, command) => {
       const { rebuildCommand } = await import('../commands/rebuild');
-      await complete(command, () => rebuildCommand({ since: options.since, yes: options.yes === true }));
+      await complete(command, () =>
+        rebuildCommand({ since: options.since, yes: options.yes === true, json: options.json === true }),
+      );
     });
 
   rebuild
@@ -46,8 +53,11 @@ export function registerRebuild(program: Command): void {
     .command('resume')
     .description('continue a rebuild after its process died (or was stopped with Ctrl-C)')
     .option('--force', 'take over even though another process seems to run it (its heartbeat is recent)')
+    .option('--json', 'progress as JSON lines on stdout (as `rebuild --json`)')
     .action(async (options, command) => {
       const { rebuildResumeCommand } = await import('../commands/rebuild');
-      await complete(command, () => rebuildResumeCommand({ force: options.force === true }));
+      await complete(command, () =>
+        rebuildResumeCommand({ force: options.force === true, json: options.json === true }),
+      );
     });
 }

@@ -16,6 +16,8 @@ export interface RebuildDeps {
   owner: string;
   /** Clock of the counters (FIXED_NOW_MS in tests). */
   now: () => number;
+  /** --json: progress as JSON lines on stdout (ProgressView), also on a terminal. */
+  json?: boolean;
 }
 
 /** The process running a rebuild refreshes its heartbeat this often... */

@@ -71,7 +71,7 @@ export async function runRebuild(deps: RebuildDeps, state: RebuildState): Promis
   };
   const beat = setInterval(() => void heartbeat().catch(() => undefined), HEARTBEAT_MS);
   const admin = kafka.admin();
-  const view = new ProgressView(out);
+  const view = new ProgressView(out, { json: deps.json === true });
   let consumer: RebuildConsumer | undefined;
   await admin.connect();
   try {
