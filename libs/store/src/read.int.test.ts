@@ -7,7 +7,10 @@ import { deletePrefix, connectTarget, testRedisTarget } from '@va/testkit/suppor
 import { seedEvents } from '@va/testkit/seed';
 import { apiKeys, type KeySpace } from './keys';
 import { ReadDictionaries } from './read-dictionaries';
+import { command } from './commands';
 import { decodeCells, readApiMeta, readCounts, type CubeQuery } from './read';
+import { sealBucket } from './seal';
+import { beginSeal } from './seal-scripts';
 import { type RedisClient } from '@va/store';
 
 const prefix = `t-read-${Math.random().toString(36).slice(2, 8)}`;
@@ -78,8 +81,11 @@ describe('readCounts', () => {
   it('gives the same cells with parts from the dictionary length and in many small calls', async () => {
     const dicts = new ReadDictionaries(redis, space, 'api_read');
     await dicts.load(['k', 'i', 's']);
-    const cellsOf = async (query: CubeQuery, maxKeys?: number) => {
-      const read = await readCounts(redis, space, 'api_read', query, reads, null, maxKeys ? { maxKeys } : {});
+    const cellsOf = async (query: CubeQuery, maxKeys?: number, partsBudget?: number) => {
+      const read = await readCounts(redis, space, 'api_read', query, reads, null, {
+        ...(maxKeys && { maxKeys }),
+        ...(partsBudget && { partsBudget }),
+      });
       if (!read.ok) throw new Error('cmp moved');
       const cells = await decodeCells(read.counts, dicts);
       return cells.map((c) => JSON.stringify(c)).sort();
@@ -96,6 +102,8 @@ describe('readCounts', () => {
       const expected = await cellsOf(query);
       expect(expected.length).toBeGreaterThan(0);
       expect(await cellsOf(query, 1)).toEqual(expected);
+      // #39 item 4: P items bounded to one hash each, the rest read by C calls.
+      expect(await cellsOf(query, undefined, 1)).toEqual(expected);
       if (query.cube !== 'f') {
         const codeCount = dicts.size(query.cube as 'k' | 'i' | 's');
         expect(await cellsOf({ ...query, codeCount })).toEqual(expected);
@@ -147,6 +155,112 @@ describe('readCounts', () => {
     });
     expect((await readCounts(redis, space, 'api_read', byKey, twoFamilies, h0 - 1, split)).ok).toBe(true);
     await redis.del(apiKeys(space, 'api_read').compactedThrough);
+  });
+});
+
+describe('#39 item 4: the parts of an unsealed bucket in calls of bounded work', () => {
+  // The open hour: ingest writes it as hashes (older hours come as section parts), one k hash
+  // per 32 keys and one f hash per 32 identities.
+  const hour = hourOf(now);
+  const api = 'api_open';
+  const keys = apiKeys(space, api);
+  const open: VerificationEvent[] = Array.from({ length: 300 }, (_, n) => ({
+    requestId: `open${n}`,
+    time: Math.min(now, hour * 3_600_000 + n),
+    workspaceId: 'ws',
+    apiId: api,
+    keyId: `key_${n % 200}`,
+    outcome: 'VALID',
+    identity: { id: `id_${n % 100}`, externalId: `x${n % 100}` },
+  }));
+  const openReads: BucketRead[] = [{ res: 'h', index: hour, slice: null }];
+  beforeAll(() => seedEvents(redis, open, { prefix, now, retention }));
+
+  it('readCounts gives the same cells with P items of one hash each, the rest read by C calls', async () => {
+    const dicts = new ReadDictionaries(redis, space, api);
+    for (const query of [
+      q({ cube: 'k', group: { key: true, identity: false, set: false } }),
+      q({ cube: 'f', group: { key: true, identity: true, set: false } }),
+    ]) {
+      const cellsOf = async (partsBudget?: number) => {
+        const read = await readCounts(
+          redis,
+          space,
+          api,
+          query,
+          openReads,
+          null,
+          partsBudget ? { partsBudget } : {},
+        );
+        if (!read.ok) throw new Error('plan again');
+        return (await decodeCells(read.counts, dicts)).map((c) => JSON.stringify(c)).sort();
+      };
+      const whole = await cellsOf();
+      expect(whole.length).toBeGreaterThan(50);
+      expect(await cellsOf(1)).toEqual(whole);
+      expect(await cellsOf(30)).toEqual(whole);
+    }
+  });
+
+  const root = `${keys.bucketPrefix('h', hour)}:`;
+  const partsItem = (budget: number) =>
+    command<unknown[]>(redis, 'readBuckets')(
+      4,
+      keys.compactedThrough,
+      keys.parts('h', hour),
+      keys.sealingParts('h', hour),
+      keys.sealSequence,
+      'P',
+      root,
+      'k',
+      '0',
+      String(budget),
+    );
+  const leftItem = (guard: string, names: string[], budget = 1_000) =>
+    command<unknown[]>(redis, 'readBuckets')(
+      3 + names.length,
+      keys.compactedThrough,
+      keys.sealSequence,
+      keys.sealingParts('h', hour),
+      ...names.map((name) => root + name),
+      'C',
+      guard,
+      String(names.length),
+      String(budget),
+    );
+
+  it('a P item reads within its budget and names the rest; C items read them while no seal began', async () => {
+    const [, whole] = (await partsItem(1_000_000)) as [unknown, unknown[]];
+    expect(whole[0]).toEqual([]);
+    const [, bounded] = (await partsItem(1)) as [unknown, [string[], string, ...string[]]];
+    const [rest, guard, ...pairs] = bounded;
+    expect(pairs).toHaveLength(2); // the first hash is always read
+    expect(rest.length).toBeGreaterThan(0);
+    expect(rest.length * 2 + pairs.length).toBe(whole.length - 2);
+    const [, texts] = (await leftItem(guard, rest)) as [unknown, string[]];
+    expect(texts).toHaveLength(rest.length);
+    // A budget spent by the first hash: one hash per call.
+    expect(((await leftItem(guard, rest, 1)) as [unknown, string[]])[1]).toHaveLength(1);
+  });
+
+  it('a C item refuses to read once a seal of the bucket began or was committed after its P item', async () => {
+    const [, [rest, guard]] = (await partsItem(1)) as [unknown, [string[], string]];
+    const target = { keys, res: 'h' as const, index: hour };
+    const begun = await beginSeal(redis, target);
+    expect(begun.kind).toBe('seal');
+    expect(((await leftItem(guard, rest)) as unknown[])[1]).toBeNull();
+    // A guard taken during the seal fails once the seal is committed (zparts gone).
+    const [, [, during]] = (await partsItem(1)) as [unknown, [string[], string]];
+    await sealBucket(redis, space, api, 'h', hour, { now, retention });
+    expect(((await leftItem(during, rest)) as unknown[])[1]).toBeNull();
+    // And readCounts, bounded, still counts every event exactly once after the seal.
+    const read = await readCounts(redis, space, 'api_read', q({ cube: 't' }), reads, null, {
+      partsBudget: 1,
+    });
+    if (!read.ok) throw new Error('plan again');
+    const dicts = new ReadDictionaries(redis, space, 'api_read');
+    const cells = await decodeCells(read.counts, dicts);
+    expect(cells.reduce((sum, c) => sum + c.counts.reduce((a, b) => a + b, 0), 0)).toBe(401);
   });
 });
 

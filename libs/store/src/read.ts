@@ -126,7 +126,16 @@ type Item =
   /** One delta or sealing hash (HGETALL, or HMGET of `fields`); `part` as in FieldSums. */
   | { kind: 'H'; key: string; part: string; fields?: string[] }
   /** Every hash of the cube in the bucket's parts and zparts sets (of `allowed` parts only when given). */
-  | { kind: 'P'; cube: Cube; parts: string; zparts: string; root: string; allowed: string[] | null }
+  | {
+      kind: 'P';
+      cube: Cube;
+      parts: string;
+      zparts: string;
+      /** The API's seal sequence: with zparts, the guard of the hashes left for C calls. */
+      sequence: string;
+      root: string;
+      allowed: string[] | null;
+    }
   /** The section parts of the cube (its parts list, delta and sealing names), summed like sections. */
   | { kind: 'L'; list: string; sealing: string }
   /**
@@ -171,6 +180,14 @@ export const DENSE_PARTS_MAX = 64;
 
 /** Work of a P item: it reads the hashes its sets list (few once a bucket is sealed). */
 const PARTS_WEIGHT = 8;
+
+/**
+ * Work of one P item in its call, and of one C call, in readBuckets.lua's units (8 per hash plus
+ * one per field): about 1 ms of Redis's thread. An unsealed bucket (the open hour) may list
+ * thousands of hashes; what a P item leaves is read by C calls of at most this much each, guarded
+ * against a seal in between (readBuckets.lua, "C").
+ */
+export const PARTS_BUDGET = 2_000;
 
 const toSet = (codes: readonly number[] | null): Set<string> | null =>
   codes ? new Set(codes.map(code36)) : null;
@@ -289,6 +306,7 @@ function unitOf(
       cube: q.cube,
       parts: keys.parts(res, index),
       zparts: keys.sealingParts(res, index),
+      sequence: keys.sealSequence,
       root: `${keys.bucketPrefix(res, index)}:`,
       allowed: delta.allowed,
     });
@@ -390,6 +408,8 @@ export interface ReadOptions {
   maxKeys?: number;
   /** readBuckets calls per round trip (default READ_CALLS_PER_ROUND_TRIP). */
   callsPerRoundTrip?: number;
+  /** Work of a P item and of a C call (default PARTS_BUDGET). */
+  partsBudget?: number;
   /** Once aborted, no further Redis call is made: the read throws the signal's reason. */
   signal?: AbortSignal;
   /** Decoded sections kept between reads (section-cache.ts); without, every section is sent. */
@@ -453,6 +473,8 @@ export async function readCounts(
   };
   const sections = new SectionSums(q, options.top);
   const perRoundTrip = options.callsPerRoundTrip ?? READ_CALLS_PER_ROUND_TRIP;
+  const partsBudget = options.partsBudget ?? PARTS_BUDGET;
+  const left: LeftHashes[] = [];
   // A month whose recorded days changed is read again day by day (and recorded anew), in a
   // second round: its hours were read with its M item, and with overlapping reads every call's
   // compaction point is checked, so no hour is counted twice in between.
@@ -466,7 +488,7 @@ export async function readCounts(
       const batch = chunks.slice(from, from + perRoundTrip);
       const pipeline = newPipeline(redis);
       for (const chunk of batch)
-        queueCommand(redis, pipeline, 'readBucketsBuffer', readBucketsArgs(keys, chunk));
+        queueCommand(redis, pipeline, 'readBucketsBuffer', readBucketsArgs(keys, chunk, partsBudget));
       const replies = (await execPipeline(pipeline)) as ItemReply[][];
       if (snapshot) {
         // Each call read cmp with its buckets atomically, and a call holds whole families (see
@@ -499,16 +521,51 @@ export async function readCounts(
                 sections.add(slice, compactCounts(decodeSection(part)), sign);
               }
             } else {
-              const found = (value ?? []) as Buffer[];
-              for (let m = 0; m + 1 < found.length; m += 2) {
-                const member = found[m]!.toString('latin1');
-                const part = member === item.cube ? '' : member.slice(item.cube.length + 1);
-                fieldsOf(slice, part).addText(found[m + 1]!.toString('latin1'), sign);
+              const found = (value ?? []) as (Buffer | Buffer[])[];
+              const rest = (found[0] ?? []) as Buffer[];
+              if (rest.length > 0) {
+                const guard = (found[1] as Buffer).toString('latin1');
+                const names = rest.map((name) => name.toString('latin1'));
+                left.push({ item, slice, sign, guard, names });
+              }
+              for (let m = 2; m + 1 < found.length; m += 2) {
+                const member = (found[m] as Buffer).toString('latin1');
+                fieldsOf(slice, partOfMember(item.cube, member)).addText(
+                  (found[m + 1] as Buffer).toString('latin1'),
+                  sign,
+                );
               }
             }
           }
         }
       });
+    }
+    // The hashes P items left (a large unsealed bucket), in C calls of bounded work.
+    for (let calls = leftCalls(keys, left.splice(0), partsBudget); calls.length > 0;) {
+      options.signal?.throwIfAborted();
+      const batch = calls.splice(0, perRoundTrip);
+      const pipeline = newPipeline(redis);
+      for (const call of batch) queueCommand(redis, pipeline, 'readBucketsBuffer', call.args);
+      const replies = (await execPipeline(pipeline)) as ItemReply[][];
+      for (const [c, reply] of replies.entries()) {
+        const now = parseIndex(reply[0]?.toString());
+        if (snapshot && now !== compactedThrough) return { ok: false, compactedThrough: now };
+        // A seal of the bucket began or ended since its P item: read again from a new plan.
+        if (!Array.isArray(reply[1])) return { ok: false, compactedThrough: now };
+        const { left: from, names } = batch[c]!;
+        reply[1].forEach((text, n) => {
+          if (text.length === 0) return;
+          const name = names[n]!;
+          const member = name.startsWith('z:') ? name.slice(2) : name;
+          fieldsOf(from.slice, partOfMember(from.item.cube, member)).addText(
+            text.toString('latin1'),
+            from.sign,
+          );
+        });
+        // The budget ran out before the call's last hash: the rest in another call.
+        const unread = names.slice(reply[1].length);
+        if (unread.length > 0) calls.push(...leftCalls(keys, [{ ...from, names: unread }], partsBudget));
+      }
     }
     pending = again;
   }
@@ -517,6 +574,47 @@ export async function readCounts(
   for (const { slice, part, fields } of sums.values()) fields.addTo(counts.slice(slice), sel, part);
   sections.addTo(counts);
   return { ok: true, counts };
+}
+
+/** The part of a P item's member ("f" -> "", "f:1a" -> "1a"), as FieldSums keys it. */
+const partOfMember = (cube: Cube, member: string): string =>
+  member === cube ? '' : member.slice(cube.length + 1);
+
+/** Hashes a P item named but did not read, with what their counts add to. */
+interface LeftHashes {
+  item: Extract<Item, { kind: 'P' }>;
+  slice: number | null;
+  sign: Sign;
+  /** The P item's guard: a C call reads only while the bucket's seal state still matches it. */
+  guard: string;
+  /** "member" (delta) or "z:member" (being sealed). */
+  names: string[];
+}
+
+/**
+ * The C calls that read what P items left: each names at most `budget` / 8 hashes (the script
+ * stops earlier when their fields spend the budget), each bucket's names in calls of its own guard.
+ */
+function leftCalls(
+  keys: ReturnType<typeof apiKeys>,
+  lefts: readonly LeftHashes[],
+  budget: number,
+): { left: LeftHashes; names: string[]; args: string[] }[] {
+  const perCall = Math.max(1, Math.floor(budget / PARTS_WEIGHT));
+  const calls: { left: LeftHashes; names: string[]; args: string[] }[] = [];
+  for (const left of lefts) {
+    for (let from = 0; from < left.names.length; from += perCall) {
+      const names = left.names.slice(from, from + perCall);
+      const hashes = names.map((name) => left.item.root + name);
+      const keysOf = [keys.compactedThrough, left.item.sequence, left.item.zparts, ...hashes];
+      calls.push({
+        left,
+        names,
+        args: [String(keysOf.length), ...keysOf, 'C', left.guard, String(names.length), String(budget)],
+      });
+    }
+  }
+  return calls;
 }
 
 /**
@@ -674,7 +772,11 @@ function chunksOf(units: readonly Unit[], reads: readonly BucketRead[], maxKeys:
  * item; before its H, P and L items a G guard (no parts and no zparts set: no hash or list to
  * read), and the field lists of its HMGETs and P items, each sent once per call (F).
  */
-function readBucketsArgs(keys: ReturnType<typeof apiKeys>, chunk: readonly Unit[]): (string | Buffer)[] {
+function readBucketsArgs(
+  keys: ReturnType<typeof apiKeys>,
+  chunk: readonly Unit[],
+  budget: number,
+): (string | Buffer)[] {
   const names: string[] = [keys.compactedThrough];
   const argv: (string | Buffer)[] = [];
   const lists = new Map<string, number>();
@@ -724,8 +826,8 @@ function readBucketsArgs(keys: ReturnType<typeof apiKeys>, chunk: readonly Unit[
         names.push(item.key, ...item.sets);
         argv.push('M', String(item.sets.length / 2 - 1));
       } else {
-        names.push(item.parts, item.zparts);
-        argv.push('P', item.root, item.cube, String(partLists.get(item)));
+        names.push(item.parts, item.zparts, item.sequence);
+        argv.push('P', item.root, item.cube, String(partLists.get(item)), String(budget));
       }
     }
   }

@@ -23,13 +23,24 @@
     H j           KEYS: one hash (<b>:<suffix> or <b>:z:<suffix>). j = 0: every field (HGETALL),
                   else HMGET of the fields of list j. Reply: "field value field value ..." ("" =
                   none), with HMGET only the fields present. Fields and values hold no spaces.
-    P root c j    KEYS: <b>:parts, <b>:zparts. Every hash of cube c listed in either set (members
-                  "c" or "c:<part>"), of the parts in list j only when j > 0 (an F list), read with
-                  HGETALL from root .. member (delta) and root .. "z:" .. member (being sealed); root
-                  is "<b>:". When a set has more members than the list, the listed parts are read by
-                  name instead (an absent hash reads as none), so a set listing thousands of f parts
-                  is not walked.
-                  Reply: { member, text, member, text, ... } for the hashes that hold fields.
+    P root c j b  KEYS: <b>:parts, <b>:zparts, <p>:g<g>:{api}:seq. Every hash of cube c listed in
+                  either set (members "c" or "c:<part>"), of the parts in list j only when j > 0 (an
+                  F list), read with HGETALL from root .. member (delta) and root .. "z:" .. member
+                  (being sealed); root is "<b>:". When a set has more members than the list, the
+                  listed parts are read by name instead (an absent hash reads as none), so a set
+                  listing thousands of f parts is not walked. b bounds the work: each hash costs 8
+                  plus its field count (HLEN, O(1)); once b is spent, the hashes left are not read
+                  but named in the reply, for C items of later calls (the first hash is always read).
+                  Reply: { rest, guard, member, text, member, text, ... } for the hashes read that
+                  hold fields; rest = the names ("member" or "z:member") left unread ({} = none);
+                  guard = "<seq>/<1 if zparts exists else 0>", which a C item checks.
+    C g n b       KEYS: <p>:g<g>:{api}:seq, <b>:zparts, then n hashes named by a P item's rest.
+                  Reply: nil when the guard now differs from g (a seal began or was committed since
+                  the P item: counts may have moved between the hashes and the section, so the
+                  caller reads again), else { text1, ..., textm } (HGETALL of the first m hashes,
+                  "" = none): m < n when the budget b (as P's) ran out; the caller asks again for
+                  the rest. Between a P item and its C items no seal of the bucket began (seq would
+                  differ) and none ended (zparts would be gone), so each count is read exactly once.
     L             KEYS: a parts list <b>:L:<c> and its sealing name <b>:z:L:<c>. Reply: every section
                   part of both lists ({} = none), each the encoded section as stored.
     M n           KEYS: a month's t section, its parts and zparts sets, then n pairs of sets (parts,
@@ -50,6 +61,11 @@ local members = {}
 
 local function text(key)
   return table.concat(redis.call('HGETALL', key), ' ')
+end
+
+-- What a C item checks: no seal of the bucket began (seq) or ended (zparts) since its P item.
+local function guardOf(seq, zparts)
+  return (redis.call('GET', seq) or '') .. '/' .. redis.call('EXISTS', zparts)
 end
 
 while a <= #ARGV do
@@ -103,8 +119,8 @@ while a <= #ARGV do
           a = a + 2
         elseif guarded == 'P' then
           out[#out + 1] = {}
-          k = k + 2
-          a = a + 4
+          k = k + 3
+          a = a + 5
         elseif guarded == 'L' then
           out[#out + 1] = {}
           k = k + 2
@@ -145,7 +161,8 @@ while a <= #ARGV do
     local root = ARGV[a + 1]
     local cube = ARGV[a + 2]
     local list = tonumber(ARGV[a + 3])
-    a = a + 4
+    local budget = tonumber(ARGV[a + 4])
+    a = a + 5
     local named = nil
     local allowed = nil
     local count = 0
@@ -164,13 +181,25 @@ while a <= #ARGV do
       count = #named
     end
     local prefix = cube .. ':'
-    local reply = {}
+    local rest = {}
+    local reply = { rest, guardOf(KEYS[k + 2], KEYS[k + 1]) }
+    local spent = 0
     local function add(sealing, member)
-      local t = text(root .. sealing .. member)
-      if t ~= '' then
-        reply[#reply + 1] = member
-        reply[#reply + 1] = t
+      local name = sealing .. member
+      if spent >= budget then
+        rest[#rest + 1] = name
+        return
       end
+      local fields = redis.call('HLEN', root .. name)
+      if fields == 0 then return end
+      if spent > 0 and spent + 8 + fields > budget then
+        spent = budget
+        rest[#rest + 1] = name
+        return
+      end
+      spent = spent + 8 + fields
+      reply[#reply + 1] = member
+      reply[#reply + 1] = text(root .. name)
     end
     for s = 0, 1 do
       local sealing = s == 1 and 'z:' or ''
@@ -191,7 +220,26 @@ while a <= #ARGV do
       end
     end
     out[#out + 1] = reply
-    k = k + 2
+    k = k + 3
+  elseif kind == 'C' then
+    local count = tonumber(ARGV[a + 2])
+    local budget = tonumber(ARGV[a + 3])
+    if guardOf(KEYS[k], KEYS[k + 1]) ~= ARGV[a + 1] then
+      out[#out + 1] = false
+    else
+      local texts = {}
+      local spent = 0
+      for j = 1, count do
+        local key = KEYS[k + 1 + j]
+        local fields = redis.call('HLEN', key)
+        if j > 1 and spent + 8 + fields > budget then break end
+        spent = spent + 8 + fields
+        texts[j] = fields == 0 and '' or text(key)
+      end
+      out[#out + 1] = texts
+    end
+    k = k + 2 + count
+    a = a + 4
   else
     return redis.error_reply('readBuckets: unknown item ' .. tostring(kind))
   end
