@@ -5,6 +5,10 @@
 // cores sat idle through those waits.
 // Every file has its own topics, key prefix, consumer group and ports (testEnv), so files side by side do not meet.
 import { defineConfig } from 'vitest/config';
+// Relative, not '@va/testkit/time': the config's own imports are bundled only when relative; a package import
+// would be loaded by Node itself, which cannot load the package's .ts entry point.
+// eslint-disable-next-line import-x/no-relative-packages -- see above
+import { scaled } from './libs/testkit/src/support/time.js';
 import { LongestFirstSequencer } from './test/support/longest-first-sequencer.js';
 
 const WORKSPACES = ['libs', 'services', 'tools', 'apps', 'bench'];
@@ -32,7 +36,7 @@ export default defineConfig({
     minWorkers: 4,
     poolOptions: { threads: { isolate: false }, forks: { isolate: false } },
     // Stopping the local Kafka (controlled shutdown) can take a while.
-    teardownTimeout: 60_000,
+    teardownTimeout: scaled(60_000),
     // Within each group (unit, then integration + cluster), the files known to be long start first.
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
@@ -42,7 +46,8 @@ export default defineConfig({
           include: [...WORKSPACES.map((dir) => `${dir}/**/*.test.ts`), 'test/**/*.test.ts'],
           exclude: ['**/node_modules/**', '**/*.int.test.ts'],
           // Property tests and the lint-boundary test do real work; on a loaded 2-core machine 5 s is too tight.
-          testTimeout: 60_000,
+          // Every budget here: at least 3x what its longest test takes, times TEST_TIME_SCALE (README of testkit).
+          testTimeout: scaled(60_000),
           // Pure code without module mocks, stubbed globals or fake timers: the files can share threads and
           // their module graph (half the CPU of a fresh thread per file).
           pool: 'threads',
@@ -69,8 +74,8 @@ export default defineConfig({
           // A fork runs file after file instead of one process per file: the files keep no state in their
           // modules beyond what each starts and stops itself (setup-file.ts kills a file's children).
           isolate: false,
-          testTimeout: 300_000,
-          hookTimeout: 300_000,
+          testTimeout: scaled(300_000),
+          hookTimeout: scaled(300_000),
           env: { KAFKAJS_NO_PARTITIONER_WARNING: '1' },
           sequence: { groupOrder: 1 },
         },
@@ -93,8 +98,8 @@ export default defineConfig({
           ],
           pool: 'forks',
           isolate: false,
-          testTimeout: 300_000,
-          hookTimeout: 300_000,
+          testTimeout: scaled(300_000),
+          hookTimeout: scaled(300_000),
           env: { KAFKAJS_NO_PARTITIONER_WARNING: '1' },
           // Beside the unit tests (another pool, so vitest runs both at once), not after the integration
           // files: forks that run file after file serve one project at a time, so at the end of the run

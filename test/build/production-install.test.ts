@@ -12,6 +12,7 @@ import * as esbuild from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { buildTargets, externalsPlugin } from '@va/infra/build';
 import { ROOT } from '@va/infra/paths';
+import { scaled } from '@va/testkit/time';
 
 /** Test runners, bundlers, containers and browsers: none may be part of a production install. */
 const DEV_ONLY = [
@@ -85,7 +86,7 @@ function missingInProduction(externals: Set<string>, outdir: string, production:
   });
 }
 
-describe('production install (npm ci --omit=dev)', { timeout: 120_000 }, () => {
+describe('production install (npm ci --omit=dev)', { timeout: scaled(120_000) }, () => {
   const tree = productionTree();
   const production = new Set(tree.keys());
 

@@ -39,6 +39,7 @@ import {
   type TestEnv,
   FAST_GROUP,
 } from '@va/testkit/support';
+import { scaled } from '@va/testkit/time';
 
 const SEED = Number(process.env.CLUSTER_E2E_SEED) || Math.floor(Math.random() * 1_000_000);
 const EVENTS = 120_000;
@@ -72,7 +73,7 @@ beforeAll(async () => {
     COMPACTION_EVERY_MS: '500',
     COMPACTION_GRACE_MS: '0',
   };
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   for (const s of services) await s.kill('SIGKILL');
@@ -136,7 +137,7 @@ function randomQuery(random: () => number, events: readonly VerificationEvent[])
 
 it(
   `counts ${EVENTS} events exactly through worker kills and a master failover, and two query services agree with the oracle (seed ${SEED})`,
-  { timeout: 600_000 },
+  { timeout: scaled(600_000) },
   async () => {
     const events = makeEvents();
     const space: KeySpace = { prefix: t.keyPrefix, generation: 1 };

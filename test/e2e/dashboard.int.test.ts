@@ -19,6 +19,7 @@ import { OUTCOME_FIELDS, type Datapoint, type Outcome, type VerificationEvent } 
 import { ensureDashboardBuilt, type DashboardDebug } from '@va/dashboard';
 import { launchChromium, type Chromium } from '@va/testkit/browser';
 import { startStack, type Stack } from './stack';
+import { scaled } from '@va/testkit/time';
 
 const HOUR = 3_600_000;
 const API = 'api_shop';
@@ -292,7 +293,7 @@ describe('dashboard in Chromium', () => {
     await page.waitForFunction(
       (n) => window.__dashboard.refreshes > n && window.__dashboard.queries?.totals.tag?.[0] === 'env:prod',
       before,
-      { timeout: 60_000 },
+      { timeout: scaled(60_000) },
     );
     const s = await state(page);
     expect(s.error).toBeUndefined();
@@ -340,7 +341,7 @@ describe('dashboard in Chromium', () => {
     await tab.waitForFunction(
       (n) => window.__dashboard.refreshes > n && window.__dashboard.queries?.totals.apiId === 'api_shop',
       before,
-      { timeout: 60_000 },
+      { timeout: scaled(60_000) },
     );
     const picked = await state(tab);
     expect(picked.error).toBeUndefined();
@@ -366,7 +367,9 @@ describe('dashboard in Chromium', () => {
     await stack.waitForTotal(API, SEEDED + fresh.length, rootKey);
     // No click: the page's own 5 s refresh must draw the new total (a refresh may land mid-ingest first).
     const expected = before + fresh.length;
-    await page.waitForFunction((n) => window.__dashboard.totals?.total === n, expected, { timeout: 60_000 });
+    await page.waitForFunction((n) => window.__dashboard.totals?.total === n, expected, {
+      timeout: scaled(60_000),
+    });
     const after = await state(page);
     await expectPageMatchesApi(page, after);
     expect(await page.textContent('#updated')).toMatch(/^Updated \d\d:\d\d:\d\d UTC$/);

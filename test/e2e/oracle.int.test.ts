@@ -28,6 +28,7 @@ import {
 import { compactApi, readCompactedThrough } from '@va/store';
 import { expectJsonEqual, startService, waitFor, type ServiceProcess } from '@va/testkit/support';
 import { startStack, type Stack } from './stack';
+import { scaled } from '@va/testkit/time';
 
 const SEED = Number(process.env.ORACLE_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const EVENTS = Number(process.env.ORACLE_EVENTS ?? 3000);
@@ -212,7 +213,7 @@ beforeAll(async () => {
   });
   await compactor.waitForHealth(`http://127.0.0.1:${stack.t.compactorMetricsPort}/health`);
   await ingest(events);
-}, 300_000);
+}, scaled(300_000));
 
 /** Produces the events not produced yet and waits until the service counts all of them. */
 let produced = 0;
@@ -264,13 +265,13 @@ async function compareWithOracle(label: string): Promise<void> {
 
 it(
   `answers ${QUERIES} random queries like the oracle while the compactor runs (seed ${SEED})`,
-  { timeout: 600_000 },
+  { timeout: scaled(600_000) },
   () => compareWithOracle('compacting'),
 );
 
 it(
   `answers ${QUERIES} random queries like the oracle once every hour is compacted (seed ${SEED})`,
-  { timeout: 600_000 },
+  { timeout: scaled(600_000) },
   async () => {
     const space = { prefix: stack.t.keyPrefix, generation: 1 };
     const closedBound = hourOf(NOW) - 1;

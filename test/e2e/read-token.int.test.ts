@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ApiError } from '@va/client';
 import type { VerificationEvent } from '@va/contracts';
 import { startStack, type Stack } from './stack';
+import { scaled } from '@va/testkit/time';
 
 const KEYS = 'k2:e2e-second-secret-at-least-32-bytes,k1:e2e-first-secret-at-least-32-bytes!!';
 const now = Date.now();
@@ -36,7 +37,7 @@ beforeAll(async () => {
   for (const apiId of ['api_main', 'api_other']) {
     await stack.waitForTotal(apiId, events.filter((e) => e.apiId === apiId).length, rootKey);
   }
-}, 300_000);
+}, scaled(300_000));
 afterAll(() => stack?.stop());
 
 it("a read token shows its end user's counts and nothing of anyone else's", async () => {

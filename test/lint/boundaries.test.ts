@@ -13,6 +13,7 @@ import path from 'node:path';
 import { ESLint } from 'eslint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '@va/infra/paths';
+import { scaled } from '@va/testkit/time';
 
 const dir = path.join(ROOT, 'test/lint', `__lint-plant-${process.pid}`);
 const files: Record<string, string> = {
@@ -61,7 +62,7 @@ async function ruleIds(name: string): Promise<(string | null)[]> {
 }
 
 // Loading ESLint, typescript-eslint and the resolver takes seconds on a busy machine: not a speed test.
-describe('eslint.config.js', { timeout: 120_000 }, () => {
+describe('eslint.config.js', { timeout: scaled(120_000) }, () => {
   it('refuses a relative import into another package', async () => {
     expect(await ruleIds('relative.ts')).toContain('import-x/no-relative-packages');
   });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '@va/infra/paths';
 import { cyclesOf, importGraph, type ImportGraph } from './import-cycles';
+import { scaled } from '@va/testkit/time';
 
 const TSCONFIG = path.join(ROOT, 'tsconfig.json');
 
@@ -29,7 +30,7 @@ describe('cyclesOf', () => {
   });
 });
 
-describe('the repository', { timeout: 120_000 }, () => {
+describe('the repository', { timeout: scaled(120_000) }, () => {
   it('has no import cycle, type-only imports and package entry points included', () => {
     const g = importGraph(TSCONFIG);
     // The check sees across packages: a service's import of @va/core lands on libs/core's sources.
@@ -39,7 +40,7 @@ describe('the repository', { timeout: 120_000 }, () => {
   });
 });
 
-describe('a planted type-only cycle', { timeout: 120_000 }, () => {
+describe('a planted type-only cycle', { timeout: scaled(120_000) }, () => {
   const dir = path.join(ROOT, 'test/lint', `__lint-plant-${process.pid}-types`);
   const files: Record<string, string> = {
     'a.ts': "import type { B } from './b';\nexport interface A {\n  b?: B;\n}\n",

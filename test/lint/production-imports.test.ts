@@ -7,6 +7,7 @@ import path from 'node:path';
 import { ESLint } from 'eslint';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '@va/infra/paths';
+import { scaled } from '@va/testkit/time';
 
 let eslint: ESLint;
 beforeAll(() => {
@@ -34,7 +35,7 @@ async function ruleIds(code: string, file: string): Promise<(string | null)[]> {
 const testkit = "import { waitFor } from '@va/testkit/support';\nexport const w = waitFor;\n";
 const vitest = "import { expect } from 'vitest';\nexport const e = expect;\n";
 
-describe('eslint.config.js: no test code in production modules', { timeout: 120_000 }, () => {
+describe('eslint.config.js: no test code in production modules', { timeout: scaled(120_000) }, () => {
   it('refuses @va/testkit and vitest in a service, a library and the CLI', async () => {
     expect(await ruleIds(testkit, 'services/query/src/__plant.ts')).toContain('no-restricted-imports');
     expect(await ruleIds(vitest, 'libs/store/src/__plant.ts')).toContain('no-restricted-imports');

@@ -506,7 +506,7 @@ describe('planReads: property (against the oracle retention model)', () => {
       }),
       { numRuns: 400 },
     );
-  }, 60_000);
+  });
 
   it('realistic retention (35 days / 400 days / 5 years) over ranges of up to 2 years', () => {
     const retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
@@ -538,7 +538,7 @@ describe('planReads: property (against the oracle retention model)', () => {
       }),
       { numRuns: 100 },
     );
-  }, 60_000);
+  });
 
   it('hoursOfDay/hoursOfMonth partition the timeline (sanity of the arithmetic the planner uses)', () => {
     fc.assert(

@@ -23,8 +23,11 @@ import {
 } from '@va/testkit/support';
 import { COMPACTION_QUEUE } from './jobs';
 import { comparable, expectedBuckets } from './testing/expected-rollups';
+import { scaled } from '@va/testkit/time';
 
 const KILLS = 12;
+/** Twelve kill cycles, each a restart and a wait for progress: minutes on a slow machine. */
+const KILL_BUDGET = { timeout: scaled(600_000) };
 const PARTITIONS = 4;
 
 let t: TestEnv;
@@ -116,7 +119,7 @@ async function ingestCaughtUp(space: KeySpace): Promise<boolean> {
 }
 
 describe('compactor under SIGKILL', () => {
-  it(`keeps every rollup exact through ${KILLS} kills while late events arrive`, async () => {
+  it(`keeps every rollup exact through ${KILLS} kills while late events arrive`, KILL_BUDGET, async () => {
     const env = {
       ...t.env,
       COMPACTION_EVERY_MS: '200',
@@ -224,5 +227,5 @@ describe('compactor under SIGKILL', () => {
     console.log(
       `kill test: seed ${seed}, ${KILLS} kills (${killsWhileActive} with a job running), ${events.length} events, ${apis.length} APIs, hour ${hourOf(Date.now())}`,
     );
-  }, 600_000);
+  });
 });

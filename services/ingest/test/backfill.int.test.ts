@@ -9,6 +9,7 @@ import { type TestEnv, startService, waitFor, type ServiceProcess } from '@va/te
 import { ingestFixture, type IngestFixture } from './fixture';
 import { eventMessages, produceMessages, createGenerator } from '@va/testkit';
 import { caughtUp, expectedCounts, topicEnds, verifyStored } from '@va/testkit';
+import { scaled } from '@va/testkit/time';
 
 let fixture: IngestFixture | undefined;
 let t: TestEnv;
@@ -78,7 +79,8 @@ describe('backfill beside live traffic', () => {
     await waitFor(async () => (await applied()) > before, { timeoutMs: 10_000, intervalMs: 10 });
     const latency = Date.now() - sentAt;
     process.stderr.write(`[backfill] one idle-stream event counted ${latency} ms after it was sent\n`);
-    expect(latency).toBeLessThan(2_000);
+    // The claim is about the worker's idle fetch, not the machine: a slower CI raises it with TEST_TIME_SCALE.
+    expect(latency).toBeLessThan(scaled(2_000));
     await producer.disconnect();
   });
 });

@@ -31,6 +31,7 @@ import {
   topicEnds,
   verifyStored,
 } from '@va/testkit';
+import { scaled } from '@va/testkit/time';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
@@ -58,7 +59,7 @@ async function assignments(kafka: Kafka, group: string, topic: string): Promise<
 
 it(
   'counts a hot API keyed by apiId+keyId over 4 partitions exactly, with 2 workers and one SIGKILLed',
-  { timeout: 300_000 },
+  { timeout: scaled(300_000) },
   async () => {
     const t = await testEnv('ingest hot api');
     const topics = [t.topic, t.backfillTopic, t.dlqTopic];

@@ -56,3 +56,9 @@ describe('repeatFor', () => {
     expect(n).toBe(3);
   });
 });
+
+describe('vitest.config.ts', () => {
+  it("gives the unit project's tests 60 s times TEST_TIME_SCALE", ({ task }) => {
+    expect(task.timeout).toBe(scaled(60_000));
+  });
+});

@@ -11,6 +11,7 @@ import { DEFAULT_INGEST_SETTINGS } from '@va/config';
 import { connectRedis, type RedisClient } from '@va/store';
 import { connectTarget, startTestCluster, testRedisTarget } from '@va/testkit/support';
 import { workerRedisOptions } from './redis-options';
+import { scaled } from '@va/testkit/time';
 
 /** The promise's outcome, or 'pending' if it has not settled within `ms`. */
 function outcomeWithin(promise: Promise<unknown>, ms: number): Promise<string> {
@@ -82,7 +83,7 @@ describe('the worker connection when a cluster master hangs', () => {
               () => 'answered',
               () => 'failed',
             ),
-          { timeout: 30_000 },
+          { timeout: scaled(30_000) },
         )
         .toBe('answered');
     } finally {

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ErrorEnvelope } from '@va/contracts';
 import { queryHarness, type QueryHarness } from '../testing/harness';
+import { scaled } from '@va/testkit/time';
 
 const PATH = '/v1/analytics.getVerifications';
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
@@ -155,7 +156,7 @@ const EXAMPLES: [string, string, string][] = [
 
 it(
   `answers ${RUNS} random and hostile queries with 200/400/401/403/404 only`,
-  { timeout: 600_000 },
+  { timeout: scaled(600_000) },
   async () => {
     const seen = new Map<number, number>();
     await fc.assert(

@@ -19,6 +19,7 @@ import { queryHarness, type QueryHarness } from '../testing/harness';
 import { startRedisProxy, type RedisProxy } from '../testing/redis-proxy';
 import { answerVerifications } from '../verifications/answer';
 import { DictionaryCache } from '../verifications/dictionary-cache';
+import { scaled } from '@va/testkit/time';
 
 const PATH = '/v1/analytics.getVerifications';
 const HOUR = 3_600_000;
@@ -97,7 +98,7 @@ const counterReads = (proxy: RedisProxy) =>
 const heavy = `apiId=api_main&groupBy=key&groupBy=tags&start=${0}`;
 
 describe('the time budget', () => {
-  it('answers 503 query_timeout in the envelope and stops reading', { timeout: 60_000 }, async () => {
+  it('answers 503 query_timeout in the envelope and stops reading', { timeout: scaled(60_000) }, async () => {
     // The whole query first, to count its commands (through a fast proxy: only the count matters).
     // Then every reply takes 300 ms: the query needs at least 4 round trips (root key, meta and
     // dictionaries, parts sets, counters), the budget of 400 ms lets at most 2 start (a wide
@@ -342,7 +343,7 @@ describe('streamed answers', () => {
     // A small answer goes in one piece, with its length.
     const small = await get(inline, 'apiId=api_main&groupBy=key');
     expect(Number(small.headers['content-length'])).toBe(small.rawPayload.length);
-  }, 60_000);
+  });
 });
 
 describe('compression', () => {
@@ -381,7 +382,7 @@ describe('the worker pool', () => {
     // The pool's waiting line is on /metrics (empty once every answer is in); a service without workers has none.
     expect(await metricsOf(pooled)).toMatch(/^va_query_pool_waiting 0$/m);
     expect(await metricsOf(inline)).not.toMatch(/va_query_pool_waiting/);
-  }, 60_000);
+  });
 
   it('stops a worker whose request ran out of budget', async () => {
     const pooled = await service({ QUERY_WORKERS: '1', QUERY_TIMEOUT_MS: '1' });

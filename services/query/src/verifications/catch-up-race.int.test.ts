@@ -19,6 +19,7 @@ import { seedEvents } from '@va/testkit/seed';
 import { readAnswer, type ReadDeps } from './read-answer';
 import { DictionaryCache } from './dictionary-cache';
 import { hourlyEvents } from './fixtures/hourly-events';
+import { scaled } from '@va/testkit/time';
 
 const NOW = Date.now();
 const HOURS = 60 * 24;
@@ -80,7 +81,7 @@ const QUERIES = [
 
 describe('queries raced against compaction round trip by round trip', () => {
   for (const round of ROUNDS) {
-    it(`round ${round}`, { timeout: 300_000 }, async () => {
+    it(`round ${round}`, { timeout: scaled(300_000) }, async () => {
       const api = `api_race_${round}`;
       await registerApi(redis, prefix, api, 'ws_1');
       const events = hourlyEvents(api, NOW, HOURS);

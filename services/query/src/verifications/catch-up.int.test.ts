@@ -13,6 +13,7 @@ import { createServer } from '../server';
 import { queryHarness, type QueryHarness } from '../testing/harness';
 import { startRedisProxy } from '../testing/redis-proxy';
 import { hourlyEvents } from './fixtures/hourly-events';
+import { scaled } from '@va/testkit/time';
 
 const PATH = '/v1/analytics.getVerifications';
 const API = 'api_catch_up';
@@ -65,7 +66,7 @@ function startCatchUp(redis: Redis, apiId: string) {
 describe('queries while the compactor catches up', () => {
   it(
     'all answer, as the oracle, while the compaction point moves hour by hour',
-    { timeout: 120_000 },
+    { timeout: scaled(120_000) },
     async () => {
       const catchUp = startCatchUp(h.redis, API);
       const queries = [
@@ -95,7 +96,7 @@ describe('queries while the compactor catches up', () => {
 
   it(
     'all answer when Redis is far from the query service, so that one read outlasts a short hold',
-    { timeout: 120_000 },
+    { timeout: scaled(120_000) },
     async () => {
       // The query service reads through a proxy that delays every reply by 300 ms (Redis far away):
       // every attempt's reads take longer than the shortest hold (250 ms), so that a fixed hold fails

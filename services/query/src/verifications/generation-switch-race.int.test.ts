@@ -22,6 +22,7 @@ import { createServer } from '../server';
 import { queryHarness, type QueryHarness } from '../testing/harness';
 import { startRedisProxy, type RedisProxy } from '../testing/redis-proxy';
 import { hourlyEvents } from './fixtures/hourly-events';
+import { scaled } from '@va/testkit/time';
 
 const PATH = '/v1/analytics.getVerifications';
 const API = 'api_gen_race';
@@ -107,7 +108,7 @@ const ask = (qs: string) => app.inject({ url: `${PATH}?${qs}`, headers: { author
 describe('#39 item 3: a query spanning a rebuild switch and the old generation deletion', () => {
   it(
     'equals the oracle or is an error, wherever the switch and deletion fall',
-    { timeout: 300_000 },
+    { timeout: scaled(300_000) },
     async () => {
       const failures: string[] = [];
       let spanned = 0;
@@ -152,7 +153,7 @@ describe('#39 item 3: a query spanning a rebuild switch and the old generation d
 
   it(
     'answers 503 generation_changed when every read of the query meets another switch',
-    { timeout: 60_000 },
+    { timeout: scaled(60_000) },
     async () => {
       const qs = `apiId=${API}&${QUERIES[0]}`;
       let answered = false;

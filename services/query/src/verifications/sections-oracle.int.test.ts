@@ -19,6 +19,7 @@ import { apiKeys, compactApi, type Resolution } from '@va/store';
 import { seededRandom } from '@va/workload';
 import { beginSealOnly, sealNow, type BucketAt } from '@va/testkit/seal';
 import { queryHarness, type QueryHarness } from '../testing/harness';
+import { scaled } from '@va/testkit/time';
 
 const PATH = '/v1/analytics.getVerifications';
 const API = 'api_sealing';
@@ -143,7 +144,7 @@ const partsLists = async () => (await h.redis.keys(`${h.config.keyPrefix}:*:L:*`
 const sealOptions = () => ({ now: NOW, retention: h.config.retention });
 
 describe('late events while buckets are sealed and their sections cached', () => {
-  it(`answers as the oracle in every round (seed ${SEED})`, { timeout: 120_000 }, async () => {
+  it(`answers as the oracle in every round (seed ${SEED})`, { timeout: scaled(120_000) }, async () => {
     let sealing: BucketAt[] = [];
     let sawParts = 0;
     for (let round = 1; round <= ROUNDS; round++) {

@@ -86,7 +86,7 @@ describe('#39 item 7: key material where it leaks', () => {
         expect(result.stderr, args.join(' ')).toContain(`cannot reach Redis at ${shown}`);
       }
     }
-  }, 120_000);
+  });
 
   it('no message quoting another URL shows its password either (the CLI filters all of stderr)', async () => {
     // The HTTP client's own error quotes the URL it refused (one with credentials).
