@@ -131,7 +131,7 @@ async function state(page: Page): Promise<DashboardDebug> {
 /** Waits for a completed refresh after `after` refreshes that drew without an error. */
 async function refreshed(page: Page, after: number): Promise<DashboardDebug> {
   await page.waitForFunction((n) => window.__dashboard.refreshes > n && window.__dashboard.totals, after, {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   });
   const s = await state(page);
   expect(s.error).toBeUndefined();

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
+import { scaled } from './time.js';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -40,6 +41,8 @@ export async function launchChromium(viewport = { width: 1280, height: 900 }): P
     args: CHROMIUM_ARGS,
     viewport,
   });
+  // Playwright's own default (30 s for every wait, click and navigation), times TEST_TIME_SCALE.
+  context.setDefaultTimeout(scaled(30_000));
   return {
     context,
     async close() {
