@@ -2,6 +2,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { App } from './app';
+import { LOOP_DELAY_RESOLUTION_MS, loopDelayWindow } from './loop-delay';
 
 /** Why a request was turned away before or while it was answered. */
 export type Refusal = 'row_cap' | 'timeout' | 'rate_limited' | 'concurrency' | 'client_closed';
@@ -50,16 +51,25 @@ export function registerMetrics(app: App, registry: Registry, route: string): Qu
     registers: [registry],
   });
   // The event loop's delay as this service sees it (nodejs_eventloop_lag_* of the default
-  // metrics averages it away); reset at each scrape, so it is the worst since the last one.
-  const loop = monitorEventLoopDelay({ resolution: 10 });
+  // metrics averages it away): its 99th percentile and its maximum over one window, from one
+  // scrape to the next (loop-delay.ts).
+  const loop = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
   loop.enable();
+  const window = loopDelayWindow(loop);
   new Gauge({
     name: 'va_query_event_loop_delay_max_seconds',
     help: 'Longest event-loop delay since the previous scrape',
     registers: [registry],
     collect() {
-      this.set(loop.max / 1e9);
-      loop.reset();
+      this.set(window.read('max') / 1e9);
+    },
+  });
+  new Gauge({
+    name: 'va_query_event_loop_delay_p99_seconds',
+    help: '99th percentile of the event-loop delay since the previous scrape',
+    registers: [registry],
+    collect() {
+      this.set(window.read('p99') / 1e9);
     },
   });
   app.addHook('onClose', async () => loop.disable());
