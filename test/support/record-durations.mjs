@@ -1,5 +1,6 @@
 // Writes test/durations.json (the order of test/support/longest-first-sequencer.ts) from the report of the
-// last `npm test` (.cache/vitest-report.json): every file that took 5 s or more, in seconds. Record it from a
+// last `npm test` (.cache/vitest-report.json, and the unit tests' .cache/vitest-unit-report.json where turbo ran
+// them): every file that took 5 s or more, in seconds. Record it from a
 // clean-clone run, whose durations a warm machine's (bundles built, servers up) do not match:
 //   node test/support/record-durations.mjs [<root of the clone that ran npm test>]
 import fs from 'node:fs';
@@ -7,9 +8,12 @@ import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const ran = path.resolve(process.argv[2] ?? ROOT);
-const report = JSON.parse(fs.readFileSync(path.join(ran, '.cache', 'vitest-report.json'), 'utf8'));
+const reports = ['vitest-report.json', 'vitest-unit-report.json']
+  .map((name) => path.join(ran, '.cache', name))
+  .filter((file, n) => n === 0 || fs.existsSync(file))
+  .map((file) => JSON.parse(fs.readFileSync(file, 'utf8')));
 const table = {};
-for (const file of report.testResults) {
+for (const file of reports.flatMap((report) => report.testResults)) {
   const seconds = Math.round((file.endTime - file.startTime) / 1000);
   if (seconds < 5) continue;
   // The JSON report does not name the project: a file of two projects (integration and cluster) keeps its longer run.
