@@ -17,11 +17,11 @@
 import { logLevel } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { createProducer } from '@va/producer';
-import { SingleBar, Presets } from 'cli-progress';
 import { clockOf, loadConfig } from '@va/config';
 import type { MessageKey } from '@va/contracts';
 import { decodeContext } from '@va/ingest';
 import { classify } from '../backfill/classify';
+import { BackfillProgress } from '../backfill/progress-view';
 import { isBlank } from '../backfill/lines';
 import { lineHeaders, newRecord, ResumeState, VALID, type LineKind } from '../backfill/resume';
 import { openFileBackfill, partialMessage, saveRecord, type OpenedFile } from '../backfill/resume-io';
@@ -55,13 +55,6 @@ export interface BackfillOptions {
 /** The file changed in a way that would count lines twice: nothing of it is sent (exit 2). */
 class Refusal extends Error {}
 
-/** A bar on a TTY (stderr, like every progress display of the CLI); nothing otherwise. */
-function progressBar(format: string): SingleBar | undefined {
-  return process.stderr.isTTY
-    ? new SingleBar({ format, hideCursor: true }, Presets.shades_classic)
-    : undefined;
-}
-
 export async function backfillCommand(options: BackfillOptions): Promise<number> {
   if ((options.file === undefined) === (options.fromTopic === undefined))
     throw new UsageError('give exactly one of --file and --from-topic');
@@ -78,6 +71,10 @@ export async function backfillCommand(options: BackfillOptions): Promise<number>
   const source: Source = file ?? (await topicSource(kafka, options.fromTopic!));
   const clock = clockOf(config);
   const started = Date.now();
+  const progress = new BackfillProgress((line) => process.stderr.write(`${line}\n`), {
+    json: options.json,
+    stderrIsTTY: process.stderr.isTTY === true,
+  });
   return withRedis(async (redis) => {
     const current = await topicOffsets(kafka, [config.backfillTopic, config.dlqTopic]);
     // A file backfill continues its progress record (backfill/resume.ts); a topic replay starts over.
@@ -112,15 +109,17 @@ export async function backfillCommand(options: BackfillOptions): Promise<number>
       },
     });
     try {
-      const bar = progressBar(
-        'read     [{bar}] {percentage}% | {read} read, {valid} valid, {dead} dead-lettered',
-      );
-      bar?.start(Math.max(source.total, 1), 0, { read: 0, valid: 0, dead: 0 });
+      progress.update('read', 0, source.total, { read: 0, valid: 0, dead: 0 });
       let ctx = decodeContext(clock(), config.retention);
       let read = 0;
       let valids = 0;
       const ticker = setInterval(
-        () => bar?.update(source.position(), { read, valid: valids, dead: read - valids }),
+        () =>
+          progress.update('read', source.position(), source.total, {
+            read,
+            valid: valids,
+            dead: read - valids,
+          }),
         250,
       );
       try {
@@ -176,8 +175,8 @@ export async function backfillCommand(options: BackfillOptions): Promise<number>
         return 2;
       } finally {
         clearInterval(ticker);
-        bar?.update(source.total, { read, valid: valids, dead: read - valids });
-        bar?.stop();
+        progress.update('read', source.total, source.total, { read, valid: valids, dead: read - valids });
+        progress.stop();
       }
     } finally {
       await producer.close();
@@ -204,18 +203,14 @@ export async function backfillCommand(options: BackfillOptions): Promise<number>
 
     let code = 0;
     if (options.wait && targets.length > 0) {
-      const waitBar = progressBar('counted  [{bar}] {percentage}% | {value}/{total} offsets applied');
-      waitBar?.start(tally.produced, 0);
+      progress.update('counted', 0, tally.produced);
       const result = await waitApplied(redis, kafka, targets, {
         prefix: config.keyPrefix,
         group: config.consumerGroup,
         timeoutMs: options.timeoutMs,
-        onProgress: (applied, total) => {
-          waitBar?.setTotal(total);
-          waitBar?.update(applied);
-        },
+        onProgress: (applied, total) => progress.update('counted', applied, total),
       });
-      waitBar?.stop();
+      progress.stop();
       if (result.status === 'applied') {
         tally.workerRejected = await workerDeadLetters(
           kafka,
