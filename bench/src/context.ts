@@ -26,6 +26,8 @@ export interface RunContext {
 export interface PreparedService {
   /** http://127.0.0.1:<port> of its HTTP server (the query API, or /metrics and /health). */
   baseUrl: string;
+  /** Its Prometheus metrics (the query service serves them on its internal port, not on the API's). */
+  metricsUrl: string;
   /** Spawns the process: measurements call it when their clock starts. */
   start(): Service;
 }
@@ -49,6 +51,7 @@ export async function prepareService(
     name === 'query' ? ports.query : name === 'ingest' ? ports.ingestMetrics : ports.compactorMetrics;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
+    metricsUrl: `http://127.0.0.1:${name === 'query' ? ports.queryMetrics : port}/metrics`,
     start: () =>
       startService(name, env, {
         runId: ctx.runId,

@@ -16,7 +16,7 @@ export async function ingestTopic(ctx: RunContext, names: BenchNames): Promise<I
     prefix: names.prefix,
     topic: names.topic,
     ends,
-    metricsUrl: `${ingest.baseUrl}/metrics`,
+    metricsUrl: ingest.metricsUrl,
     kafkaPid: localBrokerPid(ctx.servers.kafkaBrokers[0]),
     start: ingest.start,
     timeoutMs: PHASE_TIMEOUT_MS,

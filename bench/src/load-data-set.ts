@@ -65,7 +65,7 @@ export async function loadDataSet(ctx: RunContext, names: BenchNames): Promise<D
       redis,
       prefix: names.prefix,
       graceMs,
-      metricsUrl: `${compactor.baseUrl}/metrics`,
+      metricsUrl: compactor.metricsUrl,
       start: compactor.start,
       timeoutMs: PHASE_TIMEOUT_MS,
     });

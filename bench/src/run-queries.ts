@@ -71,6 +71,7 @@ export async function queries(ctx: RunContext, names: BenchNames): Promise<void>
     const target = {
       redis,
       baseUrl: prepared.baseUrl,
+      metricsUrl: prepared.metricsUrl,
       rootKey,
       seconds: options.seconds,
       connections: options.connections,

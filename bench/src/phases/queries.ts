@@ -52,14 +52,16 @@ export interface ScenarioResult {
 export interface QueryTarget {
   redis: Redis;
   baseUrl: string;
+  /** The service's internal /metrics. */
+  metricsUrl: string;
   rootKey: string;
   seconds: number;
   connections: number[];
   warmupRequests: number;
 }
 
-async function serviceFigures(baseUrl: string) {
-  const metrics = await scrape(`${baseUrl}/metrics`);
+async function serviceFigures(metricsUrl: string) {
+  const metrics = await scrape(metricsUrl);
   return {
     cpu: metrics.get('process_cpu_seconds_total') ?? 0,
     hits: metrics.get('va_query_section_cache_hits_total') ?? 0,
@@ -70,7 +72,7 @@ async function serviceFigures(baseUrl: string) {
 
 async function load(target: QueryTarget, path: string, connections: number): Promise<LoadRun> {
   await resetStats(target.redis);
-  const before = await serviceFigures(target.baseUrl);
+  const before = await serviceFigures(target.metricsUrl);
   const latencies: number[] = [];
   const failureKinds: Record<string, number> = {};
   const instance = autocannon({
@@ -87,7 +89,7 @@ async function load(target: QueryTarget, path: string, connections: number): Pro
   const result = await instance;
   if (result.errors > result.timeouts) failureKinds.error = result.errors - result.timeouts;
   if (result.timeouts > 0) failureKinds.timeout = result.timeouts;
-  const after = await serviceFigures(target.baseUrl);
+  const after = await serviceFigures(target.metricsUrl);
   const stats = await commandStats(target.redis, 50);
   const requests = result.requests.total;
   const redisUsec = stats.reduce((sum, s) => sum + s.usec, 0);
