@@ -14,6 +14,13 @@ export interface SentCommand {
 export interface RedisProxy {
   url: string;
   sent: SentCommand[];
+  /**
+   * Set: every reply waits (after the delay) until this has run, replies in order. A test makes
+   * something happen between a command and its reply this way, whatever the machine's speed; a
+   * fixed delay alone only gives it the delay's time. An error it throws lands in `hookErrors`.
+   */
+  beforeReply: (() => Promise<void>) | undefined;
+  hookErrors: unknown[];
   close(): Promise<void>;
 }
 
@@ -51,12 +58,25 @@ export async function startRedisProxy(target: string, replyDelayMs: number): Pro
     const upstream = net.connect(Number(port), hostname);
     sockets.add(client).add(upstream);
     let pending: Buffer = Buffer.alloc(0);
+    // With a hook, replies go through one chain per connection so that they keep their order.
+    let replies = Promise.resolve();
     client.on('data', (chunk) => {
       pending = parseCommands(Buffer.concat([pending, chunk]), Date.now(), sent);
       upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
-      setTimeout(() => client.writable && client.write(chunk), replyDelayMs);
+      const write = () => client.writable && client.write(chunk);
+      const hook = proxy.beforeReply;
+      if (hook === undefined) {
+        setTimeout(write, replyDelayMs);
+        return;
+      }
+      const delayed = new Promise((resolve) => setTimeout(resolve, replyDelayMs));
+      replies = replies
+        .then(() => delayed)
+        .then(hook)
+        .catch((error: unknown) => void proxy.hookErrors.push(error))
+        .then(write);
     });
     const close = () => {
       client.destroy();
@@ -67,12 +87,15 @@ export async function startRedisProxy(target: string, replyDelayMs: number): Pro
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address() as net.AddressInfo;
-  return {
+  const proxy: RedisProxy = {
     url: `redis://127.0.0.1:${address.port}`,
     sent,
+    beforeReply: undefined,
+    hookErrors: [],
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return proxy;
 }
