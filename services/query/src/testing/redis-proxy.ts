@@ -65,7 +65,9 @@ export async function startRedisProxy(target: string, replyDelayMs: number): Pro
       upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
-      const write = () => client.writable && client.write(chunk);
+      const write = (): void => {
+        if (client.writable) client.write(chunk);
+      };
       const hook = proxy.beforeReply;
       if (hook === undefined) {
         setTimeout(write, replyDelayMs);
