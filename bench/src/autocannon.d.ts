@@ -12,6 +12,15 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     /** Seconds per request before it counts as a timeout. */
     timeout?: number;
+    /** Requests each connection sends in turn; setupRequest may change each one before it is sent. */
+    requests?: { setupRequest?: (request: RequestData) => RequestData }[];
+  }
+
+  export interface RequestData {
+    method: string;
+    path: string;
+    /** A copy per request: setupRequest may change it in place. */
+    headers: Record<string, string>;
   }
 
   export interface Stats {
@@ -39,6 +48,8 @@ declare module 'autocannon' {
 
   /** An EventEmitter that is also a promise of the result ('response' gives each request's latency). */
   export interface Instance extends EventEmitter, PromiseLike<Result> {
+    /** Ends the run early: the promise resolves with what was measured so far. */
+    stop(): void;
     on(
       event: 'response',
       listener: (client: unknown, statusCode: number, resBytes: number, responseTimeMs: number) => void,

@@ -24,6 +24,11 @@ describe('parseOptions', () => {
     expect(parse(['--connections', '1,4']).connections).toEqual([1, 4]);
   });
 
+  it('#40: runs the query service with the shipped limits unless --no-limits, which makes the run custom', () => {
+    expect(parse([]).limits).toBe(true);
+    expect(parse(['--no-limits'])).toMatchObject({ limits: false, profile: 'custom' });
+  });
+
   it('refuses bad numbers and unknown options', () => {
     expect(() => parse(['--events', '0'])).toThrow(/--events/);
     expect(() => parse(['--nope'])).toThrow();

@@ -29,6 +29,11 @@ export interface BenchOptions {
   freshnessSeconds: number;
   /** Events/s of that live traffic. */
   freshnessRate: number;
+  /**
+   * The query service runs with the shipped limits (QUERY_RATE_LIMIT, QUERY_MAX_CONCURRENT) and log
+   * level, as `npm start` runs it; false (--no-limits) turns both limits off and logs warnings only.
+   */
+  limits: boolean;
   /** Write V8 CPU profiles of the service processes into .cache/bench/prof/<run>/. */
   cpuProf: boolean;
   /** Leave the bench's Redis (and a Kafka it started) running at the end. */
@@ -55,6 +60,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --connections LIST      connection counts per scenario, comma-separated (1,10)
   --freshness-seconds S   seconds of live traffic for the freshness probes (full: 60, quick: 20; 0 = skip)
   --rate R                events/s of that live traffic (10000)
+  --no-limits             query service without its per-root-key limits and with LOG_LEVEL=warn (the
+                          default runs it as \`npm start\` does: shipped limits and log level)
   --cpu-prof              CPU profiles of the service processes into .cache/bench/prof/<run>/
   --keep-servers          leave the bench Redis (and a Kafka the bench started) running
 Environment: KAFKA_BROKERS (default: the stack's broker, started if needed), BENCH_REDIS_URL (default:
@@ -89,6 +96,7 @@ export function parseOptions(args: string[]): BenchOptions | 'help' {
       'freshness-seconds': { type: 'string' },
       'live-events': { type: 'string' },
       rate: { type: 'string' },
+      'no-limits': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
       'keep-servers': { type: 'boolean', default: false },
     },
@@ -123,6 +131,7 @@ export function parseOptions(args: string[]): BenchOptions | 'help' {
     liveEvents: positiveInt(values['live-events'], 'live-events', defaultLive, 0),
     freshnessSeconds: positiveInt(values['freshness-seconds'], 'freshness-seconds', defaultFreshness, 0),
     freshnessRate: positiveInt(values.rate, 'rate', 10_000),
+    limits: !(values['no-limits'] ?? false),
     cpuProf: values['cpu-prof'] ?? false,
     keepServers: values['keep-servers'] ?? false,
     profile: custom ? 'custom' : `${quick ? 'quick' : 'full'}${values['skip-produce'] ? '-reused' : ''}`,

@@ -112,3 +112,28 @@ export async function resetStats(redis: Redis): Promise<void> {
   await redis.call('CONFIG', 'SET', 'slowlog-max-len', String(SLOW_LOG_MAX_LEN));
   await redis.call('SLOWLOG', 'RESET');
 }
+
+/**
+ * What Redis received, from INFO stats: `reads` (total_reads_processed) counts the reads Redis made on
+ * client sockets, one per round trip of a client (a pipeline or a script call sent at once is one read,
+ * unless it is too large for one), `commands` (total_commands_processed) every command run, the calls
+ * a Lua script makes included.
+ */
+export interface RedisTraffic {
+  reads: number;
+  commands: number;
+}
+
+export async function redisTraffic(redis: Redis): Promise<RedisTraffic> {
+  const stats = await info(redis, 'stats');
+  return { reads: Number(stats.total_reads_processed), commands: Number(stats.total_commands_processed) };
+}
+
+/**
+ * The traffic between two redisTraffic calls of the same client, without those calls: the second INFO's
+ * read is counted in its own figures, the first INFO's command in the second's.
+ */
+export const trafficBetween = (before: RedisTraffic, after: RedisTraffic): RedisTraffic => ({
+  reads: Math.max(0, after.reads - before.reads - 1),
+  commands: Math.max(0, after.commands - before.commands - 1),
+});

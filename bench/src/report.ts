@@ -2,27 +2,12 @@
 import type { IngestResult } from './phases/ingest';
 import { SLOW_LOG_USEC, type SlowEntry, type SlowLog } from './redis-info';
 import { GOALS, type BenchResults } from './results';
+import { queryTables } from './report-queries';
 import { RANGE_CHECKS } from './scenarios';
+import { bytes, int, mark, ms, table } from './report-format';
 import { round } from './stats';
 
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
-const ms = (n: number) => (Number.isFinite(n) ? String(round(n)) : '-');
-const mark = (ok: boolean) => (ok ? 'yes' : 'NO');
-const bytes = (n: number) =>
-  n >= 2 ** 30
-    ? `${round(n / 2 ** 30)} GiB`
-    : n >= 2 ** 20
-      ? `${round(n / 2 ** 20)} MiB`
-      : `${round(n / 1024)} KiB`;
 const load = (l: readonly number[]) => l.map((x) => x.toFixed(2)).join(' / ');
-
-function table(header: string[], rows: string[][]): string[] {
-  return [
-    `| ${header.join(' | ')} |`,
-    `|${header.map(() => '---').join('|')}|`,
-    ...rows.map((r) => `| ${r.join(' | ')} |`),
-  ];
-}
 
 /** CPU seconds of the worker, Redis and the broker over the run, and per event in µs. */
 function cpuPerEvent(i: IngestResult): string {
@@ -117,51 +102,7 @@ export function markdownReport(r: BenchResults): string {
   }
   if (summary.length > 0) lines.push(...table(['measure', 'result', 'goal', 'met'], summary), '');
 
-  if (r.queries.length > 0) {
-    const conns = r.queries[0]!.runs.map((run) => run.connections);
-    const header = ['scenario', 'rows'];
-    for (const c of conns) header.push(`c=${c} p50 ms`, `c=${c} p99 ms`, `c=${c} req/s`);
-    header.push(
-      'ClickHouse p50',
-      'aim (half)',
-      `p50<${GOALS.queryP50Ms} & p99<${GOALS.queryP99Ms} (c=${conns[0]})`,
-    );
-    const rows = r.queries.map((q) => {
-      const row = [
-        `${q.name}${q.precision !== 'hour' ? ` (X-Precision: ${q.precision})` : ''}`,
-        String(q.rows),
-      ];
-      for (const run of q.runs) {
-        const failed = run.failures > 0 ? ` (${run.failures} failed)` : '';
-        row.push(ms(run.latencyMs.p50), ms(run.latencyMs.p99), `${int(run.requestsPerSecond)}${failed}`);
-      }
-      const first = q.runs[0]!.latencyMs;
-      const reference = q.referenceP50Ms;
-      row.push(
-        reference === undefined ? '-' : ms(reference),
-        reference === undefined
-          ? '-'
-          : `${mark(first.p50 <= reference * GOALS.referenceShare)} (${ms(reference * GOALS.referenceShare)})`,
-        mark(first.p50 < GOALS.queryP50Ms && first.p99 < GOALS.queryP99Ms),
-      );
-      return row;
-    });
-    lines.push(...table(header, rows), '');
-    lines.push(
-      `Per request (c=${conns[conns.length - 1]}): ` +
-        r.queries
-          .map((q) => {
-            const run = q.runs[q.runs.length - 1]!;
-            const cache = run.sectionCache
-              ? `, sections ${int(run.sectionCache.hits)} cached / ${int(run.sectionCache.misses)} sent`
-              : '';
-            return `${q.name} service CPU ${ms(run.serviceCpuMsPerRequest)} ms, Redis ${int(run.redisUsecPerRequest)} µs${cache}`;
-          })
-          .join('; ') +
-        '.',
-      '',
-    );
-  }
+  lines.push(...queryTables(r));
 
   const ranges = RANGE_CHECKS.flatMap((check) => {
     const month = r.queries.find((q) => q.name === check.month)?.runs[0]?.latencyMs.p50;

@@ -1,27 +1,48 @@
 /**
- * The query phase: a root key, a query service process, the busiest identity, then every selected
- * scenario under load (phases/queries.ts).
+ * The query phase: root keys, a query service process started as `npm start` starts it (query-env.ts),
+ * the busiest identity, the calibration round trip, then every selected scenario under load
+ * (phases/queries.ts) and the light-under-heavy check (phases/light-under-heavy.ts).
  */
 import type { Redis } from 'ioredis';
-import { createRootKey } from '@va/store';
+import { readEnvironment } from '@va/config';
+import { createRootKey, globalKeys, hashRootKey } from '@va/store';
 import { TAG_VOCABULARY } from '@va/testkit';
+import { bareRoundTrip } from './calibration';
 import { prepareService, type RunContext } from './context';
 import { MEDIUM_API, MEDIUM_WORKSPACE } from './dataset';
 import { getRowsOk } from './http';
+import { log } from './log';
 import type { BenchNames } from './names';
+import { lightUnderHeavy } from './phases/light-under-heavy';
 import { runScenario } from './phases/queries';
-import { selectScenarios, type ScenarioContext } from './scenarios';
+import { querySettings, querySettingsEnv, rootKeyPoolSize } from './query-env';
+import {
+  HEAVY_PARAMS,
+  LIGHT_SCENARIO,
+  scenarioPath,
+  selectScenarios,
+  selectsLightUnderHeavy,
+  type ScenarioContext,
+} from './scenarios';
 
 /** The permission to read every API of the workspace (docs/api.md#auth). */
 const READ_ANY_API = 'api.*.read_api';
 
 export async function rootKeyFor(redis: Redis, prefix: string): Promise<string> {
-  const created = await createRootKey(redis, prefix, {
-    workspaceId: MEDIUM_WORKSPACE,
-    permissions: [READ_ANY_API],
-    now: Date.now(),
-  });
-  return created.key;
+  return (await rootKeysFor(redis, prefix, 1))[0]!;
+}
+
+async function rootKeysFor(redis: Redis, prefix: string, count: number): Promise<string[]> {
+  const keys: string[] = [];
+  for (let n = 0; n < count; n++) {
+    const created = await createRootKey(redis, prefix, {
+      workspaceId: MEDIUM_WORKSPACE,
+      permissions: [READ_ANY_API],
+      now: Date.now(),
+    });
+    keys.push(created.key);
+  }
+  return keys;
 }
 
 /**
@@ -52,27 +73,40 @@ async function scenarioContext(
   return { now, apiId: MEDIUM_API, externalId, tags, keyId };
 }
 
+const HEAVY_CONNECTIONS = 10;
+
 export async function queries(ctx: RunContext, names: BenchNames): Promise<void> {
   const { redis, options, results } = ctx;
   const scenarios = selectScenarios(options.scenarios);
-  const rootKey = await rootKeyFor(redis, names.prefix);
-  // The load runs measure latency with one root key at up to 10 connections: the per-key rate
-  // and concurrency limits (which would answer 429) are off, as for a trusted dashboard backend.
-  const prepared = await prepareService(ctx, 'query', names, {
-    QUERY_RATE_LIMIT: process.env.QUERY_RATE_LIMIT ?? '0',
-    QUERY_MAX_CONCURRENT: process.env.QUERY_MAX_CONCURRENT ?? '0',
-  });
+  const settings = querySettings(options.limits, process.env);
+  results.querySettings = settings;
+  // The limits on (the default), the load rotates over a pool of root keys so that it pays their
+  // checks without being refused by them (query-env.ts rootKeyPoolSize); the heavy ones are others.
+  const rootKeys = await rootKeysFor(
+    redis,
+    names.prefix,
+    rootKeyPoolSize(settings, Math.max(...options.connections)),
+  );
+  const heavyKeys = await rootKeysFor(redis, names.prefix, HEAVY_CONNECTIONS);
+  const prepared = await prepareService(ctx, 'query', names, querySettingsEnv(settings));
   const service = prepared.start();
   try {
     await service.waitHealthy(`${prepared.baseUrl}/health`);
     const tags: [string, string] = [TAG_VOCABULARY[0]!, TAG_VOCABULARY[2]!];
-    const base = await scenarioContext(prepared.baseUrl, rootKey, tags);
-    results.queryContext = { externalId: base.externalId, tags, keyId: base.keyId };
+    const base = await scenarioContext(prepared.baseUrl, rootKeys[0]!, tags);
+    results.queryContext = {
+      externalId: base.externalId,
+      tags,
+      keyId: base.keyId,
+      rootKeys: rootKeys.length,
+    };
+    results.calibration = await bareRoundTrip(options.seconds);
+    log(`calibration: bare node:http round trip p50 ${results.calibration.latencyMs.p50.toFixed(3)} ms`);
     const target = {
       redis,
       baseUrl: prepared.baseUrl,
       metricsUrl: prepared.metricsUrl,
-      rootKey,
+      rootKeys,
       seconds: options.seconds,
       connections: options.connections,
       warmupRequests: 20,
@@ -80,7 +114,28 @@ export async function queries(ctx: RunContext, names: BenchNames): Promise<void>
     for (const scenario of scenarios) {
       results.queries.push(await runScenario(target, scenario, { ...base, now: Date.now() }));
     }
+    if (selectsLightUnderHeavy(options.scenarios)) {
+      const heavyPath = `/v1/analytics.getVerifications?${new URLSearchParams([['apiId', MEDIUM_API], ...HEAVY_PARAMS])}`;
+      results.lightUnderHeavy = [];
+      for (const heavyRootKeys of [1, HEAVY_CONNECTIONS]) {
+        results.lightUnderHeavy.push(
+          await lightUnderHeavy({
+            baseUrl: prepared.baseUrl,
+            lightPath: scenarioPath(LIGHT_SCENARIO, { ...base, now: Date.now() }),
+            heavyPath,
+            lightKeys: rootKeys,
+            heavyKeys: heavyKeys.slice(0, heavyRootKeys),
+            heavyConnections: HEAVY_CONNECTIONS,
+            seconds: options.seconds,
+            settleMs: readEnvironment(process.env).QUERY_TIMEOUT_MS + 1_000,
+          }),
+        );
+      }
+    }
   } finally {
     await service.stop();
+    // The run's root keys go with it: the data set's prefix keeps only the data set.
+    const { rootKey } = globalKeys(names.prefix);
+    await redis.unlink(...[...rootKeys, ...heavyKeys].map((key) => rootKey(hashRootKey(key))));
   }
 }

@@ -19,7 +19,7 @@ import { summarizeProfiles } from './profiles';
 import type { BenchResults, LoadAverage } from './results';
 import { freshness } from './run-freshness';
 import { queries } from './run-queries';
-import { selectScenarios } from './scenarios';
+import { selectScenarios, selectsLightUnderHeavy } from './scenarios';
 import type { Servers } from './servers';
 
 export interface RunInput {
@@ -68,7 +68,8 @@ export async function runBench(input: RunInput): Promise<BenchResults> {
   results.memory = await phase(ctx, 'memory', () =>
     measureMemory(ctx.redis, names.prefix, meta.baselineMemory),
   );
-  if (selectScenarios(options.scenarios).length > 0) await phase(ctx, 'queries', () => queries(ctx, names));
+  if (selectScenarios(options.scenarios).length > 0 || selectsLightUnderHeavy(options.scenarios))
+    await phase(ctx, 'queries', () => queries(ctx, names));
   if (options.liveEvents > 0) results.ingestLive = await ingestLive(ctx, names.prefix);
   if (options.freshnessSeconds > 0) {
     results.freshness = await phase(ctx, 'freshness', () => freshness(ctx, names.prefix));

@@ -3,7 +3,7 @@
  * GET /v1/analytics.getVerifications. Each carries the ClickHouse reference p50 it is compared
  * with (our aim: half of it). Times are relative to `now`, taken when the scenario runs.
  */
-import { HOUR_MS, monthOf, monthStart } from '@va/core';
+import { HOUR_MS, hourOf, monthOf, monthStart } from '@va/core';
 
 export interface ScenarioContext {
   now: number;
@@ -149,8 +149,35 @@ export const RANGE_CHECKS: readonly RangeCheck[] = [
   { title: 'groupBy=day, tag filter', month: 'range-tag-month', year: 'range-tag-year', maxRatio: 2 },
 ];
 
-/** Every scenario: the issue's (with a ClickHouse reference), then the time-range pairs. */
-export const ALL_SCENARIOS: readonly Scenario[] = [...SCENARIOS, ...RANGE_SCENARIOS];
+/** Suffix of a scenario's "ends now" form. */
+export const ENDS_NOW = '-ends-now';
+
+/**
+ * A scenario's "ends now" form: the same question with an explicit `end` at `now`, inside the
+ * current hour of the current UTC day, as a dashboard asks it. The hours of today up to now are
+ * then edge hours the answer must read one by one (docs/query-semantics.md); a range that ends at
+ * a day boundary, or a run early in the UTC day, reads few or none of them.
+ */
+export function endsNow(scenario: Scenario): Scenario {
+  return {
+    ...scenario,
+    name: `${scenario.name}${ENDS_NOW}`,
+    title: `${scenario.title}, ends now`,
+    params: (c) => [...scenario.params(c), ['end', String(c.now)]],
+  };
+}
+
+/** Hours of the UTC day of `end` that a range ending at `end` covers: its edge hours of "today". */
+export function edgeHoursOfDay(end: number): number {
+  return (hourOf(end) % 24) + 1;
+}
+
+/** Every scenario: the issue's (with a ClickHouse reference), then the time-range pairs, then each in its "ends now" form. */
+export const ALL_SCENARIOS: readonly Scenario[] = [
+  ...SCENARIOS,
+  ...RANGE_SCENARIOS,
+  ...[...SCENARIOS, ...RANGE_SCENARIOS].map(endsNow),
+];
 
 /** The path and query string of a scenario: apiId first, then its own parameters. */
 export function scenarioPath(scenario: Scenario, ctx: ScenarioContext): string {
@@ -158,12 +185,31 @@ export function scenarioPath(scenario: Scenario, ctx: ScenarioContext): string {
   return `/v1/analytics.getVerifications?${search.toString()}`;
 }
 
+/**
+ * The issue's isolation check, run after the scenarios: the light question below, from root key B at
+ * one connection, while 10 connections loop on the heavy one (phases/light-under-heavy.ts).
+ */
+export const LIGHT_UNDER_HEAVY = 'light-under-heavy';
+export const LIGHT_SCENARIO: Scenario = endsNow(SCENARIOS.find((s) => s.name === 'api-30d-by-day')!);
+/** The issue's heavy request: every key, tag combination and hour since the epoch, up to 100,000 rows. */
+export const HEAVY_PARAMS: [string, string][] = [
+  ['groupBy', 'key'],
+  ['groupBy', 'tags'],
+  ['groupBy', 'hour'],
+  ['start', '0'],
+  ['limit', '100000'],
+];
+
+/** Whether a run with these --scenario names (null: all) runs the light-under-heavy check. */
+export const selectsLightUnderHeavy = (names: readonly string[] | null): boolean =>
+  names === null || names.includes(LIGHT_UNDER_HEAVY);
+
 export function selectScenarios(names: readonly string[] | null): Scenario[] {
   if (names === null) return [...ALL_SCENARIOS];
-  const unknown = names.filter((n) => !ALL_SCENARIOS.some((s) => s.name === n));
+  const unknown = names.filter((n) => n !== LIGHT_UNDER_HEAVY && !ALL_SCENARIOS.some((s) => s.name === n));
   if (unknown.length > 0) {
     throw new Error(
-      `unknown scenario ${unknown.join(', ')}; known: ${ALL_SCENARIOS.map((s) => s.name).join(', ')}`,
+      `unknown scenario ${unknown.join(', ')}; known: ${[...ALL_SCENARIOS.map((s) => s.name), LIGHT_UNDER_HEAVY].join(', ')}`,
     );
   }
   return ALL_SCENARIOS.filter((s) => names.includes(s.name));

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ALL_SCENARIOS,
+  edgeHoursOfDay,
+  ENDS_NOW,
+  LIGHT_SCENARIO,
+  LIGHT_UNDER_HEAVY,
+  SCENARIOS,
+  scenarioPath,
+  selectScenarios,
+  selectsLightUnderHeavy,
+  type ScenarioContext,
+} from './scenarios';
+
+// 2026-11-27 15:42:10.123 UTC: mid-day, mid-hour.
+const NOW = Date.UTC(2026, 10, 27, 15, 42, 10, 123);
+const ctx: ScenarioContext = {
+  now: NOW,
+  apiId: 'medium',
+  externalId: 'ext_1',
+  tags: ['a', 'b'],
+  keyId: 'key_1',
+};
+const params = (name: string) =>
+  new URLSearchParams(
+    scenarioPath(
+      ALL_SCENARIOS.find((s) => s.name === name)!,
+      ctx,
+    ).split('?')[1],
+  );
+
+describe('"ends now" forms (#40)', () => {
+  it('every scenario has one: the same parameters plus an end at now, inside the current hour', () => {
+    for (const scenario of SCENARIOS) {
+      const base = params(scenario.name);
+      const now = params(`${scenario.name}${ENDS_NOW}`);
+      expect(now.get('end')).toBe(String(NOW));
+      now.delete('end');
+      expect(now.toString()).toBe(base.toString());
+    }
+    expect(ALL_SCENARIOS.filter((s) => s.name.endsWith(ENDS_NOW))).toHaveLength(ALL_SCENARIOS.length / 2);
+  });
+
+  it('keeps the ClickHouse reference of its scenario', () => {
+    const by = (name: string) => ALL_SCENARIOS.find((s) => s.name === name)!;
+    expect(by(`top10-identities-30d${ENDS_NOW}`).referenceP50Ms).toBe(
+      by('top10-identities-30d').referenceP50Ms,
+    );
+  });
+
+  it('counts the edge hours of the UTC day a range ending at `end` reads', () => {
+    expect(edgeHoursOfDay(NOW)).toBe(16);
+    expect(edgeHoursOfDay(Date.UTC(2026, 10, 27, 0, 0, 0, 1))).toBe(1);
+    expect(edgeHoursOfDay(Date.UTC(2026, 10, 27, 23, 59, 59, 999))).toBe(24);
+  });
+});
+
+describe('light-under-heavy selection', () => {
+  it('is a known name, run with every scenario or when named, and its light query ends now', () => {
+    expect(selectScenarios([LIGHT_UNDER_HEAVY])).toEqual([]);
+    expect(selectsLightUnderHeavy(null)).toBe(true);
+    expect(selectsLightUnderHeavy(['api-30d-by-day'])).toBe(false);
+    expect(selectsLightUnderHeavy([LIGHT_UNDER_HEAVY])).toBe(true);
+    expect(() => selectScenarios(['nope'])).toThrow(/light-under-heavy/);
+    expect(scenarioPath(LIGHT_SCENARIO, ctx)).toContain(`end=${NOW}`);
+  });
+});
