@@ -16,7 +16,7 @@ const WORKSPACES = ['libs', 'services', 'tools', 'apps', 'bench'];
 /** Integration tests that run a second time in the `cluster` project (on a Redis Cluster). */
 const CLUSTER_TESTS = [
   'libs/store/src/*.int.test.ts',
-  'libs/testkit/src/support/redis-cluster.int.test.ts',
+  'libs/store/src/testing/cluster.int.test.ts',
   'services/compactor/src/compactor.int.test.ts',
   'services/ingest/test/replica-wait.int.test.ts',
   'tools/cli/src/rebuild/carry-over.int.test.ts',
@@ -64,7 +64,7 @@ export default defineConfig({
             '**/node_modules/**',
             '.cache/**',
             '.data/**',
-            'libs/testkit/src/support/redis-cluster.int.test.ts',
+            'libs/store/src/testing/cluster.int.test.ts',
             // Starts a cluster of its own (it freezes and crashes nodes): once, in the `cluster` project.
             'services/ingest/test/replica-wait.int.test.ts',
           ],

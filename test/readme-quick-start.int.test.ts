@@ -10,13 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '@va/infra/paths';
 import {
   createTopics,
-  deletePrefix,
   deleteTopics,
   killAllChildren,
   startService,
   testEnv,
   type TestEnv,
 } from '@va/testkit/support';
+import { deletePrefix } from '@va/store/testing';
 
 const run = promisify(execFile);
 const README_QUERY_URL = 'http://127.0.0.1:8080';

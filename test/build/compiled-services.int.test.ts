@@ -14,15 +14,8 @@ import type { VerificationEvent } from '@va/contracts';
 import { ensureBuilt, buildTargets, staleReason } from '@va/infra/build';
 import { CACHE_DIR, ROOT } from '@va/infra/paths';
 import { eventMessages, produceMessages } from '@va/testkit';
-import {
-  createTopics,
-  deletePrefix,
-  deleteTopics,
-  testEnv,
-  track,
-  waitFor,
-  type TestEnv,
-} from '@va/testkit/support';
+import { createTopics, deleteTopics, testEnv, track, waitFor, type TestEnv } from '@va/testkit/support';
+import { deletePrefix } from '@va/store/testing';
 
 interface Compiled {
   child: ChildProcess;

@@ -16,15 +16,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { GRANULARITIES, type GroupBy, type VerificationEvent } from '@va/contracts';
 import { DAY_MS, hourOf, oracle, parseQuery } from '@va/core';
 import { createRootKey, readCompactedThrough, type KeySpace, type RedisClient } from '@va/store';
-import {
-  caughtUp,
-  createGenerator,
-  eventMessages,
-  produceWithTail,
-  seededRandom,
-  storeDiff,
-  topicEnds,
-} from '@va/testkit';
+import { createGenerator, eventMessages, produceWithTail, seededRandom, topicEnds } from '@va/testkit';
+import { caughtUp, connectTarget, storeDiff } from '@va/store/testing';
 import {
   createTopics,
   deleteTopics,
@@ -59,7 +52,7 @@ const services: ServiceProcess[] = [];
 beforeAll(async () => {
   t = await testEnv('cluster scale-out');
   cluster = await startTestCluster();
-  redis = cluster.connect({ maxRetriesPerRequest: null });
+  redis = connectTarget(cluster.target, { maxRetriesPerRequest: null });
   redis.on('error', () => undefined); // through the failover
   await createTopics(t.kafkaBrokers, [t.topic, t.backfillTopic, t.dlqTopic], 4);
   kafka = new Kafka({ clientId: 'cluster-e2e', brokers: t.kafkaBrokers, logLevel: logLevel.NOTHING });

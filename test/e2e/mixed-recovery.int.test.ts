@@ -29,7 +29,6 @@ import type { VerificationEvent } from '@va/contracts';
 import { hourOf } from '@va/core';
 import { ROOT } from '@va/infra/paths';
 import {
-  dumpApiCounts,
   readCompactedThrough,
   readGeneration,
   readRebuildState,
@@ -37,18 +36,15 @@ import {
   watermarkKey,
   type KeySpace,
 } from '@va/store';
+import { createGenerator, eventMessages, produceMessages, seededRandom, topicEnds } from '@va/testkit';
 import {
-  caughtUp,
-  clearOfHorizon,
-  createGenerator,
-  diffCounts,
-  eventMessages,
-  expectedCounts,
-  produceMessages,
-  seededRandom,
   storeDiff,
-  topicEnds,
-} from '@va/testkit';
+  expectedCounts,
+  diffCounts,
+  clearOfHorizon,
+  caughtUp,
+  dumpApiCounts,
+} from '@va/store/testing';
 import {
   API_KEYS,
   createTopics,

@@ -9,7 +9,6 @@ import type { VerificationEvent } from '@va/contracts';
 import { createRootKey, registerApi, revokeRootKey } from '@va/store';
 import {
   createTopics,
-  deletePrefix,
   deleteTopics,
   testEnv,
   type TestEnv,
@@ -17,6 +16,7 @@ import {
   waitFor,
   type ServiceProcess,
 } from '@va/testkit/support';
+import { deletePrefix } from '@va/store/testing';
 
 export interface Stack {
   t: TestEnv;

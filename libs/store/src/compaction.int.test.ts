@@ -12,7 +12,8 @@ import {
   monthStart,
   type Retention,
 } from '@va/core';
-import { deletePrefix, testEnv, type TestEnv, connectTarget } from '@va/testkit/support';
+import { testEnv, type TestEnv } from '@va/testkit/support';
+import { connectTarget, deletePrefix, type DecodedCounts, dumpApiCounts } from './testing';
 import { expand, TupleCounter } from './aggregate';
 import { applyApiBatches, drainStaged } from './apply';
 import { command } from './commands';
@@ -26,7 +27,6 @@ import {
   releaseCompaction,
   trimIndexes,
 } from './compaction';
-import { dumpApiCounts, type DecodedCounts } from './cube-dump';
 import { DictionaryWriter, emptyMissing } from './dictionary';
 import { apiKeys, type KeySpace } from './keys';
 import { sealBucket } from './seal';

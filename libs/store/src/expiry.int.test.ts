@@ -4,7 +4,8 @@
 // forward by every later batch and kept by compaction.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS, hourOf, monthOfHour, monthStart, type Retention } from '@va/core';
-import { deletePrefix, testEnv, type TestEnv, connectTarget } from '@va/testkit/support';
+import { testEnv, type TestEnv } from '@va/testkit/support';
+import { connectTarget, deletePrefix } from './testing';
 import { expand, TupleCounter } from './aggregate';
 import { applyApiBatches } from './apply';
 import { compactApi, readCompactedThrough } from './compaction';

@@ -21,11 +21,11 @@ import {
   retentionModel,
   type Retention,
 } from '@va/core';
-import { deletePrefix, testEnv, type TestEnv, connectTarget } from '@va/testkit/support';
+import { testEnv, type TestEnv } from '@va/testkit/support';
+import { connectTarget, deletePrefix, dumpApiCounts } from './testing';
 import { expand, TupleCounter } from './aggregate';
 import { applyApiBatches } from './apply';
 import { compactApi, readCompactedThrough } from './compaction';
-import { dumpApiCounts } from './cube-dump';
 import { DictionaryWriter, emptyMissing } from './dictionary';
 import type { KeySpace } from './keys';
 import { readCounts, type CubeQuery } from './read';

@@ -9,7 +9,6 @@ export * from './apply';
 export * from './watermark';
 export * from './api-registration';
 export * from './workspace-apis';
-export * from './cube-dump';
 export * from './read-dictionaries';
 export * from './read-fields';
 export * from './read';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deletePrefix, connectTarget, testRedisTarget, keysMatching } from '@va/testkit/support';
+import { testRedisTarget } from '@va/testkit/support';
+import { keysMatching, connectTarget, deletePrefix } from './testing';
 import { globalKeys } from './keys';
 import {
   createRootKey,

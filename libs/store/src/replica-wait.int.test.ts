@@ -2,7 +2,8 @@
 // (no replicas) and, in the `cluster` project, on the Redis Cluster (one replica per master). Writes over
 // many slots reach the replicas of every master they touched, or ReplicaAckError says they did not.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { connectTarget, deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
+import { testEnv, type TestEnv } from '@va/testkit/support';
+import { deletePrefix, connectTarget } from './testing';
 import { masterNodes, type RedisClient } from './connection';
 import { execPipeline, newPipeline, ReplicaAckError } from './pipeline';
 

@@ -17,7 +17,8 @@ import {
   type Retention,
 } from '@va/core';
 import { withIncludes } from './commands';
-import { connectTarget, testRedisTarget } from '@va/testkit/support';
+import { testRedisTarget } from '@va/testkit/support';
+import { connectTarget } from './testing';
 import { type RedisClient } from '@va/store';
 
 let redis: RedisClient;

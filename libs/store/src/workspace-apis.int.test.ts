@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deletePrefix, connectTarget, testRedisTarget } from '@va/testkit/support';
+import { testRedisTarget } from '@va/testkit/support';
+import { connectTarget, deletePrefix } from './testing';
 import { registerApisFromEvents } from './api-registration';
 import type { RedisClient } from './connection';
 import { globalKeys } from './keys';

@@ -2,13 +2,13 @@
 // and the TypeScript around them (dictionary reader/writer, registration, cube dump).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dayOfHour, hourOf, hoursOfMonth, monthOfHour } from '@va/core';
-import { deletePrefix, testEnv, type TestEnv, connectTarget } from '@va/testkit/support';
+import { testEnv, type TestEnv } from '@va/testkit/support';
+import { connectTarget, deletePrefix, fullKey, dumpApiCounts } from './testing';
 import { expand, TupleCounter } from './aggregate';
 import { registerApisFromEvents } from './api-registration';
 import { applyApiBatches, drainStaged } from './apply';
 import { applyApiBatchArgs } from './apply-args';
 import { command } from './commands';
-import { dumpApiCounts, fullKey } from './cube-dump';
 import { copyApiGeneration } from './generation-copy';
 import { DictionaryReader, DictionaryWriter, emptyMissing } from './dictionary';
 import { apiKeys, globalKeys, type KeySpace } from './keys';

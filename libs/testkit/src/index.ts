@@ -1,12 +1,11 @@
-// @va/testkit: the synthetic workload (re-exported from @va/workload), Kafka producer helpers, the contract's test vectors
-// and the checks of what the store must hold. No vitest and no service here, so a bench or the CLI's
-// `produce` can import it; the vitest harness is `@va/testkit/support`, seeding through the ingest
-// worker is `@va/testkit/seed`, the query-service probe is `@va/testkit/totals`.
+// @va/testkit: the synthetic workload (re-exported from @va/workload), Kafka producer helpers and the contract's
+// test vectors. No vitest here, and no package whose tests import testkit: the checks of what the store must
+// hold are `@va/store/testing`. Seeding through the ingest worker is `@va/testkit/seed`, the query-service
+// probe `@va/testkit/totals`; the vitest harness is `@va/testkit/support`.
 export * from '@va/workload';
 export * from './event-producer';
 export * from './vectors';
-export * from './verify';
-export * from './expect-store';
-export { freePort } from './support/ports';
+export * from './topic-ends';
+export { freePort, portOpen } from './support/ports';
 export { createTopicsWithLeaders } from './support/topics';
 export { listenerPid, localBrokerPid, processCpuSeconds } from './process-cpu';

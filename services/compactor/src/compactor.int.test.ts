@@ -6,22 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@va/config';
 import { closedBoundAt, hourOf } from '@va/core';
 import { createLogger } from '@va/runtime';
-import {
-  apiKeys,
-  dumpApiCounts,
-  globalKeys,
-  readCompactedThrough,
-  type KeySpace,
-  type RedisClient,
-} from '@va/store';
-import {
-  deletePrefix,
-  testEnv,
-  type TestEnv,
-  waitFor,
-  connectTarget,
-  keysMatching,
-} from '@va/testkit/support';
+import { apiKeys, globalKeys, readCompactedThrough, type KeySpace, type RedisClient } from '@va/store';
+import { testEnv, type TestEnv, waitFor } from '@va/testkit/support';
+import { keysMatching, connectTarget, deletePrefix, dumpApiCounts } from '@va/store/testing';
 import { createCompactor } from './compactor';
 import { COMPACT_JOB, COMPACTION_QUEUE, compactJobId } from './jobs';
 import { createCompactorMetrics } from './metrics';

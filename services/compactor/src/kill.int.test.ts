@@ -9,10 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOMES, type VerificationEvent } from '@va/contracts';
 import { closedBoundAt, DAY_MS, HOUR_MS, horizonsAt, inHourBucket, inRollups, hourOf } from '@va/core';
 import { loadConfig } from '@va/config';
-import { dumpApiCounts, globalKeys, readCompactedThrough, readWatermark, type KeySpace } from '@va/store';
+import { globalKeys, readCompactedThrough, readWatermark, type KeySpace } from '@va/store';
 import {
   createTopics,
-  deletePrefix,
   deleteTopics,
   testEnv,
   type TestEnv,
@@ -21,6 +20,7 @@ import {
   waitFor,
   type ServiceProcess,
 } from '@va/testkit/support';
+import { deletePrefix, dumpApiCounts } from '@va/store/testing';
 import { COMPACTION_QUEUE } from './jobs';
 import { comparable, expectedBuckets } from './testing/expected-rollups';
 import { scaled } from '@va/testkit/time';

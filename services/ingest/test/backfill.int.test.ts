@@ -8,7 +8,8 @@ import { readWatermarks } from '@va/store';
 import { type TestEnv, startService, waitFor, type ServiceProcess } from '@va/testkit/support';
 import { ingestFixture, type IngestFixture } from './fixture';
 import { eventMessages, produceMessages, createGenerator } from '@va/testkit';
-import { caughtUp, expectedCounts, topicEnds, verifyStored } from '@va/testkit';
+import { topicEnds } from '@va/testkit';
+import { verifyStored, expectedCounts, caughtUp } from '@va/store/testing';
 import { scaled } from '@va/testkit/time';
 
 let fixture: IngestFixture | undefined;

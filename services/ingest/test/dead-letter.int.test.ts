@@ -9,7 +9,8 @@ import { type TestEnv, startService, waitFor, type ServiceProcess } from '@va/te
 import { ingestFixture, type IngestFixture } from './fixture';
 import { produceMessages, createGenerator } from '@va/testkit';
 import { badEvents } from '../src/bad-events';
-import { caughtUp, expectedCounts, topicEnds, verifyStored } from '@va/testkit';
+import { topicEnds } from '@va/testkit';
+import { verifyStored, expectedCounts, caughtUp } from '@va/store/testing';
 
 let fixture: IngestFixture | undefined;
 let t: TestEnv;

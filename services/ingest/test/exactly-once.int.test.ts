@@ -11,11 +11,10 @@ import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { hourOf } from '@va/core';
-import { dumpApiCounts, readWatermarks, watermarkKey, type KeySpace } from '@va/store';
+import { readWatermarks, watermarkKey, type KeySpace } from '@va/store';
 import {
   createTopics,
   FAST_GROUP,
-  deletePrefix,
   deleteTopics,
   testEnv,
   type TestEnv,
@@ -27,7 +26,8 @@ import {
   loseAofTail,
 } from '@va/testkit/support';
 import { eventMessages, produceWithTail, createGenerator, seededRandom } from '@va/testkit';
-import { caughtUp, diffCounts, expectedCounts, topicEnds } from '@va/testkit';
+import { topicEnds } from '@va/testkit';
+import { expectedCounts, diffCounts, caughtUp, deletePrefix, dumpApiCounts } from '@va/store/testing';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const cleanups: (() => Promise<unknown>)[] = [];

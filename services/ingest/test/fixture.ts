@@ -4,7 +4,8 @@
  */
 import { Redis } from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
-import { createTopics, deletePrefix, deleteTopics, testEnv, type TestEnv } from '@va/testkit/support';
+import { createTopics, deleteTopics, testEnv, type TestEnv } from '@va/testkit/support';
+import { deletePrefix } from '@va/store/testing';
 
 export interface IngestFixture {
   t: TestEnv;

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestEnv, startService, waitFor } from '@va/testkit/support';
 import { ingestFixture, type IngestFixture } from './fixture';
 import { eventMessages, produceMessages, createGenerator } from '@va/testkit';
-import { caughtUp, expectedCounts, topicEnds, verifyStored } from '@va/testkit';
+import { topicEnds } from '@va/testkit';
+import { verifyStored, expectedCounts, caughtUp } from '@va/store/testing';
 
 let fixture: IngestFixture | undefined;
 let t: TestEnv;

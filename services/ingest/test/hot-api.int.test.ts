@@ -13,7 +13,6 @@ import type { VerificationEvent } from '@va/contracts';
 import { partitionField, readApiProgress, type KeySpace } from '@va/store';
 import {
   createTopics,
-  deletePrefix,
   deleteTopics,
   startService,
   testEnv,
@@ -21,16 +20,8 @@ import {
   type ServiceProcess,
   FAST_GROUP,
 } from '@va/testkit/support';
-import {
-  caughtUp,
-  createGenerator,
-  eventMessages,
-  expectedCounts,
-  produceMessages,
-  seededRandom,
-  topicEnds,
-  verifyStored,
-} from '@va/testkit';
+import { createGenerator, eventMessages, produceMessages, seededRandom, topicEnds } from '@va/testkit';
+import { verifyStored, expectedCounts, caughtUp, deletePrefix } from '@va/store/testing';
 import { scaled } from '@va/testkit/time';
 
 const cleanups: (() => Promise<unknown>)[] = [];

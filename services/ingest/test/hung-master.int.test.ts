@@ -15,16 +15,9 @@ import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { afterAll, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { hourOf, DAY_MS } from '@va/core';
-import { dumpApiCounts, readCompactedThrough, type KeySpace } from '@va/store';
-import {
-  caughtUp,
-  createGenerator,
-  eventMessages,
-  expectedCounts,
-  produceWithTail,
-  storeDiff,
-  topicEnds,
-} from '@va/testkit';
+import { readCompactedThrough, type KeySpace } from '@va/store';
+import { createGenerator, eventMessages, produceWithTail, topicEnds } from '@va/testkit';
+import { caughtUp, connectTarget, dumpApiCounts, expectedCounts, storeDiff } from '@va/store/testing';
 import {
   createTopics,
   deleteTopics,
@@ -106,7 +99,7 @@ it('a hung cluster master: the worker and the compactor go on on the promoted re
   frozen = true;
   await produced;
 
-  const redis = cluster.connect({ maxRetriesPerRequest: null });
+  const redis = connectTarget(cluster.target, { maxRetriesPerRequest: null });
   redis.on('error', () => undefined);
   cleanups.push(async () => redis.disconnect());
   const space: KeySpace = { prefix: t.keyPrefix, generation: 1 };

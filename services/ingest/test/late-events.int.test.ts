@@ -6,11 +6,12 @@ import { Partitioners, type Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { DAY_MS, HOUR_MS, dayOf, hourOf, monthOf } from '@va/core';
-import { apiKeys, dumpApiCounts, type KeySpace, type Resolution } from '@va/store';
+import { apiKeys, type KeySpace, type Resolution } from '@va/store';
 import { type TestEnv, startService, waitFor, type ServiceProcess } from '@va/testkit/support';
 import { ingestFixture, type IngestFixture } from './fixture';
 import { eventMessages, produceMessages } from '@va/testkit';
-import { caughtUp, topicEnds } from '@va/testkit';
+import { topicEnds } from '@va/testkit';
+import { caughtUp, dumpApiCounts } from '@va/store/testing';
 
 let fixture: IngestFixture | undefined;
 let t: TestEnv;

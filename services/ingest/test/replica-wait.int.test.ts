@@ -16,7 +16,8 @@ import { afterAll, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { DAY_MS } from '@va/core';
 import { partitionField, readApiProgress, readWatermark, type KeySpace, type RedisClient } from '@va/store';
-import { createGenerator, eventMessages, produceMessages, storeDiff, topicEnds } from '@va/testkit';
+import { createGenerator, eventMessages, produceMessages, topicEnds } from '@va/testkit';
+import { connectTarget, storeDiff } from '@va/store/testing';
 import {
   createTopics,
   deleteTopics,
@@ -95,7 +96,7 @@ async function setUp(): Promise<Setup> {
     return (await topicEnds(kafka, [t.topic]))[0]!.last;
   }
 
-  const redis = cluster.connect({ maxRetriesPerRequest: null });
+  const redis = connectTarget(cluster.target, { maxRetriesPerRequest: null });
   redis.on('error', () => undefined);
   cleanups.push(async () => redis.disconnect());
   const space: KeySpace = { prefix: t.keyPrefix, generation: 1 };

@@ -8,8 +8,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS, hourOf } from '@va/core';
-import { dumpApiCounts, watermarkKey } from '@va/store';
-import { deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
+import { watermarkKey } from '@va/store';
+import { testEnv, type TestEnv } from '@va/testkit/support';
+import { deletePrefix, dumpApiCounts } from '@va/store/testing';
 import type { BatchMessage, PartitionBatch } from '../src/batch-processor';
 import { BatchProcessor } from '../src/batch-processor';
 import type { DeadLetter } from '../src/dead-letter';

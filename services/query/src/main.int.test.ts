@@ -4,7 +4,8 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { deletePrefix, testEnv, type TestEnv, startService, type ServiceProcess } from '@va/testkit/support';
+import { testEnv, type TestEnv, startService, type ServiceProcess } from '@va/testkit/support';
+import { deletePrefix } from '@va/store/testing';
 
 let t: TestEnv;
 let svc: ServiceProcess;

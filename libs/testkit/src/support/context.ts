@@ -1,24 +1,26 @@
 // Per-test isolation on the shared test servers: every call gets its own topics, key prefix, consumer group
-// and ports, and the full environment a service child process needs to use them.
+// and ports, and the full environment a service child process needs to use them. No Redis client here (testkit
+// imports no package that tests it): connect, list keys and clean up with @va/store/testing.
 import crypto from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import {
-  connectRedis,
-  escapeGlob,
-  scanKeys,
-  unlinkKeys,
-  type RedisClient,
-  type RedisTarget,
-} from '@va/store';
 import { inject } from 'vitest';
 import { freePort } from './ports.js';
 import { createTopicsWithLeaders } from './topics.js';
+
+/**
+ * Where a test's Redis is, in the shape of @va/store's RedisTarget (connectTarget, deletePrefix of
+ * @va/store/testing take it): the single test Redis, or a cluster (non-empty redisClusterNodes).
+ */
+export interface TestRedis {
+  redisUrl: string;
+  redisClusterNodes: readonly string[];
+}
 
 export interface TestEnv {
   /** The single test Redis (also set in the `cluster` project, where `redis` points at the cluster). */
   redisUrl: string;
   /** Where this test's Redis is: the single test Redis, or the `cluster` project's Redis Cluster. */
-  redis: RedisTarget;
+  redis: TestRedis;
   kafkaBrokers: string[];
   /** Unique per call, e.g. `t-ingest-3fa9c2`; use it as REDIS_KEY_PREFIX and in names. */
   keyPrefix: string;
@@ -51,9 +53,9 @@ function slug(name: string): string {
 
 /**
  * The Redis of this test run: the single test Redis, or in the `cluster` project (vitest.config.ts) its
- * Redis Cluster. Connect with connectTarget(); clean up with deletePrefix(target, prefix).
+ * Redis Cluster. Connect with connectTarget(); clean up with deletePrefix(target, prefix) (@va/store/testing).
  */
-export function testRedisTarget(): RedisTarget {
+export function testRedisTarget(): TestRedis {
   const nodes = inject('redisClusterNodes');
   return { redisUrl: inject('redisUrl'), redisClusterNodes: nodes ? nodes.split(',') : [] };
 }
@@ -152,31 +154,4 @@ export async function deleteTopics(brokers: string[], topics: string[]): Promise
   } finally {
     await client.disconnect();
   }
-}
-
-/**
- * Removes every key starting with prefix (SCAN + UNLINK, on every master of a cluster); returns how many
- * were removed. `redis`: the test Redis' URL, or a cluster's target (TestCluster.target).
- */
-export async function deletePrefix(redis: string | RedisTarget, prefix: string): Promise<number> {
-  if (prefix.length === 0) throw new Error('deletePrefix: refusing an empty prefix');
-  const target = typeof redis === 'string' ? { redisUrl: redis, redisClusterNodes: [] } : redis;
-  const client = connectRedis(target, { lazyConnect: true, maxRetriesPerRequest: 3 });
-  await client.connect();
-  let removed = 0;
-  try {
-    // Key names may hold glob characters ({apiId} hash tags, '[' ...): escape the prefix for MATCH.
-    for await (const keys of scanKeys(client, `${escapeGlob(prefix)}*`))
-      removed += await unlinkKeys(client, keys);
-  } finally {
-    client.disconnect();
-  }
-  return removed;
-}
-
-/** KEYS for tests, on every master of a cluster too (SCAN MATCH `pattern`), sorted and without repeats. */
-export async function keysMatching(redis: RedisClient, pattern: string): Promise<string[]> {
-  const out = new Set<string>();
-  for await (const keys of scanKeys(redis, pattern)) for (const key of keys) out.add(key);
-  return [...out].sort();
 }

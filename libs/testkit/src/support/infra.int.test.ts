@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTopics, deletePrefix, deleteTopics, testEnv } from './context.js';
+import { createTopics, deleteTopics, testEnv } from './context.js';
 import { startRedisServer } from './redis-server.js';
 import { waitFor } from './wait.js';
 
@@ -70,17 +70,11 @@ describe('test harness', () => {
     }
   });
 
-  it('provides a Redis and cleans a key prefix', async () => {
+  it('provides a Redis (its key prefix is cleaned by @va/store/testing deletePrefix: redis.int.test.ts there)', async () => {
     const env = await testEnv('redis smoke');
     const redis = new Redis(env.redisUrl);
     try {
       expect(await redis.ping()).toBe('PONG');
-      await redis.set(`${env.keyPrefix}:a`, '1');
-      await redis.hset(`${env.keyPrefix}:{api}:b`, 'f', '2');
-      await redis.set(`${env.keyPrefix}x:other-test`, '3');
-      expect(await deletePrefix(env.redisUrl, `${env.keyPrefix}:`)).toBe(2);
-      expect(await redis.exists(`${env.keyPrefix}x:other-test`)).toBe(1);
-      expect(await deletePrefix(env.redisUrl, env.keyPrefix)).toBe(1);
     } finally {
       redis.disconnect();
     }

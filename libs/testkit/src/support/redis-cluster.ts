@@ -1,6 +1,7 @@
 // A private Redis Cluster for one test file (infra/redis-cluster.mjs: 3 masters + 3 replicas, AOF on, on
-// loopback ports of its own), with a client factory, the environment a service child process needs to use
-// it, and a crash of a master followed by its replica's takeover. stop() leaves nothing behind: the nodes
+// loopback ports of its own), with its target (connect with @va/store/testing connectTarget(cluster.target)),
+// the environment a service child process needs to use it, and a crash of a master followed by its replica's
+// takeover. stop() leaves nothing behind: the nodes
 // are stopped and their folder deleted; a file that forgets is cleaned up when its worker process exits.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -19,19 +20,17 @@ import {
 } from '@va/infra/redis-cluster';
 import { CACHE_DIR } from '@va/infra/paths';
 import { portOpen } from './ports.js';
-import { connectRedis, type RedisClient, type RedisTarget } from '@va/store';
-import { Command, type Cluster, type RedisOptions } from 'ioredis';
+import { Command } from 'ioredis';
+import type { TestRedis } from './context.js';
 
 export interface TestCluster {
   /** host:port of every node (the value of REDIS_CLUSTER_NODES). */
   nodes: string[];
   ports: number[];
-  /** For connectRedis and configs: the cluster, no single-node URL. */
-  target: RedisTarget;
+  /** For connectTarget (@va/store/testing) and configs: the cluster, no single-node URL. */
+  target: TestRedis;
   /** Environment overrides that point a service child process at this cluster. */
   env: { REDIS_CLUSTER_NODES: string };
-  /** A new ioredis Cluster client (the caller disconnects it). */
-  connect(options?: RedisOptions): Cluster;
   /** Port of the master that serves `key`'s hash slot now. */
   masterOf(key: string): Promise<number>;
   /** SIGKILLs the master on `port` and waits until its replica serves its slots; returns the new master's port. */
@@ -120,14 +119,12 @@ async function startReserved(options: RedisClusterOptions): Promise<TestCluster>
     throw error;
   }
   const { nodes, ports } = started;
-  const target: RedisTarget = { redisUrl: '', redisClusterNodes: nodes };
+  const target: TestRedis = { redisUrl: '', redisClusterNodes: nodes };
   return {
     nodes,
     ports,
     target,
     env: { REDIS_CLUSTER_NODES: nodes.join(',') },
-    connect: (redisOptions = {}) =>
-      connectRedis(target, { maxRetriesPerRequest: 5, ...redisOptions }) as Cluster,
     masterOf: (key) => masterOfSlot(ports, new Command('get', [key]).getSlot()),
     killMaster: (port) => killMasterAndWaitForFailover(options, port),
     freezeMaster: (port) => freezeMasterAndWaitForFailover(options, port),
@@ -143,9 +140,4 @@ async function startReserved(options: RedisClusterOptions): Promise<TestCluster>
       running.delete(options);
     },
   };
-}
-
-/** A client of the shared test Redis or of a cluster, for tests that run against both. */
-export function connectTarget(target: RedisTarget, options: RedisOptions = {}): RedisClient {
-  return connectRedis(target, { maxRetriesPerRequest: 5, ...options });
 }

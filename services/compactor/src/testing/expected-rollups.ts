@@ -5,7 +5,8 @@
  */
 import { outcomeCode, type VerificationEvent } from '@va/contracts';
 import { dayOfHour, hourOf, monthOfHour } from '@va/core';
-import { emptyDecodedCounts, fullKey, identityValue, tagSetValue, type DecodedCounts } from '@va/store';
+import { identityValue, tagSetValue } from '@va/store';
+import { type DecodedCounts, fullKey, emptyDecodedCounts } from '@va/store/testing';
 
 export type BucketCounts = Map<number, DecodedCounts>;
 

@@ -9,7 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_INGEST_SETTINGS } from '@va/config';
 import { connectRedis, type RedisClient } from '@va/store';
-import { connectTarget, startTestCluster, testRedisTarget } from '@va/testkit/support';
+import { startTestCluster, testRedisTarget } from '@va/testkit/support';
+import { connectTarget } from '@va/store/testing';
 import { workerRedisOptions } from './redis-options';
 import { scaled } from '@va/testkit/time';
 

@@ -11,7 +11,7 @@ import { createClient, type AnalyticsClient, type ClientOptions } from '@va/clie
 import type { VerificationEvent } from '@va/contracts';
 import { createRootKey, registerApi, revokeRootKey } from '@va/store';
 import { loadConfig, type Config } from '@va/config';
-import { deletePrefix } from '@va/testkit/support';
+import { deletePrefix } from '@va/store/testing';
 import type { App } from '../http/app';
 import { createServer } from '../server';
 import { seedEvents } from '@va/testkit/seed';

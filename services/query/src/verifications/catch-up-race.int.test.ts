@@ -14,7 +14,7 @@ import {
   SectionCache,
   type RedisClient,
 } from '@va/store';
-import { deletePrefix } from '@va/testkit/support';
+import { deletePrefix } from '@va/store/testing';
 import { seedEvents } from '@va/testkit/seed';
 import { readAnswer, type ReadDeps } from './read-answer';
 import { DictionaryCache } from './dictionary-cache';

@@ -5,7 +5,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DictionaryWriter, emptyMissing, type KeySpace } from '@va/store';
-import { deletePrefix, testEnv, type TestEnv } from '@va/testkit/support';
+import { testEnv, type TestEnv } from '@va/testkit/support';
+import { deletePrefix } from '@va/store/testing';
 import { DictionaryCache } from './dictionary-cache';
 
 let t: TestEnv;

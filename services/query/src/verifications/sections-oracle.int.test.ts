@@ -17,7 +17,7 @@ import { OUTCOMES, type VerificationEvent } from '@va/contracts';
 import { HOUR_MS, hoursOfDay, hoursOfMonth, hourOf, monthOfDay, oracle, parseQuery } from '@va/core';
 import { apiKeys, compactApi, type Resolution } from '@va/store';
 import { seededRandom } from '@va/workload';
-import { beginSealOnly, sealNow, type BucketAt } from '@va/testkit/seal';
+import { type BucketAt, sealNow, beginSealOnly } from '@va/store/testing';
 import { queryHarness, type QueryHarness } from '../testing/harness';
 import { scaled } from '@va/testkit/time';
 

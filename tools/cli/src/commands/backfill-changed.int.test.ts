@@ -8,10 +8,9 @@ import { Redis } from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
-import { dumpApiCounts, type KeySpace } from '@va/store';
+import { type KeySpace } from '@va/store';
 import {
   createTopics,
-  deletePrefix,
   deleteTopics,
   killAllChildren,
   startService,
@@ -21,6 +20,7 @@ import {
   type TestEnv,
   FAST_GROUP,
 } from '@va/testkit/support';
+import { deletePrefix, dumpApiCounts } from '@va/store/testing';
 import { createGenerator } from '@va/testkit';
 import { topicOffsets } from '../ops/kafka';
 import { runCli, startCli } from '../testing/cli-process';

@@ -11,10 +11,9 @@ import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { loadConfig } from '@va/config';
-import { dumpApiCounts, readWatermarks, registerApi, type KeySpace } from '@va/store';
+import { readWatermarks, registerApi, type KeySpace } from '@va/store';
 import {
   createTopics,
-  deletePrefix,
   deleteTopics,
   testEnv,
   type TestEnv,
@@ -23,16 +22,8 @@ import {
   waitFor,
   FAST_GROUP,
 } from '@va/testkit/support';
-import {
-  caughtUp,
-  topicEnds,
-  eventMessages,
-  produceMessages,
-  createGenerator,
-  seededRandom,
-  clearOfHorizon,
-  storeDiff,
-} from '@va/testkit';
+import { topicEnds, eventMessages, produceMessages, createGenerator, seededRandom } from '@va/testkit';
+import { storeDiff, clearOfHorizon, caughtUp, deletePrefix, dumpApiCounts } from '@va/store/testing';
 import { topicOffsets } from '../ops/kafka';
 import { runCli } from '../testing/cli-process';
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { hourOf } from '@va/core';
 import { apiKeys, globalKeys } from '@va/store';
 import { ROOT } from '@va/infra/paths';
-import { deletePrefix } from '@va/testkit/support';
+import { deletePrefix } from '@va/store/testing';
 
 const run = promisify(execFile);
 const prefix = `t-cli-cmp-${Math.random().toString(36).slice(2, 8)}`;

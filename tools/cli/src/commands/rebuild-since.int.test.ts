@@ -11,7 +11,6 @@ import { loadConfig } from '@va/config';
 import { generationRoot, readGeneration, type KeySpace } from '@va/store';
 import {
   createTopics,
-  deletePrefix,
   deleteTopics,
   testEnv,
   type TestEnv,
@@ -20,7 +19,8 @@ import {
   waitFor,
   FAST_GROUP,
 } from '@va/testkit/support';
-import { caughtUp, topicEnds, eventMessage, produceMessages, createGenerator, storeDiff } from '@va/testkit';
+import { topicEnds, eventMessage, produceMessages, createGenerator } from '@va/testkit';
+import { storeDiff, caughtUp, deletePrefix } from '@va/store/testing';
 import { boundaryOf, iso } from '../rebuild/plan';
 import { runCli, startCli } from '../testing/cli-process';
 

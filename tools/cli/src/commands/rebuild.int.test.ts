@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { loadConfig } from '@va/config';
 import {
-  dumpApiCounts,
   generationRoot,
   readGeneration,
   readRebuildState,
@@ -18,26 +17,24 @@ import {
 } from '@va/store';
 import {
   createTopics,
-  deletePrefix,
   deleteTopics,
   testEnv,
   type TestEnv,
   killAllChildren,
   startService,
   waitFor,
-  connectTarget,
-  keysMatching,
   FAST_GROUP,
 } from '@va/testkit/support';
+import { topicEnds, eventMessages, produceMessages, createGenerator } from '@va/testkit';
 import {
-  caughtUp,
-  topicEnds,
-  eventMessages,
-  produceMessages,
-  createGenerator,
-  clearOfHorizon,
   storeDiff,
-} from '@va/testkit';
+  clearOfHorizon,
+  caughtUp,
+  keysMatching,
+  connectTarget,
+  deletePrefix,
+  dumpApiCounts,
+} from '@va/store/testing';
 import { topicOffsets } from '../ops/kafka';
 import { STALE_MS } from '../rebuild/deps';
 import { runCli, startCli } from '../testing/cli-process';

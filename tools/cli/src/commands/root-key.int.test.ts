@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { apiWorkspace, findRootKey, hashRootKey } from '@va/store';
 import { ROOT } from '@va/infra/paths';
-import { deletePrefix } from '@va/testkit/support';
+import { deletePrefix } from '@va/store/testing';
 
 const run = promisify(execFile);
 const prefix = `t-cli-${Math.random().toString(36).slice(2, 8)}`;

@@ -15,7 +15,7 @@ import { loadConfig } from '@va/config';
 import { ROOT } from '@va/infra/paths';
 import { createServer } from '@va/query';
 import { createRootKey, findRootKey, registerApi } from '@va/store';
-import { deletePrefix } from '@va/testkit/support';
+import { deletePrefix } from '@va/store/testing';
 import { runCli } from '../testing/cli-process';
 
 const PASSWORD = 'planted-Pw-39-x7Qk2';

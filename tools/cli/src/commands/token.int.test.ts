@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it, inject } from 'vitest';
 import { loadConfig } from '@va/config';
 import { createServer } from '@va/query';
 import { createRootKey, registerApi } from '@va/store';
-import { deletePrefix } from '@va/testkit/support';
+import { deletePrefix } from '@va/store/testing';
 import { runCli } from '../testing/cli-process';
 
 const prefix = `t-cli-token-${Math.random().toString(36).slice(2, 8)}`;

@@ -10,7 +10,6 @@ import {
   apiKeys,
   copyApiGeneration,
   deleteGeneration,
-  dumpApiCounts,
   generationRoot,
   initWatermarks,
   readCarries,
@@ -22,8 +21,16 @@ import {
   type KeySpace,
   type RedisClient,
 } from '@va/store';
-import { deletePrefix, testEnv, type TestEnv, connectTarget, keysMatching } from '@va/testkit/support';
-import { diffCounts, expectedCounts, createGenerator } from '@va/testkit';
+import { testEnv, type TestEnv } from '@va/testkit/support';
+import { createGenerator } from '@va/testkit';
+import {
+  expectedCounts,
+  diffCounts,
+  keysMatching,
+  connectTarget,
+  deletePrefix,
+  dumpApiCounts,
+} from '@va/store/testing';
 import { boundaryOf } from './plan';
 
 const DAY = 86_400_000;

@@ -1,17 +1,18 @@
 /**
  * Reads back every counter of an API at one resolution and decodes it into plain counts per
- * dimension: the verification helper of the exactness tests and a debugging aid (CLI, bench).
+ * dimension: the verification helper of the exactness tests (@va/store/testing; no production module may
+ * import it).
  * Not a query path: it reads everything: every bucket's sealed sections, the hashes being sealed
  * and the delta hashes (docs/store-v2.md), which together hold each count exactly once. They are read
  * in two MULTIs per hundred buckets (readBuckets), so that a seal running meanwhile cannot show a count
  * twice; one bucket after another, two round trips per bucket cost the tests ~14 s of CPU in socket writes.
  */
-import type { RedisClient } from './connection';
+import type { RedisClient } from '../connection';
 import { OUTCOME_COUNT } from '@va/contracts';
-import { DictionaryReader } from './dictionary';
-import { apiKeys, cubeOfPartsList, NO_IDENTITY_PART, type KeySpace, type Resolution } from './keys';
-import { execPipeline } from './pipeline';
-import { decodeSection, NO_IDENTITY, type Section } from './section/codec';
+import { DictionaryReader } from '../dictionary';
+import { apiKeys, cubeOfPartsList, NO_IDENTITY_PART, type KeySpace, type Resolution } from '../keys';
+import { execPipeline } from '../pipeline';
+import { decodeSection, NO_IDENTITY, type Section } from '../section/codec';
 
 /** The cubes cube-dump reads from sections (x is derived from f: it would count f twice). */
 const DUMPED_SECTIONS = ['t', 'k', 'i', 's', 'f'] as const;

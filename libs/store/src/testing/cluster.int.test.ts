@@ -1,14 +1,17 @@
-// The local Redis Cluster of the tests (infra/redis-cluster.mjs through startTestCluster) and the store's
-// cluster plumbing (libs/store connection.ts, pipeline.ts): pipelines over many slots come back in order,
+// The local Redis Cluster of the tests (infra/redis-cluster.mjs through @va/testkit/support startTestCluster)
+// and the store's cluster plumbing (connection.ts, pipeline.ts, and connectTarget, keysMatching here): pipelines over many slots come back in order,
 // a scan sees every master, a SIGKILLed master is replaced by its replica without losing what was
 // replicated, and stop() leaves no process, port or file behind.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CACHE_DIR } from '@va/infra/paths';
-import { command, execPipeline, isCluster, masterNodes, newPipeline, type RedisClient } from '@va/store';
-import { connectTarget, keysMatching, startTestCluster, testRedisTarget, type TestCluster } from './index.js';
-import { portOpen } from './ports.js';
+import { portOpen } from '@va/testkit';
+import { startTestCluster, testRedisTarget, type TestCluster } from '@va/testkit/support';
+import { command } from '../commands';
+import { isCluster, masterNodes, type RedisClient } from '../connection';
+import { execPipeline, newPipeline } from '../pipeline';
+import { connectTarget, keysMatching } from './redis';
 
 const prefix = `t-cluster-${process.pid}`;
 const keyOf = (n: number) => `${prefix}:{api_${n}}:n`;
@@ -29,7 +32,7 @@ describe('a private test cluster', () => {
 
   beforeAll(async () => {
     cluster = await startTestCluster();
-    redis = cluster.connect();
+    redis = connectTarget(cluster.target);
   });
   afterAll(async () => {
     redis?.disconnect();
@@ -74,7 +77,7 @@ describe('a private test cluster', () => {
   });
 
   it('sends a pipeline over many slots again where a failover moved them (a client that slept through it)', async () => {
-    const idle = cluster.connect();
+    const idle = connectTarget(cluster.target);
     idle.on('error', () => undefined);
     await idle.ping(); // its slot map is fixed here
     const port = await cluster.masterOf(keyOf(3));

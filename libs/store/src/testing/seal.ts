@@ -2,10 +2,13 @@
  * Test helper: the steps of sealing a bucket (docs/store-v2.md "Sealing") one at a time, with the
  * compactor's own scripts, for read-path tests that need sections, sealing hashes and deltas side by
  * side: beginSeal alone leaves a seal in progress (the delta renamed to its z: names); sealBucket
- * (libs/store seal.ts) begins, or resumes a seal in progress, and commits it.
+ * (../seal.ts) begins, or resumes a seal in progress, and commits it.
  */
 import type { Retention } from '@va/core';
-import { apiKeys, beginSeal, sealBucket, type KeySpace, type RedisClient, type Resolution } from '@va/store';
+import type { RedisClient } from '../connection';
+import { apiKeys, type KeySpace, type Resolution } from '../keys';
+import { sealBucket } from '../seal';
+import { beginSeal } from '../seal-scripts';
 
 export interface BucketAt {
   space: KeySpace;

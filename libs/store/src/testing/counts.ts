@@ -1,20 +1,13 @@
 /**
- * Verification helpers of the ingest tests: the counts a list of events must produce (computed
- * independently of the store's encoders), and a comparison with every cube read back from Redis.
+ * Verification helpers of the exactness tests: the counts a list of events must produce (computed
+ * independently of the store's encoders), a comparison of two, and a comparison with every cube read back
+ * from Redis.
  */
-import type { Kafka } from 'kafkajs';
 import { OUTCOMES, type VerificationEvent } from '@va/contracts';
-import { hourOf } from '@va/core';
-import {
-  dumpApiCounts,
-  emptyDecodedCounts,
-  fullKey,
-  readWatermarks,
-  type DecodedCounts,
-  type KeySpace,
-  type Resolution,
-  type RedisClient,
-} from '@va/store';
+import type { RedisClient } from '../connection';
+import type { KeySpace, Resolution } from '../keys';
+import { readWatermarks } from '../watermark';
+import { dumpApiCounts, emptyDecodedCounts, fullKey, type DecodedCounts } from './cube-dump';
 
 const outcomeIndex = new Map<string, number>(OUTCOMES.map((o, n) => [o, n]));
 
@@ -95,42 +88,7 @@ export async function verifyStored(
 }
 
 /** Sum of the t cube of every API at resolution r (cheap progress probe). */
-export async function storedTotal(
-  redis: RedisClient,
-  space: KeySpace,
-  apiIds: readonly string[],
-): Promise<number> {
-  let total = 0;
-  for (const apiId of apiIds) {
-    const { sum } = await dumpApiCounts(redis, space, apiId, 'h');
-    total += sum.total.reduce((a, b) => a + b, 0);
-  }
-  return total;
-}
-
-export const hourKey = (e: VerificationEvent) => hourOf(e.time);
-
-/** Last offset of every partition of the topics (high watermark - 1; -1 = empty). */
-export async function topicEnds(
-  kafka: Kafka,
-  topics: readonly string[],
-): Promise<{ topic: string; partition: number; last: number }[]> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const out: { topic: string; partition: number; last: number }[] = [];
-    for (const topic of topics) {
-      for (const p of await admin.fetchTopicOffsets(topic)) {
-        out.push({ topic, partition: p.partition, last: Number(p.high) - 1 });
-      }
-    }
-    return out;
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-/** True once every partition's wm in Redis reached the partition's last offset. */
+/** True once every partition's wm in Redis reached the partition's last offset (ends: testkit's topicEnds). */
 export async function caughtUp(
   redis: RedisClient,
   space: KeySpace,

@@ -1,19 +1,16 @@
 /**
  * Integration-test helper: compares every cube of every API in a generation with the counts
- * computed straight from the events (verify.ts), at the two resolutions that together hold every
+ * computed straight from the events (counts.ts), at the two resolutions that together hold every
  * event: hour buckets hold the events inside the hour retention and those of hours not compacted
  * yet; month rollups hold the compacted hours (<= cmp of the API).
  */
 import type { VerificationEvent } from '@va/contracts';
 import { hourOf } from '@va/core';
-import {
-  dumpApiCounts,
-  emptyDecodedCounts,
-  readCompactedThrough,
-  type KeySpace,
-  type RedisClient,
-} from '@va/store';
-import { diffCounts, expectedCounts } from './verify';
+import { readCompactedThrough } from '../compaction';
+import type { RedisClient } from '../connection';
+import type { KeySpace } from '../keys';
+import { dumpApiCounts, emptyDecodedCounts } from './cube-dump';
+import { diffCounts, expectedCounts } from './counts';
 
 const DAY = 86_400_000;
 
