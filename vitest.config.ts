@@ -16,6 +16,7 @@ const WORKSPACES = ['libs', 'services', 'tools', 'apps', 'bench'];
 /** Integration tests that run a second time in the `cluster` project (on a Redis Cluster). */
 const CLUSTER_TESTS = [
   'libs/store/src/*.int.test.ts',
+  'services/ingest/test/store/*.int.test.ts',
   'libs/store/src/testing/cluster.int.test.ts',
   'services/compactor/src/compactor.int.test.ts',
   'services/ingest/test/replica-wait.int.test.ts',

@@ -26,7 +26,7 @@ import { loadConfig } from '@va/config';
 import { hourOf } from '@va/core';
 import { compactApi, createRootKey, registerApi, sealApi } from '@va/store';
 import { createGenerator } from '@va/testkit';
-import { seedEvents } from '@va/testkit/seed';
+import { seedEvents } from '@va/ingest/testing';
 
 const DAY_MS = 86_400_000;
 const API = 'api_medium';

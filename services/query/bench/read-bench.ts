@@ -15,7 +15,7 @@ import { Redis } from 'ioredis';
 import { loadConfig } from '@va/config';
 import { chooseCube, horizonsAt, hourOf, parseQuery, planReads, type ParsedQuery } from '@va/core';
 import { compactApi, decodeCells, readApiMeta, readCounts, ReadDictionaries, type KeySpace } from '@va/store';
-import { seedEvents } from '@va/testkit/seed';
+import { seedEvents } from '@va/ingest/testing';
 import { createGenerator } from '@va/testkit';
 import { cubeQueryOf, dictionariesOf } from '../src/verifications/cube-query';
 

@@ -14,7 +14,7 @@ import { loadConfig, type Config } from '@va/config';
 import { deletePrefix } from '@va/store/testing';
 import type { App } from '../http/app';
 import { createServer } from '../server';
-import { seedEvents } from '@va/testkit/seed';
+import { seedEvents } from '@va/ingest/testing';
 
 export interface QueryHarness {
   app: App;
@@ -25,7 +25,7 @@ export interface QueryHarness {
   rootKey(permissions?: string[], workspace?: string): Promise<string>;
   revoke(key: string): Promise<void>;
   registerApi(apiId: string, workspace?: string): Promise<void>;
-  /** Writes events through the ingest path (partsMinRows: as @va/testkit seedEvents). */
+  /** Writes events through the ingest path (partsMinRows: as @va/ingest/testing seedEvents). */
   seed(events: readonly VerificationEvent[], options?: { partsMinRows?: number }): Promise<void>;
   /** GET path (with query string) with Authorization: Bearer <key> when a key is given. */
   get(path: string, key?: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;

@@ -15,7 +15,7 @@ import {
   type RedisClient,
 } from '@va/store';
 import { deletePrefix } from '@va/store/testing';
-import { seedEvents } from '@va/testkit/seed';
+import { seedEvents } from '@va/ingest/testing';
 import { readAnswer, type ReadDeps } from './read-answer';
 import { DictionaryCache } from './dictionary-cache';
 import { hourlyEvents } from './fixtures/hourly-events';

@@ -1,20 +1,40 @@
 // Sealing (docs/store-v2.md) against a real Redis: events written through the ingest worker's batch
 // processor, compacted and sealed in rounds, with late events landing while seals are in progress
 // and seals that die half way; cube-dump (sections + sealing + delta hashes) must equal the counts
-// computed from the events at every step, and sealed buckets must really be sections.
+// computed from the events at every step, and sealed buckets must really be sections. Here, not in libs/store,
+// because seeding through ingest from the store's own tests would be a package cycle.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { DAY_MS, dayOfHour, hourOf, monthOfHour, type Retention } from '@va/core';
-import { expectedCounts, diffCounts, deletePrefix, emptyDecodedCounts, dumpApiCounts } from './testing';
-import { seedEvents } from '@va/testkit/seed';
+import {
+  deletePrefix,
+  diffCounts,
+  dumpApiCounts,
+  emptyDecodedCounts,
+  expectedCounts,
+} from '@va/store/testing';
+import { seedEvents } from '../../src/testing';
 import { testEnv, type TestEnv } from '@va/testkit/support';
 import { createGenerator, seededRandom } from '@va/workload';
-import { compactApi, readCompactedThrough } from './compaction';
-import { apiKeys, type KeySpace, type Resolution } from './keys';
-import { prepareSeal, sealApi, sealBucket, sealableBuckets } from './seal';
-import { beginSeal, commitSeal, type SealTarget } from './seal-scripts';
-import { decodeSection, deriveIdentityKey, encodeSection, sectionVersion } from './section/codec';
+import {
+  apiKeys,
+  beginSeal,
+  commitSeal,
+  compactApi,
+  decodeSection,
+  deriveIdentityKey,
+  encodeSection,
+  type KeySpace,
+  prepareSeal,
+  readCompactedThrough,
+  type Resolution,
+  sealableBuckets,
+  sealApi,
+  sealBucket,
+  type SealTarget,
+  sectionVersion,
+} from '@va/store';
 
 const retention: Retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
 // Real time: Redis expires buckets by its own clock (bucket end + retention).

@@ -1,5 +1,5 @@
 /**
- * Test helper: writes events into Redis through the ingest worker's batch processor (the same
+ * Test helper (@va/ingest/testing): writes events into Redis through the ingest worker's batch processor (the same
  * validation, dictionaries and applyApiBatch script as production, without Kafka). Each call
  * is its own pseudo-partition, so calls never collide on offsets.
  */
@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { RedisClient } from '@va/store';
 import type { VerificationEvent } from '@va/contracts';
-import { BatchProcessor } from '@va/ingest';
+import { BatchProcessor } from '../batch-processor';
 import type { Retention } from '@va/core';
 
 export interface SeedOptions {

@@ -4,7 +4,7 @@
  * P item unbounded (as before PARTS_BUDGET) and bounded (the default), and how many C calls then
  * read the rest.
  *
- *   REDIS_URL=redis://127.0.0.1:6390 npx tsx libs/store/bench/open-hour-read.ts [--events 20000]
+ *   REDIS_URL=redis://127.0.0.1:6390 npx tsx services/ingest/bench/open-hour-read.ts [--events 20000]
  *
  * The hour is the medium tenant's shape (libs/workload's generator: 10,000 keys, 2,000
  * identities, tags) written through the ingest worker's batch processor into the current hour of
@@ -15,9 +15,9 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { loadConfig } from '@va/config';
 import { hourOf } from '@va/core';
-import { seedEvents } from '@va/testkit/seed';
+import { apiKeys, command, PARTS_BUDGET } from '@va/store';
 import { createGenerator } from '@va/workload';
-import { apiKeys, command, PARTS_BUDGET } from '../src/index';
+import { seedEvents } from '../src/testing';
 
 const { values } = parseArgs({
   options: { events: { type: 'string', default: '20000' }, calls: { type: 'string', default: '20' } },

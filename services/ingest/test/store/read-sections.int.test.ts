@@ -3,22 +3,33 @@
  * key spaces, one left in the v1 layout (delta hashes only), one sealed bucket by bucket into every
  * state a reader can meet (sealed, sealed with a new delta, being sealed with a new delta, delta
  * only), must give the same cells for every cube and filter, with and without a section cache, in
- * one call or in many.
+ * one call or in many. Written by the ingest batch processor (seedEvents): here, not in libs/store, because
+ * seeding through ingest from the store's own tests would be a package cycle.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { daysOfMonth, hourOf, monthOfDay, type BucketRead } from '@va/core';
 import { loadConfig } from '@va/config';
 import { testRedisTarget } from '@va/testkit/support';
-import { deletePrefix, connectTarget, sealNow, beginSealOnly } from './testing';
-import { seedEvents } from '@va/testkit/seed';
-import type { RedisClient } from './connection';
-import { compactApi } from './compaction';
-import { apiKeys, type KeySpace } from './keys';
-import { ReadDictionaries } from './read-dictionaries';
-import { decodeCells, readCounts, sectionCubeOf, type CubeQuery, type ReadOptions } from './read';
-import { SectionCache } from './section-cache';
-import { decodeSection, deriveIdentityKey, encodeSection, sectionVersion } from './section/codec';
+import { beginSealOnly, connectTarget, deletePrefix, sealNow } from '@va/store/testing';
+import { seedEvents } from '../../src/testing';
+import {
+  apiKeys,
+  compactApi,
+  type CubeQuery,
+  decodeCells,
+  decodeSection,
+  deriveIdentityKey,
+  encodeSection,
+  type KeySpace,
+  readCounts,
+  ReadDictionaries,
+  type ReadOptions,
+  type RedisClient,
+  SectionCache,
+  sectionCubeOf,
+  sectionVersion,
+} from '@va/store';
 
 const API = 'api_sections';
 const run = Math.random().toString(36).slice(2, 8);

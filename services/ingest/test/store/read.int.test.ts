@@ -1,18 +1,27 @@
-/** readCounts/decodeCells against counters written by the ingest batch processor. */
+/**
+ * libs/store's readCounts/decodeCells against counters written by the ingest batch processor. Here, not in
+ * libs/store, because seeding through ingest from the store's own tests would be a package cycle.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { hourOf, type BucketRead } from '@va/core';
 import { loadConfig } from '@va/config';
 import { testRedisTarget } from '@va/testkit/support';
-import { connectTarget, deletePrefix } from './testing';
-import { seedEvents } from '@va/testkit/seed';
-import { apiKeys, type KeySpace } from './keys';
-import { ReadDictionaries } from './read-dictionaries';
-import { command } from './commands';
-import { decodeCells, readApiMeta, readCounts, type CubeQuery } from './read';
-import { sealBucket } from './seal';
-import { beginSeal } from './seal-scripts';
-import { type RedisClient } from '@va/store';
+import { connectTarget, deletePrefix } from '@va/store/testing';
+import { seedEvents } from '../../src/testing';
+import {
+  apiKeys,
+  beginSeal,
+  command,
+  type CubeQuery,
+  decodeCells,
+  type KeySpace,
+  readApiMeta,
+  readCounts,
+  ReadDictionaries,
+  type RedisClient,
+  sealBucket,
+} from '@va/store';
 
 const prefix = `t-read-${Math.random().toString(36).slice(2, 8)}`;
 const space: KeySpace = { prefix, generation: 1 };
