@@ -21,10 +21,7 @@ server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
 `;
 
-export async function bareRoundTrip(
-  seconds: number,
-  bearer: readonly string[] = ['calibration'],
-): Promise<CannonRun> {
+export async function bareRoundTrip(seconds: number, bearer: readonly string[]): Promise<CannonRun> {
   const child = spawn(process.execPath, ['--input-type=module', '-e', BARE_SERVER], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -34,6 +34,8 @@ export interface BenchOptions {
    * level, as `npm start` runs it; false (--no-limits) turns both limits off and logs warnings only.
    */
   limits: boolean;
+  /** Leave out the rebuild phase (`rebuild --yes` of the data set after the other phases). */
+  skipRebuild: boolean;
   /** Write V8 CPU profiles of the service processes into .cache/bench/prof/<run>/. */
   cpuProf: boolean;
   /** Leave the bench's Redis (and a Kafka it started) running at the end. */
@@ -62,6 +64,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --rate R                events/s of that live traffic (10000)
   --no-limits             query service without its per-root-key limits and with LOG_LEVEL=warn (the
                           default runs it as \`npm start\` does: shipped limits and log level)
+  --skip-rebuild          leave out \`rebuild --yes\` of the data set (run last, only after a produce)
   --cpu-prof              CPU profiles of the service processes into .cache/bench/prof/<run>/
   --keep-servers          leave the bench Redis (and a Kafka the bench started) running
 Environment: KAFKA_BROKERS (default: the stack's broker, started if needed), BENCH_REDIS_URL (default:
@@ -97,6 +100,7 @@ export function parseOptions(args: string[]): BenchOptions | 'help' {
       'live-events': { type: 'string' },
       rate: { type: 'string' },
       'no-limits': { type: 'boolean', default: false },
+      'skip-rebuild': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
       'keep-servers': { type: 'boolean', default: false },
     },
@@ -132,6 +136,7 @@ export function parseOptions(args: string[]): BenchOptions | 'help' {
     freshnessSeconds: positiveInt(values['freshness-seconds'], 'freshness-seconds', defaultFreshness, 0),
     freshnessRate: positiveInt(values.rate, 'rate', 10_000),
     limits: !(values['no-limits'] ?? false),
+    skipRebuild: values['skip-rebuild'] ?? false,
     cpuProf: values['cpu-prof'] ?? false,
     keepServers: values['keep-servers'] ?? false,
     profile: custom ? 'custom' : `${quick ? 'quick' : 'full'}${values['skip-produce'] ? '-reused' : ''}`,

@@ -54,6 +54,7 @@ describe('#40 query report', () => {
       querySettings: { rateLimit: 300, rateWindowMs: 1000, maxConcurrent: 4, logLevel: 'info' },
       queryContext: { externalId: 'e', tags: ['a', 'b'], keyId: 'k', rootKeys: 67 },
       calibration: cannonRun(Array(100).fill(0.4)),
+      healthRoundTrip: cannonRun(Array(100).fill(0.6)),
       queries: [scenario],
       lightUnderHeavy: [
         {
@@ -70,6 +71,7 @@ describe('#40 query report', () => {
     expect(text).toContain('QUERY_RATE_LIMIT 300 per 1000 ms and QUERY_MAX_CONCURRENT 4');
     expect(text).toContain('rotates over 67 root keys');
     expect(text).toContain('p50 0.4 ms');
+    expect(text).toContain('/health the same way: p50 0.6 ms (1.5×)');
     expect(text).toContain(
       '| api-30d-by-day-ends-now | 31 | 1.2 | 1.2 | 100 | 3× | 109 | yes (54.5) | yes |',
     );

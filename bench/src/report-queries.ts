@@ -35,10 +35,14 @@ function settingsLine(r: BenchResults): string[] {
             `${r.queryContext?.rootKeys ?? 1} root keys, so none reaches a limit (a 429 counts as a failure).`,
     );
   }
+  const h = r.healthRoundTrip;
   if (c) {
     parts.push(
       `Calibration, a bare node:http keep-alive GET at c=1 in this run: p50 ${ms(c.latencyMs.p50)} ms, ` +
-        `p99 ${ms(c.latencyMs.p99)} ms, ${int(c.requestsPerSecond)} req/s.`,
+        `p99 ${ms(c.latencyMs.p99)} ms, ${int(c.requestsPerSecond)} req/s` +
+        (h
+          ? `; the query service's /health the same way: p50 ${ms(h.latencyMs.p50)} ms (${round(roundTrips(h.latencyMs.p50, c.latencyMs.p50))}×), p99 ${ms(h.latencyMs.p99)} ms.`
+          : '.'),
     );
   }
   return parts.length > 0 ? [parts.join(' '), ''] : [];

@@ -69,6 +69,17 @@ export function markdownReport(r: BenchResults): string {
       mark(f.lost === 0 && f.latencyMs.p99 < GOALS.freshnessP99Ms),
     ]);
   }
+  if (r.rebuild) {
+    const b = r.rebuild;
+    const phases = Object.entries(b.phases).map(([name, s]) => `${name} ${round(s)} s`);
+    summary.push([
+      '`rebuild --yes` of the data set',
+      `${int(b.eventsPerSecond)} events/s (${int(b.events)} events, start to switch ${round(b.seconds)} s; ` +
+        `${phases.join(', ')}; Redis CPU ${round(b.redisCpuSeconds)} s)`,
+      `${int(GOALS.rebuildEventsPerSecond)} events/s`,
+      mark(b.eventsPerSecond >= GOALS.rebuildEventsPerSecond),
+    ]);
+  }
   if (r.compaction) {
     const c = r.compaction;
     summary.push([

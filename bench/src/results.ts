@@ -9,6 +9,7 @@ import type { FreshnessResult } from './phases/freshness';
 import type { IngestResult } from './phases/ingest';
 import type { MemoryResult } from './phases/memory';
 import type { ProduceResult } from './phases/produce';
+import type { RebuildResult } from './phases/rebuild';
 import type { CannonRun } from './cannon';
 import type { LightUnderHeavyResult } from './phases/light-under-heavy';
 import type { ScenarioResult } from './phases/queries';
@@ -47,9 +48,13 @@ export interface BenchResults {
   querySettings?: QuerySettings;
   /** A bare node:http round trip at 1 connection in the same run (calibration.ts). */
   calibration?: CannonRun;
+  /** The query service's GET /health through the same tool: its HTTP floor before any query work. */
+  healthRoundTrip?: CannonRun;
   queries: ScenarioResult[];
   lightUnderHeavy?: LightUnderHeavyResult[];
   freshness?: FreshnessResult;
+  /** `rebuild --yes` of the data set (only when this run produced it: the topics are deleted after). */
+  rebuild?: RebuildResult;
   /** CPU profiles written by --cpu-prof, one per service process and phase. */
   profiles: ProfileResult[];
 }
@@ -72,4 +77,6 @@ export const GOALS = {
   referenceShare: 0.5,
   /** p99 of the light query while 10 connections loop on the heavy one (#40). */
   lightUnderHeavyP99Ms: 25,
+  /** `rebuild --yes` of the data set, records per second from its start to the switch (#40). */
+  rebuildEventsPerSecond: 150_000,
 };

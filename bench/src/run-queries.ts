@@ -8,6 +8,7 @@ import { readEnvironment } from '@va/config';
 import { createRootKey, globalKeys, hashRootKey } from '@va/store';
 import { TAG_VOCABULARY } from '@va/testkit';
 import { bareRoundTrip } from './calibration';
+import { cannon } from './cannon';
 import { prepareService, type RunContext } from './context';
 import { MEDIUM_API, MEDIUM_WORKSPACE } from './dataset';
 import { getRowsOk } from './http';
@@ -100,8 +101,17 @@ export async function queries(ctx: RunContext, names: BenchNames): Promise<void>
       keyId: base.keyId,
       rootKeys: rootKeys.length,
     };
-    results.calibration = await bareRoundTrip(options.seconds);
-    log(`calibration: bare node:http round trip p50 ${results.calibration.latencyMs.p50.toFixed(3)} ms`);
+    results.calibration = await bareRoundTrip(options.seconds, rootKeys);
+    results.healthRoundTrip = await cannon({
+      url: `${prepared.baseUrl}/health`,
+      connections: 1,
+      seconds: options.seconds,
+      bearer: rootKeys,
+    });
+    log(
+      `calibration: bare node:http round trip p50 ${results.calibration.latencyMs.p50.toFixed(3)} ms, ` +
+        `the service's /health p50 ${results.healthRoundTrip.latencyMs.p50.toFixed(3)} ms`,
+    );
     const target = {
       redis,
       baseUrl: prepared.baseUrl,

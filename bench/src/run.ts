@@ -8,7 +8,7 @@ import { codeVersion } from './code-version';
 import { phase, type RunContext } from './context';
 import { backgroundEvents, totalEvents } from './dataset';
 import { ingestLive } from './ingest-live';
-import { kafkaClient } from './kafka';
+import { deleteTopics, kafkaClient } from './kafka';
 import { loadDataSet } from './load-data-set';
 import { log } from './log';
 import type { MachineInfo } from './machine';
@@ -19,6 +19,7 @@ import { summarizeProfiles } from './profiles';
 import type { BenchResults, LoadAverage } from './results';
 import { freshness } from './run-freshness';
 import { queries } from './run-queries';
+import { rebuildDataSet } from './run-rebuild';
 import { selectScenarios, selectsLightUnderHeavy } from './scenarios';
 import type { Servers } from './servers';
 
@@ -73,6 +74,11 @@ export async function runBench(input: RunInput): Promise<BenchResults> {
   if (options.liveEvents > 0) results.ingestLive = await ingestLive(ctx, names.prefix);
   if (options.freshnessSeconds > 0) {
     results.freshness = await phase(ctx, 'freshness', () => freshness(ctx, names.prefix));
+  }
+  if (!results.dataSet.reused) {
+    if (!options.skipRebuild) results.rebuild = await phase(ctx, 'rebuild', () => rebuildDataSet(ctx, names));
+    // The events are in Redis now; the topics would only fill the broker's disk (GBs for the full run).
+    await deleteTopics(ctx.kafka, names);
   }
   if (input.cpuProfDir) results.profiles = summarizeProfiles(input.cpuProfDir);
   results.finishedAt = new Date().toISOString();
