@@ -1,7 +1,7 @@
 // @va/testkit: the synthetic workload (re-exported from @va/workload), Kafka producer helpers and the contract's
 // test vectors. No vitest here, and no package whose tests import testkit: the checks of what the store must
-// hold are `@va/store/testing`, seeding through the ingest worker is `@va/ingest/testing`. The query-service
-// probe is `@va/testkit/totals`; the vitest harness is `@va/testkit/support`.
+// hold are `@va/store/testing`, seeding through the ingest worker is `@va/ingest/testing`. The vitest harness
+// is `@va/testkit/support`.
 export * from '@va/workload';
 export * from './event-producer';
 export * from './vectors';

@@ -38,7 +38,7 @@ import {
 import { topicOffsets } from '../ops/kafka';
 import { STALE_MS } from '../rebuild/deps';
 import { runCli, startCli } from '../testing/cli-process';
-import { totalsProbe, TotalsWatch } from '@va/testkit/totals';
+import { TotalsWatch, totalsProbe } from '../testing/totals';
 
 const LIVE_EVENTS = 8_000;
 const LATE_EVENTS = 400;

@@ -1,5 +1,5 @@
 /**
- * Integration-test helper: asks the real query service (createServer, in-process via inject) for
+ * Test helper of the rebuild tests: asks the real query service (createServer, in-process via inject) for
  * the total of every API over all time, with a root key per workspace, and checks what a rebuild
  * promises readers: a total never goes down and never exceeds what was produced.
  */
