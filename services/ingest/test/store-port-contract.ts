@@ -1,0 +1,165 @@
+/**
+ * The StorePort contract: the CAS rules every store must keep (applyApiBatch.lua and
+ * advanceWatermark-1.lua on Redis; fake-store.ts for the ingest core's unit tests), as cases that
+ * run against either. fake-store.contract.test.ts runs them against the fake,
+ * redis-store.contract.int.test.ts against the Redis adapter, so the fake cannot drift from the
+ * scripts unnoticed; a planted fault in the fake fails them (fake-store.contract.test.ts).
+ */
+import { expect } from 'vitest';
+import type { ApiIncrements, KeySpace, MissingValues } from '@va/store';
+import type { PlannedApply, StorePort } from '../src/core/ports';
+
+export interface ContractStore {
+  store: StorePort;
+  space: KeySpace;
+  /** Sets the API's compaction point (cmp), as the compactor does. */
+  setCompactedThrough(apiId: string, hour: number): Promise<void>;
+  /** Retires the API in this generation for `next`, as a rebuild's switch does. */
+  retire(apiId: string, next: number): Promise<void>;
+}
+
+export interface ContractCase {
+  name: string;
+  run(c: ContractStore): Promise<void>;
+}
+
+const FIELD = 'topic/0';
+
+const noIncrements = (required: Partial<ApiIncrements['required']> = {}): ApiIncrements => ({
+  buckets: [],
+  events: 0,
+  required: { k: 0, i: 0, s: 0, ...required },
+  keepUntil: 0,
+});
+
+const missing = (values: Partial<Record<'k' | 'i' | 's', string[]>>): MissingValues => ({
+  k: new Set(values.k),
+  i: new Set(values.i),
+  s: new Set(values.s),
+});
+
+const planned = (apiId: string, over: Partial<PlannedApply> = {}): PlannedApply => ({
+  apiId,
+  increments: noIncrements(),
+  offsetField: FIELD,
+  expectedOff: null,
+  newOff: 9,
+  expectedCmp: null,
+  ...over,
+});
+
+export const STORE_PORT_CONTRACT: readonly ContractCase[] = [
+  {
+    name: 'registerApis: the first workspace to claim an API owns it; owners come back in order',
+    async run({ store }) {
+      expect(
+        await store.registerApis([
+          { apiId: 'c_reg_a', workspaceId: 'ws_1' },
+          { apiId: 'c_reg_b', workspaceId: 'ws_2' },
+        ]),
+      ).toEqual(['ws_1', 'ws_2']);
+      expect(await store.registerApis([{ apiId: 'c_reg_a', workspaceId: 'ws_3' }])).toEqual(['ws_1']);
+    },
+  },
+  {
+    name: 'readProgress: none before any apply; off after one, per API and partition',
+    async run({ store, space }) {
+      expect(await store.readProgress(space, FIELD, ['c_prog'])).toEqual({ off: [null], cmp: [null] });
+      expect(await store.apply(space, [planned('c_prog', { newOff: 4 })])).toEqual([{ status: 'ok' }]);
+      expect(await store.readProgress(space, FIELD, ['c_prog', 'c_prog_other'])).toEqual({
+        off: [4, null],
+        cmp: [null, null],
+      });
+      expect(await store.readProgress(space, 'topic/1', ['c_prog'])).toEqual({ off: [null], cmp: [null] });
+    },
+  },
+  {
+    name: 'apply: off is compared first; a stale expected off writes nothing and names the actual one',
+    async run({ store, space }) {
+      expect(await store.apply(space, [planned('c_off', { newOff: 5 })])).toEqual([{ status: 'ok' }]);
+      expect(await store.apply(space, [planned('c_off', { newOff: 7 })])).toEqual([
+        { status: 'off', actual: 5 },
+      ]);
+      expect(await store.apply(space, [planned('c_off', { expectedOff: 5, newOff: 7 })])).toEqual([
+        { status: 'ok' },
+      ]);
+      expect((await store.readProgress(space, FIELD, ['c_off'])).off).toEqual([7]);
+    },
+  },
+  {
+    name: 'apply: then cmp; a moved compaction point writes nothing and names it',
+    async run(c) {
+      await c.setCompactedThrough('c_cmp', 100);
+      expect(await c.store.apply(c.space, [planned('c_cmp')])).toEqual([{ status: 'cmp', actual: 100 }]);
+      expect((await c.store.readProgress(c.space, FIELD, ['c_cmp'])).off).toEqual([null]);
+      expect(await c.store.apply(c.space, [planned('c_cmp', { expectedCmp: 100 })])).toEqual([
+        { status: 'ok' },
+      ]);
+      // off before cmp: both stale, off is named.
+      expect(await c.store.apply(c.space, [planned('c_cmp')])).toEqual([{ status: 'off', actual: 9 }]);
+    },
+  },
+  {
+    name: 'apply: then the dictionaries; codes not assigned yet write nothing and name the dictionary',
+    async run({ store, space }) {
+      const needsTwoKeys = noIncrements({ k: 2 });
+      expect(await store.apply(space, [planned('c_dict', { increments: needsTwoKeys })])).toEqual([
+        { status: 'dict', dict: 'k', length: 0 },
+      ]);
+      const codes = await store.assignCodes(space, new Map([['c_dict', missing({ k: ['key_a', 'key_b'] })]]));
+      expect([...codes.get('c_dict')!.k.values()].sort()).toEqual([0, 1]);
+      expect(await store.apply(space, [planned('c_dict', { increments: needsTwoKeys })])).toEqual([
+        { status: 'ok' },
+      ]);
+    },
+  },
+  {
+    name: 'assignCodes: a value keeps its code; new values get the next codes',
+    async run({ store, space }) {
+      const first = await store.assignCodes(space, new Map([['c_codes', missing({ k: ['a'], s: ['x,y'] })]]));
+      const again = await store.assignCodes(space, new Map([['c_codes', missing({ k: ['b', 'a'] })]]));
+      expect(first.get('c_codes')!.k.get('a')).toBe(0);
+      expect(first.get('c_codes')!.s.get('x,y')).toBe(0);
+      expect(again.get('c_codes')!.k.get('a')).toBe(0);
+      expect(again.get('c_codes')!.k.get('b')).toBe(1);
+    },
+  },
+  {
+    name: 'apply: a retired API writes nothing, whatever its CAS, and names the next generation',
+    async run(c) {
+      expect(await c.store.apply(c.space, [planned('c_retired', { newOff: 3 })])).toEqual([{ status: 'ok' }]);
+      await c.retire('c_retired', c.space.generation + 1);
+      expect(await c.store.apply(c.space, [planned('c_retired', { expectedOff: 3, newOff: 6 })])).toEqual([
+        { status: 'retired', generation: c.space.generation + 1 },
+      ]);
+    },
+  },
+  {
+    name: 'apply: one outcome per API, in order, each decided on its own',
+    async run(c) {
+      await c.setCompactedThrough('c_many_b', 7);
+      expect(
+        await c.store.apply(c.space, [planned('c_many_a'), planned('c_many_b'), planned('c_many_c')]),
+      ).toEqual([{ status: 'ok' }, { status: 'cmp', actual: 7 }, { status: 'ok' }]);
+    },
+  },
+  {
+    name: 'advanceWatermark: a compare-and-set from the expected offset (none = null)',
+    async run({ store, space }) {
+      expect(await store.readWatermark(space, 'topic', 3)).toBeNull();
+      expect(await store.advanceWatermark(space, 'topic', 3, null, 10)).toEqual({ ok: true });
+      expect(await store.advanceWatermark(space, 'topic', 3, null, 12)).toEqual({ ok: false, actual: 10 });
+      expect(await store.advanceWatermark(space, 'topic', 3, 10, 12)).toEqual({ ok: true });
+      expect(await store.readWatermark(space, 'topic', 3)).toBe(12);
+    },
+  },
+  {
+    name: 'confirmApplied: an offset the store holds is confirmed',
+    async run({ store, space }) {
+      expect(await store.apply(space, [planned('c_confirm', { newOff: 1 })])).toEqual([{ status: 'ok' }]);
+      expect(await store.confirmApplied(space, [{ apiId: 'c_confirm', offsetField: FIELD, off: 1 }])).toEqual(
+        [{ status: 'ok' }],
+      );
+    },
+  },
+];
