@@ -144,6 +144,11 @@ export const ENVIRONMENT = {
     positiveInt,
     'Time budget of one query request; past it the answer is 503 query_timeout and the reads stop.',
   ),
+  QUERY_MAX_COST: variable(
+    '2000',
+    nonNegativeInt,
+    'Estimated work (ms of one core) above which a query is refused up front with 422 query_too_expensive, before its counters are read (docs/query-isolation.md "Cost refused up front"); 0 = no limit.',
+  ),
   QUERY_RATE_LIMIT: variable(
     '300',
     nonNegativeInt,

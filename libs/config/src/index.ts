@@ -57,6 +57,11 @@ export interface Config {
   querySectionCacheMb: number;
   /** Time budget of one query request; past it the request is answered 503 query_timeout and its reads stop. */
   queryTimeoutMs: number;
+  /**
+   * Estimated work (ms of one core, from the sections' row counts: docs/query-isolation.md "Cost refused
+   * up front") above which a query is refused before it reads its counters; 0 = no limit.
+   */
+  queryMaxCost: number;
   /** Requests per root key and window (all query services together, counted in Redis); 0 = no limit. */
   queryRateLimit: number;
   queryRateWindowMs: number;
@@ -124,6 +129,7 @@ export function loadConfig(
     queryDictionaryCacheEntries: e.QUERY_DICTIONARY_CACHE_ENTRIES,
     querySectionCacheMb: e.QUERY_SECTION_CACHE_MB,
     queryTimeoutMs: e.QUERY_TIMEOUT_MS,
+    queryMaxCost: e.QUERY_MAX_COST,
     queryRateLimit: e.QUERY_RATE_LIMIT,
     queryRateWindowMs: e.QUERY_RATE_WINDOW_MS,
     queryMaxConcurrent: e.QUERY_MAX_CONCURRENT,

@@ -7,6 +7,11 @@ export const ERROR_KINDS = {
   not_found: { status: 404, title: 'Not Found' },
   /** Rate or concurrency limit of the root key reached; the response carries Retry-After. */
   too_many_requests: { status: 429, title: 'Too Many Requests' },
+  /**
+   * The query's estimated work is over the service's bound (QUERY_MAX_COST): refused before its counters are
+   * read; the detail names what to narrow (range, filter, groupBy dimensions, granularity).
+   */
+  query_too_expensive: { status: 422, title: 'Unprocessable Content' },
   /** The request ran out of its time budget (QUERY_TIMEOUT_MS); its work was stopped. */
   query_timeout: { status: 503, title: 'Service Unavailable' },
   /**

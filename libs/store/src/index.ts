@@ -26,3 +26,4 @@ export * from './section-cache';
 export * from './read-sections';
 export * from './seal';
 export { beginSeal, commitSeal, type SealBegun, type SealCommitted, type SealTarget } from './seal-scripts';
+export * from './read-cost';

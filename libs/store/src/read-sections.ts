@@ -44,10 +44,10 @@ export interface SectionSelection {
   group: { key: boolean; identity: boolean; set: boolean };
 }
 
-type Role = 'k' | 'i' | 's';
+export type Role = 'k' | 'i' | 's';
 
 /** The dimension each column of a section's cube holds (codec.ts SECTION_DIMS order). */
-const ROLES: Readonly<Record<SectionCube, readonly Role[]>> = {
+export const ROLES: Readonly<Record<SectionCube, readonly Role[]>> = {
   t: [],
   k: ['k'],
   i: ['i'],
@@ -57,7 +57,7 @@ const ROLES: Readonly<Record<SectionCube, readonly Role[]>> = {
 };
 
 /** A first-dimension filter of at most this many codes reads by binary search instead of a scan. */
-const SEARCH_MAX_CODES = 256;
+export const SEARCH_MAX_CODES = 256;
 /** Single-dimension groups with codes below this are summed densely... */
 const DENSE_MAX_CODE = 1 << 20;
 /** ...when the rows visited are at least this share of the code range (else the map takes them)... */

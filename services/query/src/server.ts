@@ -36,6 +36,7 @@ export interface ServerDeps {
     | 'keyPrefix'
     | 'maxRows'
     | 'retention'
+    | 'queryMaxCost'
     | 'docsUrl'
     | 'queryTimeoutMs'
     | 'queryRateLimit'
@@ -100,7 +101,12 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     config.queryWorkers > 0
       ? new ReadPool(config.queryWorkers, {
           redis: { redisUrl: config.redisUrl, redisClusterNodes: config.redisClusterNodes },
-          config: { keyPrefix: config.keyPrefix, maxRows: config.maxRows, retention: config.retention },
+          config: {
+            keyPrefix: config.keyPrefix,
+            maxRows: config.maxRows,
+            retention: config.retention,
+            queryMaxCost: config.queryMaxCost,
+          },
           sectionCacheBytes,
         })
       : undefined;

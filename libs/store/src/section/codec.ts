@@ -16,7 +16,7 @@
  *   12  u8  cube         SectionCube as an ASCII letter
  *   13  u8  dims         number of dimension columns
  *   14  u16 reserved     0
- *   16  u32 rows
+ *   16  u32 rows           (SECTION_ROWS_OFFSET: a reader sizes a read with GETRANGE key 16 19)
  *   20  u32 raw length   payload length before compression
  *   24  payload
  * Payload, column by column, all unsigned LEB128 varints:
@@ -48,6 +48,8 @@ export const SECTION_FORMAT = 1;
 export const SECTION_HEADER_BYTES = 24;
 /** Where the version sits in the header (for GETRANGE key 4 11). */
 export const SECTION_VERSION_OFFSET = 4;
+/** Where the row count sits in the header (u32: GETRANGE key 16 19 tells a read's size unread). */
+export const SECTION_ROWS_OFFSET = 16;
 /** Payloads at least this long are compressed when that makes them smaller. */
 const COMPRESS_MIN_BYTES = 128;
 
@@ -158,7 +160,7 @@ export function encodeSection(section: Section): Buffer {
   out.write(section.cube, 12, 'latin1');
   out.writeUInt8(dims.length, 13);
   out.writeUInt16LE(0, 14);
-  out.writeUInt32LE(rows, 16);
+  out.writeUInt32LE(rows, SECTION_ROWS_OFFSET);
   out.writeUInt32LE(raw.length, 20);
   out.set(body, SECTION_HEADER_BYTES);
   return out;
@@ -199,7 +201,7 @@ export function decodeSection(bytes: Uint8Array): Section {
   if (!SECTION_CUBES.includes(cube)) throw new Error(`section: unknown cube ${cube}`);
   const dimCount = header.readUInt8(13);
   if (dimCount !== SECTION_DIMS[cube]) throw new Error(`section: cube ${cube} with ${dimCount} dims`);
-  const rows = header.readUInt32LE(16);
+  const rows = header.readUInt32LE(SECTION_ROWS_OFFSET);
   const rawLength = header.readUInt32LE(20);
   const body = bytes.subarray(SECTION_HEADER_BYTES);
   const raw = flags & 1 ? inflateRawSync(body) : body;

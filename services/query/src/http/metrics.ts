@@ -5,7 +5,8 @@ import type { App } from './app';
 import { LOOP_DELAY_RESOLUTION_MS, loopDelayWindow } from './loop-delay';
 
 /** Why a request was turned away before or while it was answered. */
-export type Refusal = 'row_cap' | 'timeout' | 'rate_limited' | 'concurrency' | 'client_closed';
+export type Refusal =
+  'row_cap' | 'too_expensive' | 'timeout' | 'rate_limited' | 'concurrency' | 'client_closed';
 
 /** What the route reports besides status and duration. */
 export interface QueryMetrics {
@@ -32,12 +33,20 @@ export function registerMetrics(app: App, registry: Registry, route: string): Qu
   const refused = new Counter({
     name: 'va_query_refused_total',
     help:
-      'Requests turned away: row_cap (over the row cap), timeout (time budget), rate_limited, concurrency, ' +
+      'Requests turned away: row_cap (over the row cap), too_expensive (estimated work over QUERY_MAX_COST), ' +
+      'timeout (time budget), rate_limited, concurrency, ' +
       'client_closed (the client hung up; the work was stopped)',
     labelNames: ['reason'] as const,
     registers: [registry],
   });
-  for (const reason of ['row_cap', 'timeout', 'rate_limited', 'concurrency', 'client_closed'] as const)
+  for (const reason of [
+    'row_cap',
+    'too_expensive',
+    'timeout',
+    'rate_limited',
+    'concurrency',
+    'client_closed',
+  ] as const)
     refused.inc({ reason }, 0);
   const inFlight = new Gauge({
     name: 'va_query_in_flight',

@@ -79,6 +79,7 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
           200: Rows,
           '4xx': errorResponse(
             '401 unauthorized, 400 invalid_input (one errors[] entry per failure), 403 forbidden, 404 not_found, ' +
+              "422 query_too_expensive (the estimated work is over the service's bound; the detail names what to narrow), " +
               "429 too_many_requests (rate or concurrency limit of the root key, or of a read token's end user; see Retry-After)",
           ),
           '5xx': errorResponse(
@@ -170,6 +171,8 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
           return reply.code(499).send(undefined as never);
         }
         if (error instanceof RowCapError) metrics.refused('row_cap');
+        else if (error instanceof ApiError && error.kind === 'query_too_expensive')
+          metrics.refused('too_expensive');
         else if (error instanceof ApiError && error.kind === 'query_timeout') metrics.refused('timeout');
         throw error;
       }

@@ -6,7 +6,7 @@ import type { DictionaryCache } from './dictionary-cache';
 
 export interface VerificationsDeps {
   redis: RedisClient;
-  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'readTokenKeys'>;
+  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'readTokenKeys' | 'queryMaxCost'>;
   now: () => number;
   dictionaries: DictionaryCache;
   /** Decoded sealed sections kept between queries (section-cache.ts of @va/store); none = fetch every time. */

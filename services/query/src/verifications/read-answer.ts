@@ -13,6 +13,8 @@
  *     but the counters of only the first (or last) ceil(limit / groups) slices: when the range
  *     has many more slices, the groups come from the coarse read and only those slices' buckets
  *     are read (`groupBy=hour&start=0&limit=...` reads nothing from before the data).
+ * A request whose reads would cost more than QUERY_MAX_COST is refused before they are made
+ * (cost-refusal.ts), on the caller's thread (refuseEarly) before a worker would spend it.
  * Every Redis call checks the request's AbortSignal first: an aborted request reads no more.
  * Then `<p>:gen` once more: an answer is kept only when the generation it read is still current
  * (one-generation.ts; a rebuild deletes the old generation after its switch).
@@ -62,6 +64,7 @@ import {
 import { RowCapError } from '../http/api-error';
 import type { Config } from '@va/config';
 import type { VerificationsDeps } from './deps';
+import { refuseCostly } from './cost-refusal';
 import { cubeQueryOf, dictionariesOf } from './cube-query';
 import { onOneGeneration } from './one-generation';
 
@@ -91,8 +94,13 @@ const NARROW_FACTOR = 2;
 
 /** What reading needs (a worker of the pool has no use for the read-token keys). */
 export type ReadDeps = Omit<VerificationsDeps, 'config'> & {
-  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention'>;
+  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'queryMaxCost'>;
 };
+
+export interface ReadOptions {
+  /** The caller refused already what costs too much (refuseEarly): no second estimate. */
+  costChecked?: boolean;
+}
 
 interface Reader {
   deps: ReadDeps;
@@ -189,10 +197,16 @@ async function cheapRefusal({ r, bound }: Prepared): Promise<boolean> {
   return true;
 }
 
+/** Refuses what the reads the answer certainly makes would cost over QUERY_MAX_COST (cost-refusal.ts). */
+async function costRefusal({ r, cubeQuery }: Prepared): Promise<void> {
+  const { deps, space, query, dicts, signal } = r;
+  await refuseCostly({ deps, space, query, cubeQuery, dicts, reads: certainReads(r), signal });
+}
+
 /**
  * Refuses, on the caller's thread, what is over the row cap at next to no cost (see
- * cheapRefusal); the main thread runs it before handing a heavy query to a worker, so that
- * refusals never queue behind heavy work.
+ * cheapRefusal) and what costs too much (costRefusal); the main thread runs it before handing a
+ * heavy query to a worker, so that refusals never queue behind heavy work.
  */
 export async function refuseEarly(
   deps: ReadDeps,
@@ -201,9 +215,11 @@ export async function refuseEarly(
   now: number,
   signal?: AbortSignal,
 ): Promise<void> {
-  await onOneGeneration(deps.redis, space, signal, async (current) =>
-    cheapRefusal(await prepare(deps, current, query, now, signal)),
-  );
+  await onOneGeneration(deps.redis, space, signal, async (current) => {
+    const prepared = await prepare(deps, current, query, now, signal);
+    await cheapRefusal(prepared);
+    await costRefusal(prepared);
+  });
 }
 
 /** The rows of a query as Datapoint objects (buildRows). */
@@ -213,9 +229,10 @@ export async function readAnswer(
   query: ParsedQuery,
   now: number,
   signal?: AbortSignal,
+  options: ReadOptions = {},
 ): Promise<Answer> {
   const input = await onOneGeneration(deps.redis, space, signal, (current) =>
-    readRowsInput(deps, current, query, now, signal),
+    readRowsInput(deps, current, query, now, signal, options),
   );
   const built = buildRows(query, input.cells, input.options);
   if (!built.ok) throw tooManyRows(built.error);
@@ -229,9 +246,10 @@ export async function readAnswerJson(
   query: ParsedQuery,
   now: number,
   signal?: AbortSignal,
+  options: ReadOptions = {},
 ): Promise<JsonAnswer> {
   const input = await onOneGeneration(deps.redis, space, signal, (current) =>
-    readRowsInput(deps, current, query, now, signal),
+    readRowsInput(deps, current, query, now, signal, options),
   );
   const built = buildRowsJson(query, input.cells, input.options);
   if (!built.ok) throw tooManyRows(built.error);
@@ -251,15 +269,19 @@ async function readRowsInput(
   query: ParsedQuery,
   now: number,
   signal: AbortSignal | undefined,
+  options: ReadOptions,
 ): Promise<RowsInput> {
   const { config } = deps;
   const prepared = await prepare(deps, space, query, now, signal);
   const { r, cubeQuery, bound } = prepared;
   const startHour = r.startHour;
 
-  // 1. Refuse what is certainly over the cap, before reading counters where the plan tells.
+  // 1. Refuse what is certainly over the cap, or costs too much, before reading counters where the plan tells.
   let wholeRange: Cell[] | undefined;
-  if (!(await cheapRefusal(prepared)) && bound.kind === 'countGroups') {
+  const settled = await cheapRefusal(prepared);
+  if (!options.costChecked) await costRefusal(prepared);
+  if (!settled && bound.kind === 'countGroups') {
+
     wholeRange = (await readCells(r, cubeQuery, undefined)).cells;
     const groups = groupCount(query, wholeRange);
     if (groups > bound.groupsAllowed) {
@@ -285,32 +307,24 @@ async function readRowsInput(
 
   // 3. A limit in time order: only the first / last slices' counters, the groups of the range.
   const plan = fullPlan(r, granularity);
-  if (timeOrdered(query) && query.startHour !== undefined && query.limit !== undefined) {
-    const coarse = fullPlan(r, undefined);
-    const coarseReads = coarse.reads.length;
-    const slices = sliceCount(startHour, query.endHour, granularity);
-    if (
-      slices > NARROW_FACTOR * query.limit ||
-      plan.reads.length > NARROW_FACTOR * Math.max(coarseReads, 1)
-    ) {
-      wholeRange ??= (await readCells(r, cubeQuery, undefined, undefined, coarse)).cells;
-      const groups = groupCount(query, wholeRange);
-      if (groups === 0) return { cells: [], options: noRows(config.maxRows), precision: plan.precision };
-      const needed = edgeSlices(
-        startHour,
-        query.endHour,
-        granularity,
-        query.order,
-        Math.ceil(query.limit / groups),
-      );
-      const wanted = new Set(needed);
-      const fine = await readCells(r, cubeQuery, granularity, (read) => wanted.has(read.slice!), plan);
-      return {
-        cells: fine.cells,
-        options: { slices: needed, trimLeading: false, maxRows: config.maxRows, groupCells: wholeRange },
-        precision: plan.precision,
-      };
-    }
+  if (narrowsToEdges(r, granularity) && query.limit !== undefined) {
+    wholeRange ??= (await readCells(r, cubeQuery, undefined, undefined, fullPlan(r, undefined))).cells;
+    const groups = groupCount(query, wholeRange);
+    if (groups === 0) return { cells: [], options: noRows(config.maxRows), precision: plan.precision };
+    const needed = edgeSlices(
+      startHour,
+      query.endHour,
+      granularity,
+      query.order,
+      Math.ceil(query.limit / groups),
+    );
+    const wanted = new Set(needed);
+    const fine = await readCells(r, cubeQuery, granularity, (read) => wanted.has(read.slice!), plan);
+    return {
+      cells: fine.cells,
+      options: { slices: needed, trimLeading: false, maxRows: config.maxRows, groupCells: wholeRange },
+      precision: plan.precision,
+    };
   }
 
   const read = await readCells(r, cubeQuery, granularity, undefined, plan);
@@ -319,6 +333,31 @@ async function readRowsInput(
     options: rowsOptions(query, read.cells, startHour, config.maxRows),
     precision: read.precision,
   };
+}
+
+/**
+ * Whether a time-ordered limit reads the groups from the coarse plan and then only its edge
+ * slices (readRowsInput step 3): when the range has many more slices than the limit, or the full
+ * plan many more reads than the coarse one.
+ */
+function narrowsToEdges(r: Reader, granularity: NonNullable<ParsedQuery['groupBy']['granularity']>): boolean {
+  const { query, startHour } = r;
+  if (!timeOrdered(query) || query.startHour === undefined || query.limit === undefined) return false;
+  if (sliceCount(startHour, query.endHour, granularity) > NARROW_FACTOR * query.limit) return true;
+  const coarseReads = fullPlan(r, undefined).reads.length;
+  return fullPlan(r, granularity).reads.length > NARROW_FACTOR * Math.max(coarseReads, 1);
+}
+
+/**
+ * The bucket reads the answer certainly makes, as readRowsInput chooses them: the coarse plan's
+ * without a granularity or when a time-ordered limit narrows to the edge slices, else the full
+ * plan's (a row-cap count of the groups may read the coarse plan too; a lower bound is enough).
+ */
+function certainReads(r: Reader): BucketRead[] {
+  const granularity = r.query.groupBy.granularity;
+  const plan =
+    !granularity || narrowsToEdges(r, granularity) ? fullPlan(r, undefined) : fullPlan(r, granularity);
+  return plan.reads.filter((read) => lastHourOf(read.res, read.index) >= r.firstDataHour);
 }
 
 const totalCube: CubeQuery = {

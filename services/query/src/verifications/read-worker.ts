@@ -24,7 +24,7 @@ import { readAnswerJson } from './read-answer';
 
 export interface WorkerSetup {
   redis: RedisTarget;
-  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention'>;
+  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'queryMaxCost'>;
   /** Bytes of this worker's section cache. */
   sectionCacheBytes: number;
 }
@@ -72,6 +72,8 @@ export default async function read(task: ReadTask): Promise<ReadResult> {
       task.query,
       task.now,
       AbortSignal.timeout(Math.ceil(task.budgetMs)),
+      // The main thread refused what costs too much before handing the task over (refuseEarly).
+      { costChecked: true },
     );
     const plain = jsonBytes(answer.rows);
     const packed = task.encoding ? compressBytes(plain, task.encoding) : null;
