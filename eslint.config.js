@@ -74,8 +74,9 @@ export default tseslint.config(
     },
   },
   // Production modules, what the bundles are built from, import no test code: @va/testkit and the test tools
-  // are devDependencies, absent from a production install (test/build/production-install.test.ts).
-  // test/lint/production-imports.test.ts proves the rule fires.
+  // are devDependencies, absent from a production install (test/build/production-install.test.ts), and a
+  // package's test entry (`@va/store/testing`, `@va/ingest/testing`: every `@va/<name>/testing`) holds test
+  // helpers only. test/lint/production-imports.test.ts proves the rule fires.
   {
     files: ['{libs,services,tools,apps}/*/src/**/*.ts'],
     ignores: ['libs/testkit/**', '**/*.test.ts', '**/testing/**'],
@@ -95,6 +96,10 @@ export default tseslint.config(
                 'fast-check',
               ],
               message: 'test-only package: production modules must load from `npm ci --omit=dev`',
+            },
+            {
+              group: ['@va/*/testing', '@va/*/testing/*'],
+              message: "a package's test entry: test helpers are for tests and test harnesses only",
             },
           ],
         },
