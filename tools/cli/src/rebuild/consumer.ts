@@ -1,73 +1,87 @@
 /**
- * The rebuild's consumer: the ingest worker itself (services/ingest, same exactly-once protocol),
- * run inside the CLI process with a FIXED generation g' and a consumer group of its own, so that it
- * reads both topics from where g' stands (wm + 1; from the earliest offsets when g' has none) while
- * the live workers keep writing g. It never produces to the DLQ (the live workers did that when the
- * records were new; a replay only counts what it leaves out) and never pauses the backfill topic.
+ * The rebuild's consumer: the ingest worker itself, replaying both topics into g' in a child process
+ * (replay-worker.ts says what it does and why it is a process of its own). This side starts it with
+ * the ingest service's Node flags and environment (infra/lib/service-runtime.mjs, as `npm start`, the
+ * bench and docker-compose start the service), waits until it consumes, and stops it.
  */
-import { loadIngestSettings, type Config } from '@va/config';
-import { createIngestMetrics, createIngestWorker, workerRedisOptions, type IngestWorker } from '@va/ingest';
-import { createLogger, createRegistry } from '@va/runtime';
-import { connectRedis } from '@va/store';
-import type { ValidEvent } from '@va/ingest';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { nodeFlagsOf, serviceEnvOf } from '@va/infra/service-runtime';
+
+/** What replay-worker.ts is started with (its one argument, as JSON). */
+export interface ReplayWorkerOptions {
+  group: string;
+  generation: number;
+  /** --since: the boundary (unix ms) before which the copy carried events over; null = full rebuild. */
+  boundary: number | null;
+}
+
+/** The IPC messages between the rebuild and its replay process. */
+export type ReplayMessage =
+  | { kind: 'started' }
+  | { kind: 'fatal'; message: string }
+  | { kind: 'refused'; counts: [string, number][] }
+  | { kind: 'stop' };
 
 export interface RebuildConsumer {
-  worker: IngestWorker;
-  /** Records the replay refused (already dead-lettered when they were new), per reason. */
+  /** Records the replay refused (already dead-lettered when they were new), per reason; known after close(). */
   refused: Map<string, number>;
-  /** Set when the consumer crashed for good. */
+  /** Set when the consumer crashed for good (or its process ended unasked). */
   fatal(): Error | undefined;
+  /** Finishes the batch in flight, leaves the group, ends the process. */
   close(): Promise<void>;
 }
 
-export interface RebuildConsumerOptions {
-  config: Config;
-  group: string;
-  generation: number;
-  /** --since: events the copy of the older periods carried already. */
-  skipEvent?: (event: ValidEvent, field: string, offset: number) => boolean;
-}
-
-export async function startRebuildConsumer(options: RebuildConsumerOptions): Promise<RebuildConsumer> {
-  const { config } = options;
-  // The CLI's own output goes to stdout: the worker logs only errors unless LOG_LEVEL says otherwise
-  // (rebuild.ts loads the config with that default; the worker's warnings are routine here: CAS
-  // retries while the rebuild compacts what it is writing).
-  const logger = createLogger('rebuild', config.logLevel);
-  const settings = loadIngestSettings();
-  // As the ingest service connects: never send a command to a Redis the caches did not come from.
-  const redis = connectRedis(config, workerRedisOptions(settings));
-  redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis'));
-  await redis.connect();
+export async function startRebuildConsumer(options: ReplayWorkerOptions): Promise<RebuildConsumer> {
+  // Bundled (tools/cli/dist/main.js) the entry is dist/replay-worker.js (infra/lib/build.mjs bundles
+  // every *-worker.ts); from the TypeScript sources it runs through tsx.
+  const typescript = import.meta.url.endsWith('.ts');
+  const entry = fileURLToPath(new URL(`./replay-worker.${typescript ? 'ts' : 'js'}`, import.meta.url));
+  const child = spawn(
+    process.execPath,
+    [
+      ...nodeFlagsOf('ingest'),
+      ...(typescript ? ['--import', 'tsx'] : []),
+      '--enable-source-maps',
+      entry,
+      JSON.stringify(options),
+    ],
+    {
+      env: { ...process.env, ...serviceEnvOf('ingest') },
+      // Its own process group: a Ctrl-C on the terminal reaches only the CLI, which stops it in order.
+      detached: true,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
   const refused = new Map<string, number>();
   let fatal: Error | undefined;
-  const worker = createIngestWorker({
-    config: { ...config, consumerGroup: options.group },
-    redis,
-    logger,
-    metrics: createIngestMetrics(createRegistry('rebuild')),
-    settings: {
-      ...settings,
-      // Replay as fast as Redis takes it, both topics at once, and answer promptly near the end.
-      backfillPauseLag: Number.MAX_SAFE_INTEGER,
-      backfillResumeLag: Number.MAX_SAFE_INTEGER,
-      minBytes: 1,
-    },
-    generation: options.generation,
-    deadLetter: async (records) => {
-      for (const r of records) refused.set(r.reason, (refused.get(r.reason) ?? 0) + 1);
-    },
-    ...(options.skipEvent && { skipEvent: options.skipEvent }),
-    onFatal: (err) => (fatal = err),
+  let stopRequested = false;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const started = new Promise<void>((resolve, reject) => {
+    child.on('message', (message: ReplayMessage) => {
+      if (message.kind === 'started') resolve();
+      else if (message.kind === 'fatal') reject((fatal ??= new Error(`replay: ${message.message}`)));
+      else if (message.kind === 'refused') for (const [reason, n] of message.counts) refused.set(reason, n);
+    });
+    child.once('error', (err) => reject((fatal ??= err)));
+    void exited.then((code) => {
+      if (!stopRequested) fatal ??= new Error(`the replay process exited (code ${code}) unasked`);
+      reject(fatal ?? new Error(`the replay process exited (code ${code}) before it consumed`));
+    });
   });
-  await worker.start();
-  return {
-    worker,
-    refused,
-    fatal: () => fatal,
-    async close() {
-      await worker.stop();
-      redis.disconnect();
-    },
+  const close = async (): Promise<void> => {
+    stopRequested = true;
+    if (child.exitCode === null && child.signalCode === null && child.connected) {
+      child.send({ kind: 'stop' } satisfies ReplayMessage);
+    }
+    await exited;
   };
+  try {
+    await started;
+  } catch (err) {
+    child.kill('SIGKILL');
+    await exited;
+    throw err;
+  }
+  return { refused, fatal: () => fatal, close };
 }

@@ -22,7 +22,6 @@ import {
   deleteGeneration,
   globalKeys,
   listApis,
-  readCarries,
   readRebuildState,
   readWatermarks,
   switchGeneration,
@@ -35,13 +34,16 @@ import {
 import { startRebuildConsumer, type RebuildConsumer } from './consumer';
 import { HEARTBEAT_MS, replayedTopics, sleep, type RebuildDeps } from './deps';
 import { boundaryOf, iso } from './plan';
-import { caughtUp, progressRows, type PartitionProgress } from './progress';
+import { caughtUp, doneOf, progressRows, type PartitionProgress } from './progress';
 import { ProgressView } from './progress-view';
+import { PhaseClock, timingsLine } from './timings';
 
 /** How long the switch keeps trying while the live workers stay ahead of g'. */
 const SWITCH_TIMEOUT_MS = 10 * 60_000;
 /** After the switch, a live worker may still commit a batch prepared for the old generation. */
 const SETTLE_MS = 2_000;
+/** How often the replay's progress is read. */
+const REPLAY_POLL_MS = 250;
 
 export const EXIT_ABORTED = 4;
 export const EXIT_INTERRUPTED = 130;
@@ -73,15 +75,19 @@ export async function runRebuild(deps: RebuildDeps, state: RebuildState): Promis
   const admin = kafka.admin();
   const view = new ProgressView(out, { json: deps.json === true });
   let consumer: RebuildConsumer | undefined;
+  const clock = new PhaseClock();
+  let records = 0;
   await admin.connect();
   try {
     await heartbeat();
     if (status === 'copying') {
+      clock.begin('copy');
       await copy(deps, state, source, target, check);
       if (!(await transitionRebuild(redis, prefix, ['copying'], 'replaying')).ok) throw new Stopped();
       status = 'replaying';
     }
     if (status === 'replaying') {
+      clock.begin('replay');
       // Compact g' before its consumer starts (again, on resume): an empty API's cmp moves to
       // the closed bound, so the replay writes every hour up to it into the rollups directly,
       // like live ingest of a late event, instead of keeping all history in hour buckets until
@@ -89,22 +95,26 @@ export async function runRebuild(deps: RebuildDeps, state: RebuildState): Promis
       await compact(deps, target, check, 'before the replay');
     }
     if (status === 'replaying' || status === 'compacting' || status === 'switching') {
-      consumer = await startConsumer(deps, state, target);
+      consumer = await startConsumer(state, target);
       if (status === 'replaying') {
         out(`replaying ${topics.join(' and ')} into generation ${target.generation}`);
-        await replay(deps, state, admin, consumer, view, check);
+        records = await replay(deps, state, admin, consumer, view, check);
         if (!(await transitionRebuild(redis, prefix, ['replaying'], 'compacting')).ok) throw new Stopped();
         status = 'compacting';
       }
       view.stop();
+      clock.begin('catchUp');
       await compact(deps, target, check, 'caught up');
-      await switchOver(deps, state, admin, consumer, view, check, () => aborted);
+      await switchOver(deps, state, admin, consumer, view, check, () => aborted, clock);
       status = 'switched';
+      clock.begin('cleanup');
       await consumer.close();
       report(deps, consumer);
       consumer = undefined;
     }
+    clock.begin('cleanup');
     await finish(deps, state, admin);
+    out(timingsLine(clock.timings(records), deps.json === true ? 'json' : 'text'));
     return 0;
   } catch (err) {
     if (!(err instanceof Stopped)) throw err;
@@ -153,28 +163,9 @@ async function copy(
   );
 }
 
-async function startConsumer(
-  deps: RebuildDeps,
-  state: RebuildState,
-  target: KeySpace,
-): Promise<RebuildConsumer> {
-  const { config, redis } = deps;
-  let skipEvent: Parameters<typeof startRebuildConsumer>[0]['skipEvent'];
-  if (state.boundary !== null) {
-    // The copy is complete and the carries never change again: load them once.
-    const apis = await listApis(redis, globalKeys(config.keyPrefix).apis);
-    const carries = await readCarries(redis, target, apis);
-    const boundaryHour = boundaryOf(state.boundary).hour;
-    skipEvent = (event, field, offset) =>
-      event.hour < boundaryHour && offset <= (carries.get(event.apiId)?.get(field) ?? -1);
-  }
-  return startRebuildConsumer({
-    config,
-    group: state.group,
-    generation: target.generation,
-    ...(skipEvent && { skipEvent }),
-  });
-}
+/** The replay process; with --since it loads the carries itself (replay-worker.ts). */
+const startConsumer = (state: RebuildState, target: KeySpace): Promise<RebuildConsumer> =>
+  startRebuildConsumer({ group: state.group, generation: target.generation, boundary: state.boundary });
 
 async function readProgress(
   deps: RebuildDeps,
@@ -203,15 +194,16 @@ async function replay(
   consumer: RebuildConsumer,
   view: ProgressView,
   check: () => void,
-): Promise<void> {
+): Promise<number> {
   for (;;) {
     check();
     const fatal = consumer.fatal();
     if (fatal) throw fatal;
     const rows = await readProgress(deps, state, admin);
     view.update('replaying', rows);
-    if (caughtUp(rows)) return;
-    await sleep(1_000);
+    if (caughtUp(rows)) return rows.reduce((sum, r) => sum + doneOf(r), 0);
+    // Often enough that the replay's end is seen promptly (the poll is two small reads).
+    await sleep(REPLAY_POLL_MS);
   }
 }
 
@@ -239,6 +231,7 @@ async function switchOver(
   view: ProgressView,
   check: () => void,
   wasAborted: () => boolean,
+  clock: PhaseClock,
 ): Promise<void> {
   const { redis, config, out } = deps;
   const deadline = Date.now() + SWITCH_TIMEOUT_MS;
@@ -247,7 +240,9 @@ async function switchOver(
     check();
     const fatal = consumer.fatal();
     if (fatal) throw fatal;
+    clock.begin('switch');
     const result = await switchGeneration(redis, config.keyPrefix, state.source, state.target, Date.now());
+    if (result.status !== 'switched') clock.begin('catchUp');
     if (result.status === 'switched') {
       out(`switched: queries read generation ${state.target} now`);
       return;
