@@ -7,7 +7,7 @@ import { loadConfig } from '@va/config';
 import { phase, prepareService, type RunContext } from './context';
 import { dataSetMessages, totalEvents, type DataSetSpec } from './dataset';
 import { ingestTopic, PHASE_TIMEOUT_MS } from './ingest-topic';
-import { deleteTopics, recreateTopics } from './kafka';
+import { recreateTopics } from './kafka';
 import { log } from './log';
 import { readMeta, writeMeta, type DataSetMeta } from './meta';
 import type { BenchNames } from './names';
@@ -36,8 +36,7 @@ async function produceAndIngest(ctx: RunContext, names: BenchNames): Promise<Dat
     produceAll(kafka, names.topic, dataSetMessages(spec), totalEvents(spec)),
   );
   results.ingest = await phase(ctx, 'ingest', () => ingestTopic(ctx, names));
-  // The events are in Redis now; the topic would only fill the broker's disk (GBs for the full run).
-  await deleteTopics(kafka, names);
+  // The topics stay until the rebuild phase replayed them (run.ts deletes them after it).
   return meta;
 }
 
