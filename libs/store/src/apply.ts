@@ -9,10 +9,17 @@
  */
 import type { RedisClient } from './connection';
 import type { ApiIncrements } from './aggregate';
-import { applyApiBatchArgs, parseApplyReply, type ApplyCas, type ApplyResult } from './apply-args';
-import { command } from './commands';
+import {
+  applyStagedChunk,
+  decodeStagedChunkReply,
+  parseApplyReply,
+  queueApplyApiBatch,
+  queueApplyStagedChunk,
+  type ApplyCas,
+  type ApplyResult,
+} from './scripts/apply-scripts';
 import { apiKeys, type KeySpace } from './keys';
-import { execPipeline, newPipeline, queueCommand, type ReplicaWait } from './pipeline';
+import { execPipeline, newPipeline, type ReplicaWait } from './pipeline';
 import { confirmOffsets } from './watermark';
 
 export interface ApiApply {
@@ -37,9 +44,7 @@ export async function applyApiBatches(
   const pipeline = newPipeline(redis);
   const staged: number[] = [];
   for (const { apiId, increments, cas } of applies) {
-    const call = applyApiBatchArgs(space, apiId, increments, cas, options.maxWritesPerCall);
-    queueCommand(redis, pipeline, 'applyApiBatch', call.args);
-    staged.push(call.staged);
+    staged.push(queueApplyApiBatch(redis, pipeline, space, apiId, increments, cas, options.maxWritesPerCall));
   }
   const results = (await execPipeline(pipeline, options.wait)).map(parseApplyReply);
   const drains = newPipeline(redis);
@@ -48,14 +53,14 @@ export async function applyApiBatches(
   let calls = 0;
   results.forEach((result, n) => {
     if (result.status !== 'ok' || staged[n] === 0) return;
-    const args = stagedChunkArgs(space, applies[n]!.apiId);
-    for (let c = 0; c < staged[n]!; c++, calls++) queueCommand(redis, drains, 'applyStagedChunk', args);
+    for (let c = 0; c < staged[n]!; c++, calls++)
+      queueApplyStagedChunk(redis, drains, space, applies[n]!.apiId);
     lastCall.set(applies[n]!.apiId, calls - 1);
   });
   // The chunks are in Redis with the offset: a crash here leaves them to drainStaged. They are writes
   // of the batch too: the replica wait goes with them.
   if (calls === 0) return results;
-  const waiting = (await execPipeline(drains, options.wait)) as number[];
+  const waiting = (await execPipeline(drains, options.wait)).map(decodeStagedChunkReply);
   // Another writer of the same API (another partition) may have staged chunks in between, which
   // these calls applied in place of some of ours: go on until the stage is empty, so that the
   // watermark never moves past a batch whose chunks wait (nor before a replica holds them).
@@ -75,18 +80,6 @@ export async function applyApiBatches(
   return results;
 }
 
-function stagedChunkArgs(space: KeySpace, apiId: string): string[] {
-  const keys = apiKeys(space, apiId);
-  return [
-    keys.stage,
-    keys.bucketIndex('h'),
-    keys.bucketIndex('d'),
-    keys.bucketIndex('m'),
-    keys.dirty,
-    keys.bucketRoot,
-  ];
-}
-
 /**
  * Applies whatever the APIs still have staged (a writer that staged chunks and died before applying
  * them): before compacting, before a rebuild copies an API, when a writer reads its progress. One
@@ -101,11 +94,9 @@ export async function drainStaged(
   const lengths = newPipeline(redis);
   for (const apiId of apiIds) lengths.llen(apiKeys(space, apiId).stage);
   const waiting = (await execPipeline(lengths)) as number[];
-  const apply = command<number>(redis, 'applyStagedChunk');
   let applied = 0;
   for (const [n, apiId] of apiIds.entries()) {
-    const args = stagedChunkArgs(space, apiId);
-    for (let left = waiting[n]!; left > 0; applied++) left = await apply(...args);
+    for (let left = waiting[n]!; left > 0; applied++) left = await applyStagedChunk(redis, space, apiId);
   }
   return applied;
 }

@@ -16,7 +16,6 @@ import { testEnv, type TestEnv } from '@va/testkit/support';
 import { connectTarget, deletePrefix, type DecodedCounts, dumpApiCounts } from './testing';
 import { expand, TupleCounter } from './aggregate';
 import { applyApiBatches, drainStaged } from './apply';
-import { command } from './commands';
 import {
   compactApi,
   COMPACTION_HOLD_MAX_MS,
@@ -25,12 +24,12 @@ import {
   holdCompaction,
   readCompactedThrough,
   releaseCompaction,
-  trimIndexes,
 } from './compaction';
 import { DictionaryWriter, emptyMissing } from './dictionary';
 import { apiKeys, type KeySpace } from './keys';
 import { sealBucket } from './seal';
-import { beginSeal } from './seal-scripts';
+import { compactNextHour, trimIndexes } from './scripts/compaction-scripts';
+import { beginSeal } from './scripts/seal-scripts';
 import { type RedisClient } from '@va/store';
 
 const retention: Retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
@@ -462,37 +461,29 @@ describe('a reader holding compaction', () => {
 });
 
 describe('compactNextHour script contract', () => {
-  it("answers {'held'} while a reader holds compaction, {'staged'} while chunks wait, then {'hour', h, fields} and {'done', cmp}", async () => {
+  it('answers held while a reader holds compaction, staged while chunks wait, then hour (h, fields) and done (cmp)', async () => {
     const api = 'api_contract';
     const keys = apiKeys(space, api);
     await redis.hincrby(keys.cube('h', 100, 't'), '3', 7);
     await redis.sadd(keys.parts('h', 100), 't');
     await redis.zadd(keys.bucketIndex('h'), 100, 100);
-    const next = command<unknown[]>(redis, 'compactNextHour');
-    const args = [
-      keys.compactedThrough,
-      keys.bucketIndex('h'),
-      keys.bucketIndex('d'),
-      keys.bucketIndex('m'),
-      keys.dirty,
-      keys.compactionHold,
-      keys.stage,
-      keys.bucketRoot,
-    ];
     const forever = 300 * 366 * DAY_MS;
+    const keep = { hourMs: forever, dayMs: forever, monthMs: forever };
+    const next = (closedBound: number) =>
+      compactNextHour(redis, space, api, { closedBound, now: 0, retention: keep });
     // A staged chunk (applyStagedChunk's layout) of hour 100: applied before the hour is compacted.
     await redis.rpush(keys.stage, '1 h 100 0 1 t 1 3 5 0');
-    expect(await next(...args, 200, 0, forever, forever, forever)).toEqual(['staged']);
+    expect(await next(200)).toEqual({ kind: 'staged' });
     expect(await drainStaged(redis, space, [api])).toBe(1);
     expect(await redis.hget(keys.cube('h', 100, 't'), '3')).toBe('12');
     await holdCompaction(redis, space, api);
     expect(await redis.pttl(keys.compactionHold)).toBeGreaterThan(0);
-    expect(await next(...args, 200, 0, forever, forever, forever)).toEqual(['held']);
+    expect(await next(200)).toEqual({ kind: 'held' });
     expect(await redis.exists(keys.compactedThrough)).toBe(0);
     await redis.del(keys.compactionHold);
-    expect(await next(...args, 200, 0, forever, forever, forever)).toEqual(['hour', '100', 1]);
-    expect(await next(...args, 200, 0, forever, forever, forever)).toEqual(['done', '200']);
-    expect(await next(...args, 150, 0, forever, forever, forever)).toEqual(['done', '200']);
+    expect(await next(200)).toEqual({ kind: 'hour', hour: 100, fields: 1 });
+    expect(await next(200)).toEqual({ kind: 'done', cmp: 200 });
+    expect(await next(150)).toEqual({ kind: 'done', cmp: 200 });
     // 7 written before, 5 staged and applied before the hour was compacted.
     expect(await redis.hget(keys.cube('d', 4, 't'), '3')).toBe('12');
     expect(await redis.hget(keys.cube('m', 0, 't'), '3')).toBe('12');

@@ -4,11 +4,11 @@
  * (commands/compactNextHour-7.lua, commands/trimIndexes-4.lua); this is the loop around them.
  */
 import type { RedisClient } from './connection';
-import { horizonsAt, type Retention } from '@va/core';
+import type { Retention } from '@va/core';
 import { drainStaged } from './apply';
-import { command } from './commands';
 import { apiKeys, type KeySpace } from './keys';
 import { execPipeline, newPipeline } from './pipeline';
+import { compactNextHour, trimIndexes } from './scripts/compaction-scripts';
 
 export interface CompactOptions {
   /** Last hour index that may be compacted (closed, grace period over). */
@@ -33,8 +33,6 @@ export interface CompactResult {
   /** Index entries dropped by retention: hours, days, months. */
   trimmed: [number, number, number];
 }
-
-type CompactReply = ['hour', string, number] | ['done', string] | ['held'] | ['staged'];
 
 /** A compaction point as Redis keeps it (`cmp`, absent = none yet). */
 const pointOf = (raw: unknown): number | null => (raw === null || raw === undefined ? null : Number(raw));
@@ -86,31 +84,6 @@ export async function releaseCompaction(redis: RedisClient, space: KeySpace, api
 }
 
 /**
- * Drops index entries of buckets past retention (the buckets expire by themselves); an hour not
- * compacted yet keeps its entry (its bucket waits for the compactor).
- */
-export async function trimIndexes(
-  redis: RedisClient,
-  space: KeySpace,
-  apiId: string,
-  retention: Retention,
-  now: number,
-): Promise<[number, number, number]> {
-  const keys = apiKeys(space, apiId);
-  const hz = horizonsAt(now, retention);
-  const trim = command<[number, number, number]>(redis, 'trimIndexes');
-  return trim(
-    keys.bucketIndex('h'),
-    keys.bucketIndex('d'),
-    keys.bucketIndex('m'),
-    keys.compactedThrough,
-    hz.hour,
-    hz.day,
-    hz.month,
-  );
-}
-
-/**
  * Runs compactNextHour until nothing is left up to the bound. Safe to run concurrently with
  * itself and with ingest, and to kill at any instant: each step is one atomic script.
  */
@@ -121,9 +94,7 @@ export async function compactApi(
   options: CompactOptions,
 ): Promise<CompactResult> {
   const { closedBound, retention, now } = options;
-  const keys = apiKeys(space, apiId);
   const trimmed = await trimIndexes(redis, space, apiId, retention, now);
-  const next = command<CompactReply>(redis, 'compactNextHour');
   const max = options.maxHours ?? Infinity;
   let hoursCompacted = 0;
   for (;;) {
@@ -135,34 +106,20 @@ export async function compactApi(
         trimmed,
       };
     }
-    const reply = await next(
-      keys.compactedThrough,
-      keys.bucketIndex('h'),
-      keys.bucketIndex('d'),
-      keys.bucketIndex('m'),
-      keys.dirty,
-      keys.compactionHold,
-      keys.stage,
-      keys.bucketRoot,
-      closedBound,
-      now,
-      retention.dayMs,
-      retention.monthMs,
-      retention.hourMs,
-    );
-    if (reply[0] === 'done') {
-      return { hoursCompacted, compactedThrough: Number(reply[1]), done: true, trimmed };
+    const step = await compactNextHour(redis, space, apiId, { closedBound, now, retention });
+    if (step.kind === 'done') {
+      return { hoursCompacted, compactedThrough: step.cmp, done: true, trimmed };
     }
-    if (reply[0] === 'staged') {
+    if (step.kind === 'staged') {
       await drainStaged(redis, space, [apiId]);
       continue;
     }
-    if (reply[0] === 'held') {
+    if (step.kind === 'held') {
       await new Promise((resolve) => setTimeout(resolve, HELD_RETRY_MS));
       continue;
     }
     hoursCompacted++;
-    options.onHour?.(Number(reply[1]));
+    options.onHour?.(step.hour);
   }
 }
 

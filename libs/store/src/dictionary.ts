@@ -30,7 +30,8 @@
  */
 import type { RedisClient } from './connection';
 import { apiKeys, type DictName, type KeySpace } from './keys';
-import { execPipeline, newPipeline, queueCommand } from './pipeline';
+import { execPipeline, newPipeline } from './pipeline';
+import { decodeAssignCodes, queueAssignCodes } from './scripts/dictionary-scripts';
 
 export const DICTIONARIES: readonly DictName[] = ['k', 'i', 's'];
 
@@ -203,21 +204,20 @@ export class DictionaryWriter {
     const pipeline = newPipeline(this.redis);
     const calls: { codes: Map<string, number>; values: string[] }[] = [];
     for (const [apiId, perDict] of missing) {
-      const keys = apiKeys(this.space, apiId);
       const codes = this.codesOf(apiId);
       for (const d of DICTIONARIES) {
         const all = [...perDict[d]];
         for (let from = 0; from < all.length; from += ASSIGN_CHUNK) {
           const values = all.slice(from, from + ASSIGN_CHUNK);
-          queueCommand(this.redis, pipeline, 'assignCodes', [keys.dict(d), keys.dictIndex(d), ...values]);
+          queueAssignCodes(this.redis, pipeline, this.space, apiId, d, values);
           calls.push({ codes: codes[d], values });
         }
       }
     }
     if (calls.length === 0) return;
-    const replies = (await execPipeline(pipeline)) as number[][];
+    const replies = await execPipeline(pipeline);
     calls.forEach(({ codes, values }, n) => {
-      const assigned = replies[n]!;
+      const assigned = decodeAssignCodes(replies[n]);
       values.forEach((value, m) => codes.set(value, assigned[m]!));
       this.entries += values.length;
     });

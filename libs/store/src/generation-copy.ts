@@ -7,16 +7,9 @@
  */
 import type { RedisClient } from './connection';
 import { drainStaged } from './apply';
-import { command } from './commands';
 import { apiKeys, watermarkKey, type KeySpace } from './keys';
 import { execPipeline, newPipeline } from './pipeline';
-
-/** First hour, day and month index of the rebuilt range (all three start at one month start). */
-export interface CarryBoundary {
-  hour: number;
-  day: number;
-  month: number;
-}
+import { tryCopyApiGeneration, type CarryBoundary } from './scripts/generation-scripts';
 
 export type CopyResult = { status: 'copied'; buckets: number } | { status: 'already' };
 
@@ -27,27 +20,14 @@ export async function copyApiGeneration(
   apiId: string,
   boundary: CarryBoundary | null,
 ): Promise<CopyResult> {
-  const from = apiKeys(source, apiId);
-  const to = apiKeys(target, apiId);
-  const copy = command<[string, (number | string)?]>(redis, 'copyApiGeneration');
-  const args = [
-    from.offsets,
-    to.carry,
-    from.bucketRoot,
-    to.bucketRoot,
-    boundary ? '1' : '0',
-    boundary?.hour ?? 0,
-    boundary?.day ?? 0,
-    boundary?.month ?? 0,
-  ];
-  let reply = await copy(...args);
-  while (reply[0] === 'staged') {
+  let step = await tryCopyApiGeneration(redis, source, target, apiId, boundary);
+  while (step.status === 'staged') {
     await drainStaged(redis, source, [apiId]);
-    reply = await copy(...args);
+    step = await tryCopyApiGeneration(redis, source, target, apiId, boundary);
   }
-  if (reply[0] === 'ok') return { status: 'copied', buckets: Number(reply[1]) };
-  if (reply[0] === 'done') return { status: 'already' };
-  throw new Error(`generation ${target.generation} is not empty: ${String(reply[1])} exists`);
+  if (step.status === 'ok') return { status: 'copied', buckets: step.buckets };
+  if (step.status === 'done') return { status: 'already' };
+  throw new Error(`generation ${target.generation} is not empty: ${step.key} exists`);
 }
 
 /** Carry marker field of the carry hash (not a partition). */

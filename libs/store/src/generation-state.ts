@@ -2,7 +2,8 @@
  * The state of a rebuild (docs/rebuild.md) in the hash `<p>:rebuild`: which generation is rebuilt
  * into which, how far it got, and who runs it. It outlives the process that runs the rebuild, so
  * that `rebuild resume` can continue into the same generation after a crash and `rebuild abort`
- * can stop it from another shell. Status moves are compare-and-set (setRebuildStatus-1.lua).
+ * can stop it from another shell. Status moves are compare-and-set (setRebuildStatus-1.lua, called by
+ * transitionRebuild in scripts/generation-scripts.ts).
  *
  *   copying     dictionaries (and with --since the buckets before the boundary) copied into g'
  *   replaying   the rebuild's own consumer applies both topics into g'
@@ -13,7 +14,6 @@
  *   aborted     abandoned; g' deleted (g untouched)
  */
 import type { RedisClient } from './connection';
-import { command } from './commands';
 import { globalKeys } from './keys';
 
 export const REBUILD_STATUSES = [
@@ -104,37 +104,15 @@ export async function readRebuildState(redis: RedisClient, prefix: string): Prom
   return parseRebuildState(await redis.hgetall(globalKeys(prefix).rebuild));
 }
 
-export type Transition = { ok: true } | { ok: false; status: RebuildStatus | null };
-
-type Fields = Record<string, string | number | null>;
-
-/**
- * CAS of the status: moves to `to` only from one of `from` (null = no rebuild recorded), and
- * sets `fields` with it. `fresh` first deletes what a finished rebuild left in the hash.
- */
-export async function transitionRebuild(
-  redis: RedisClient,
-  prefix: string,
-  from: readonly (RebuildStatus | null)[],
-  to: RebuildStatus,
-  fields: Fields = {},
-  fresh = false,
-): Promise<Transition> {
-  const args: (string | number)[] = [
-    globalKeys(prefix).rebuild,
-    from.map((s) => s ?? '-').join(','),
-    to,
-    fresh ? '1' : '0',
-  ];
-  for (const [name, value] of Object.entries(fields)) args.push(name, value === null ? '' : value);
-  const reply = await command<[number, string?]>(redis, 'setRebuildStatus')(...args);
-  if (reply[0] === 1) return { ok: true };
-  const status = reply[1] === '-' || reply[1] === undefined ? null : (reply[1] as RebuildStatus);
-  return { ok: false, status };
-}
+/** Fields of the rebuild hash besides the status ('' or null = cleared). */
+export type RebuildFields = Record<string, string | number | null>;
 
 /** Fields that do not change the status (heartbeat, owner, stoppedAt). */
-export async function updateRebuild(redis: RedisClient, prefix: string, fields: Fields): Promise<void> {
+export async function updateRebuild(
+  redis: RedisClient,
+  prefix: string,
+  fields: RebuildFields,
+): Promise<void> {
   const flat = Object.entries(fields).flatMap(([k, v]) => [k, v === null ? '' : String(v)]);
   if (flat.length > 0) await redis.hset(globalKeys(prefix).rebuild, ...flat);
 }

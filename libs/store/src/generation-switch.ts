@@ -17,18 +17,16 @@
  */
 import type { RedisClient } from './connection';
 import { listApis } from './generation-scan';
-import { readRebuildState, transitionRebuild } from './generation-state';
+import { readRebuildState } from './generation-state';
 import { apiKeys, globalKeys, watermarkKey, type KeySpace } from './keys';
-import { execPipeline, newPipeline, queueCommand } from './pipeline';
+import { execPipeline, newPipeline } from './pipeline';
+import {
+  decodeRetireApiGeneration,
+  queueRetireApiGeneration,
+  transitionRebuild,
+  type BehindPartition,
+} from './scripts/generation-scripts';
 import { readGeneration } from './watermark';
-
-export interface BehindPartition {
-  field: string;
-  /** Offset g holds (wm or an API's off) that g' lacks. */
-  needed: number;
-  /** wm of g' (-1 = none). */
-  has: number;
-}
 
 export type SwitchResult =
   | { status: 'switched' }
@@ -96,23 +94,13 @@ async function retire(
   wmTarget: Map<string, number>,
   apiIds: readonly string[],
 ): Promise<BehindPartition[]> {
-  const wmArgs = [...wmTarget].flatMap(([field, wm]) => [field, wm]);
   const lagging: BehindPartition[] = [];
   for (let n = 0; n < apiIds.length; n += SLICE) {
     const pipeline = newPipeline(redis);
     for (const apiId of apiIds.slice(n, n + SLICE)) {
-      queueCommand(redis, pipeline, 'retireApiGeneration', [
-        apiKeys(source, apiId).offsets,
-        target,
-        ...wmArgs,
-      ]);
+      queueRetireApiGeneration(redis, pipeline, source, apiId, target, wmTarget);
     }
-    for (const reply of (await execPipeline(pipeline)) as (string | number)[][]) {
-      if (reply[0] === 'ok') continue;
-      for (let i = 2; i + 2 < reply.length; i += 3) {
-        lagging.push({ field: String(reply[i]), needed: Number(reply[i + 1]), has: Number(reply[i + 2]) });
-      }
-    }
+    for (const reply of await execPipeline(pipeline)) lagging.push(...decodeRetireApiGeneration(reply));
   }
   return lagging;
 }

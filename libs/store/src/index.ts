@@ -4,7 +4,6 @@ export * from './registry';
 export * from './dictionary-values';
 export * from './dictionary';
 export * from './aggregate';
-export * from './apply-args';
 export * from './apply';
 export * from './watermark';
 export * from './api-registration';
@@ -25,5 +24,21 @@ export * from './section/codec';
 export * from './section-cache';
 export * from './read-sections';
 export * from './seal';
-export { beginSeal, commitSeal, type SealBegun, type SealCommitted, type SealTarget } from './seal-scripts';
 export * from './read-cost';
+// One typed function per Lua command (KEYS/ARGV built and the reply decoded side by side), by protocol.
+export { applyApiBatchArgs, parseApplyReply, type ApplyCas, type ApplyResult } from './scripts/apply-scripts';
+export { advanceWatermark, type AdvanceResult, type ConfirmResult } from './scripts/watermark-scripts';
+export { compactNextHour, trimIndexes, type CompactStep } from './scripts/compaction-scripts';
+export {
+  transitionRebuild,
+  type BehindPartition,
+  type CarryBoundary,
+  type Transition,
+} from './scripts/generation-scripts';
+export {
+  beginSeal,
+  commitSeal,
+  type SealBegun,
+  type SealCommitted,
+  type SealTarget,
+} from './scripts/seal-scripts';

@@ -3,7 +3,7 @@
  * section parts) into its sections.
  * beginSeal-5.lua moves the delta out of the writers' way, this module adds it to the current
  * sections (section/delta-rows.ts, section/codec.ts) and commitSeal-4.lua swaps the result in
- * (seal-scripts.ts calls both).
+ * (scripts/seal-scripts.ts calls both).
  * The choice of buckets (`sealableBuckets`) is pure; the rest is the Redis adapter around it.
  */
 import { expiresAt, lastHourOf, type Retention } from '@va/core';
@@ -23,7 +23,13 @@ import {
   type SectionCube,
 } from './section/codec';
 import { addDeltaHash, emptySectionRows } from './section/delta-rows';
-import { beginSeal, commitSeal, type SealBegun, type SealCommit, type SealTarget } from './seal-scripts';
+import {
+  beginSeal,
+  commitSeal,
+  type SealBegun,
+  type SealCommit,
+  type SealTarget,
+} from './scripts/seal-scripts';
 
 export interface DirtyBucket {
   res: Resolution;

@@ -5,9 +5,9 @@
  * -1 stands for "none" everywhere (no message applied yet / no hour compacted).
  */
 import type { RedisClient } from './connection';
-import { command } from './commands';
 import { apiKeys, globalKeys, partitionField, watermarkKey, type KeySpace } from './keys';
-import { execPipeline, newPipeline, queueCommand, type ReplicaWait } from './pipeline';
+import { execPipeline, newPipeline, type ReplicaWait } from './pipeline';
+import { decodeConfirmOffset, queueConfirmOffset, type ConfirmResult } from './scripts/watermark-scripts';
 
 const numberOr = (raw: string | null | undefined, fallback: number): number =>
   raw === null || raw === undefined ? fallback : Number(raw);
@@ -32,26 +32,6 @@ export async function readWatermarks(
     ...partitions.map((p) => partitionField(p.topic, p.partition)),
   );
   return raw.map((r) => numberOr(r, -1));
-}
-
-export type AdvanceResult = { ok: true } | { ok: false; actual: number };
-
-/** CAS wm: expected -> next. */
-export async function advanceWatermark(
-  redis: RedisClient,
-  space: KeySpace,
-  topic: string,
-  partition: number,
-  expected: number,
-  next: number,
-): Promise<AdvanceResult> {
-  const reply = await command<[number, string?]>(redis, 'advanceWatermark')(
-    watermarkKey(space),
-    partitionField(topic, partition),
-    expected,
-    next,
-  );
-  return reply[0] === 1 ? { ok: true } : { ok: false, actual: numberOr(reply[1], -1) };
 }
 
 /** off[api] of one partition for many APIs, and cmp of those APIs (one pipeline). */
@@ -83,8 +63,6 @@ export interface OffsetToConfirm {
   off: number;
 }
 
-export type ConfirmResult = { status: 'ok' } | { status: 'off'; actual: number };
-
 /**
  * The replica wait for writes made earlier, maybe by another connection or another writer (a batch whose
  * WAIT failed, found applied by its retry): writes each off[api] again, unchanged, when it still holds
@@ -99,11 +77,9 @@ export async function confirmOffsets(
 ): Promise<ConfirmResult[]> {
   if (offsets.length === 0) return [];
   const pipeline = newPipeline(redis);
-  for (const { apiId, offsetField, off } of offsets) {
-    queueCommand(redis, pipeline, 'confirmOffset', [apiKeys(space, apiId).offsets, offsetField, off]);
-  }
-  const replies = (await execPipeline(pipeline, wait)) as [number, string?][];
-  return replies.map((r) => (r[0] === 1 ? { status: 'ok' } : { status: 'off', actual: numberOr(r[1], -1) }));
+  for (const { apiId, offsetField, off } of offsets)
+    queueConfirmOffset(redis, pipeline, space, apiId, offsetField, off);
+  return (await execPipeline(pipeline, wait)).map(decodeConfirmOffset);
 }
 
 /** The counter generation (`<p>:gen`, absent = 1). */

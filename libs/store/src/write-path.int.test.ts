@@ -7,12 +7,13 @@ import { connectTarget, deletePrefix, fullKey, dumpApiCounts } from './testing';
 import { expand, TupleCounter } from './aggregate';
 import { registerApisFromEvents } from './api-registration';
 import { applyApiBatches, drainStaged } from './apply';
-import { applyApiBatchArgs } from './apply-args';
-import { command } from './commands';
+import { applyApiBatch, applyApiBatchArgs } from './scripts/apply-scripts';
+import { assignCodes as assignCodesScript } from './scripts/dictionary-scripts';
+import { advanceWatermark } from './scripts/watermark-scripts';
 import { copyApiGeneration } from './generation-copy';
 import { DictionaryReader, DictionaryWriter, emptyMissing } from './dictionary';
 import { apiKeys, globalKeys, type KeySpace } from './keys';
-import { advanceWatermark, readApiProgress, readWatermark } from './watermark';
+import { readApiProgress, readWatermark } from './watermark';
 import { type RedisClient } from '@va/store';
 
 const DAY = 86_400_000;
@@ -34,11 +35,7 @@ afterAll(async () => {
 });
 
 const assignCodes = (api: string, d: 'k' | 'i' | 's', values: string[]) =>
-  command<number[]>(redis, 'assignCodes')(
-    apiKeys(space, api).dict(d),
-    apiKeys(space, api).dictIndex(d),
-    ...values,
-  );
+  assignCodesScript(redis, space, api, d, values);
 
 describe('assignCodes', () => {
   it('appends new values, keeps old codes, handles repeats within one call', async () => {
@@ -60,11 +57,9 @@ describe('assignCodes', () => {
           for (let n = 0; n < mine.length; n += 25) {
             const chunk = mine.slice(n, n + 25);
             calls.push(
-              command<number[]>(client, 'assignCodes')(
-                apiKeys(space, 'conc').dict('k'),
-                apiKeys(space, 'conc').dictIndex('k'),
-                ...chunk,
-              ).then((codes) => chunk.map((v, m): [string, number] => [v, codes[m]!])),
+              assignCodesScript(client, space, 'conc', 'k', chunk).then((codes) =>
+                chunk.map((v, m): [string, number] => [v, codes[m]!]),
+              ),
             );
           }
           return Promise.all(calls).then((r) => r.flat());
@@ -368,8 +363,8 @@ describe('applyApiBatch with a bound on writes per call', () => {
     await counterFor(crashed);
     await applyApiBatches(redis, space, [{ apiId: whole, increments: inc, cas: cas(5) }]);
     // The call alone (the writer dies before applying the chunks): the offset moved, the chunks wait.
-    const call = applyApiBatchArgs(space, crashed, inc, cas(5), 40);
-    expect(await command<string[]>(redis, 'applyApiBatch')(...call.args)).toEqual(['ok']);
+    const call = await applyApiBatch(redis, space, crashed, inc, cas(5), 40);
+    expect(call.result).toEqual({ status: 'ok' });
     const keys = apiKeys(space, crashed);
     expect(await redis.hget(keys.offsets, 'topic/0')).toBe('5');
     expect(await redis.llen(keys.stage)).toBe(call.staged);
@@ -390,8 +385,7 @@ describe('applyApiBatch with a bound on writes per call', () => {
     const inc = expand(await counterFor(whole), { now, retention, cmp: -1 });
     await counterFor(crashed);
     await applyApiBatches(redis, space, [{ apiId: whole, increments: inc, cas: cas(5) }]);
-    const call = applyApiBatchArgs(space, crashed, inc, cas(5), 40);
-    await command<string[]>(redis, 'applyApiBatch')(...call.args);
+    expect((await applyApiBatch(redis, space, crashed, inc, cas(5), 40)).result).toEqual({ status: 'ok' });
     // Carry everything before next month into generation 7, as `rebuild --since` does.
     const month = monthOfHour(h) + 1;
     const boundary = { hour: hoursOfMonth(month)[0], day: dayOfHour(hoursOfMonth(month)[0]), month };

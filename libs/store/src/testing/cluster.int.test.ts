@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CACHE_DIR } from '@va/infra/paths';
 import { portOpen } from '@va/testkit';
 import { startTestCluster, testRedisTarget, type TestCluster } from '@va/testkit/support';
-import { command } from '../commands';
 import { isCluster, masterNodes, type RedisClient } from '../connection';
 import { execPipeline, newPipeline } from '../pipeline';
+import { advanceWatermark } from '../scripts/watermark-scripts';
 import { connectTarget, keysMatching } from './redis';
 
 const prefix = `t-cluster-${process.pid}`;
@@ -55,10 +55,12 @@ describe('a private test cluster', () => {
 
   it('fails a SIGKILLed master over to its replica and keeps what was replicated, Lua commands too', async () => {
     const key = keyOf(7);
-    const wm = `${prefix}:{api_7}:wm`; // same slot as key
-    const advance = command<[number, string?]>(redis, 'advanceWatermark');
+    // The watermark of a key space whose prefix holds the hash tag {api_7}: same slot as key.
+    const space = { prefix: `${prefix}:{api_7}`, generation: 1 };
+    const advance = (expected: number, next: number) =>
+      advanceWatermark(redis, space, 'live', 0, expected, next);
     await redis.set(key, 'before the crash');
-    expect(await advance(wm, 'live/0', -1, 41)).toEqual([1]);
+    expect(await advance(-1, 41)).toEqual({ ok: true });
     // Replication is asynchronous: wait until the replica has it (WAIT runs on the key's master).
     const master = cluster.masterOf(key);
     const port = await master;
@@ -69,7 +71,7 @@ describe('a private test cluster', () => {
     expect(await cluster.masterOf(key)).toBe(promoted);
     expect(await redis.get(key)).toBe('before the crash');
     // The promoted replica has no script cache: EVALSHA answers NOSCRIPT and ioredis sends the script again.
-    expect(await advance(wm, 'live/0', 41, 42)).toEqual([1]);
+    expect(await advance(41, 42)).toEqual({ ok: true });
     await redis.set(key, 'after the failover');
     expect(await redis.get(key)).toBe('after the failover');
     await cluster.restartNode(port);

@@ -8,7 +8,7 @@ import type { Retention } from '@va/core';
 import type { RedisClient } from '../connection';
 import { apiKeys, type KeySpace, type Resolution } from '../keys';
 import { sealBucket } from '../seal';
-import { beginSeal } from '../seal-scripts';
+import { beginSeal } from '../scripts/seal-scripts';
 
 export interface BucketAt {
   space: KeySpace;

@@ -3,9 +3,9 @@
  * KEYS and ARGV built here from the bucket's keys, its reply decoded here. beginSeal-5.lua and
  * commitSeal-4.lua document the protocol; seal.ts runs it.
  */
-import { command } from './commands';
-import type { RedisClient } from './connection';
-import type { apiKeys, Resolution } from './keys';
+import { command } from '../commands';
+import type { RedisClient } from '../connection';
+import type { apiKeys, Resolution } from '../keys';
 
 type ApiKeys = ReturnType<typeof apiKeys>;
 

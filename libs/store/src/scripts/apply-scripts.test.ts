@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyApiBatchArgs, parseApplyReply } from './apply-args';
-import type { ApiIncrements } from './aggregate';
+import { applyApiBatchArgs, parseApplyReply } from './apply-scripts';
+import type { ApiIncrements } from '../aggregate';
 
 describe('applyApiBatchArgs', () => {
   it('lays out KEYS and ARGV as applyApiBatch.lua reads them', () => {

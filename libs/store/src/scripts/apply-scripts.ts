@@ -1,12 +1,20 @@
 /**
- * Flattens one API's increments into the KEYS and ARGV of applyApiBatch.lua (pure), and reads
- * its reply. The layout is documented in the script's header; both must change together.
+ * The two Lua commands that write counters (docs/store-v2.md "Writing"), each with its KEYS/ARGV
+ * builder and its reply decoder side by side: applyApiBatch.lua (one API's increments of a batch,
+ * CAS on off, cmp and the dictionaries) and applyStagedChunk-5.lua (one staged chunk of them).
+ * The layouts are documented in the scripts' headers; a script and its builder change together.
+ * apply.ts runs them.
+ *
  * One flat call per API and batch: Redis runs ~60k script calls/s but ~1M HINCRBY/s inside one,
  * so the per-call overhead is paid once per API, not once per increment.
  */
-import type { ApiIncrements } from './aggregate';
-import { apiKeys, type KeySpace } from './keys';
-import { stageIncrements } from './staged-chunks';
+import type { ChainableCommander } from 'ioredis';
+import type { ApiIncrements } from '../aggregate';
+import { command } from '../commands';
+import type { RedisClient } from '../connection';
+import { apiKeys, type KeySpace } from '../keys';
+import { queueCommand } from '../pipeline';
+import { stageIncrements } from '../staged-chunks';
 
 export interface ApplyCas {
   /** "<topic>/<partition>" (keys.ts partitionField) */
@@ -85,6 +93,7 @@ export type ApplyResult =
   /** A rebuild retired the API in this generation: it moves to `generation`. */
   | { status: 'retired'; generation: number };
 
+/** applyApiBatch's reply. */
 export function parseApplyReply(reply: unknown): ApplyResult {
   if (!Array.isArray(reply)) throw new Error(`applyApiBatch: unexpected reply ${String(reply)}`);
   const [status, a, b] = reply as [string, string | number | undefined, number | undefined];
@@ -101,4 +110,72 @@ export function parseApplyReply(reply: unknown): ApplyResult {
     default:
       throw new Error(`applyApiBatch: unexpected status ${String(status)}`);
   }
+}
+
+/**
+ * Queues one applyApiBatch call on a pipeline (its reply: parseApplyReply); returns how many chunks
+ * it stages (applyStagedChunk applies them).
+ */
+export function queueApplyApiBatch(
+  redis: RedisClient,
+  pipeline: ChainableCommander,
+  space: KeySpace,
+  apiId: string,
+  inc: ApiIncrements,
+  cas: ApplyCas,
+  maxWrites?: number,
+): number {
+  const call = applyApiBatchArgs(space, apiId, inc, cas, maxWrites);
+  queueCommand(redis, pipeline, 'applyApiBatch', call.args);
+  return call.staged;
+}
+
+/**
+ * applyApiBatch.lua alone (no pipeline, no chunk applied after it): what a writer that dies right
+ * after its call leaves behind. The writers go through apply.ts.
+ */
+export async function applyApiBatch(
+  redis: RedisClient,
+  space: KeySpace,
+  apiId: string,
+  inc: ApiIncrements,
+  cas: ApplyCas,
+  maxWrites?: number,
+): Promise<{ result: ApplyResult; staged: number }> {
+  const call = applyApiBatchArgs(space, apiId, inc, cas, maxWrites);
+  const reply = await command<unknown>(redis, 'applyApiBatch')(...call.args);
+  return { result: parseApplyReply(reply), staged: call.staged };
+}
+
+/** KEYS and ARGV of applyStagedChunk-5.lua: every call of one API takes the same. */
+function stagedChunkArgs(space: KeySpace, apiId: string): string[] {
+  const keys = apiKeys(space, apiId);
+  return [
+    keys.stage,
+    keys.bucketIndex('h'),
+    keys.bucketIndex('d'),
+    keys.bucketIndex('m'),
+    keys.dirty,
+    keys.bucketRoot,
+  ];
+}
+
+/** applyStagedChunk's reply: the chunks still waiting. */
+export const decodeStagedChunkReply = (reply: unknown): number => Number(reply);
+
+/** applyStagedChunk-5.lua: applies the API's oldest staged chunk; returns the chunks still waiting. */
+export async function applyStagedChunk(redis: RedisClient, space: KeySpace, apiId: string): Promise<number> {
+  return decodeStagedChunkReply(
+    await command<unknown>(redis, 'applyStagedChunk')(...stagedChunkArgs(space, apiId)),
+  );
+}
+
+/** Queues one applyStagedChunk call on a pipeline (its reply: decodeStagedChunkReply). */
+export function queueApplyStagedChunk(
+  redis: RedisClient,
+  pipeline: ChainableCommander,
+  space: KeySpace,
+  apiId: string,
+): void {
+  queueCommand(redis, pipeline, 'applyStagedChunk', stagedChunkArgs(space, apiId));
 }

@@ -1,0 +1,96 @@
+/**
+ * The two Lua commands of compaction (docs/rollups.md), each with its KEYS/ARGV and its reply
+ * decoded side by side: compactNextHour-7.lua (one closed hour merged into its day and month) and
+ * trimIndexes-4.lua (index entries past retention dropped). compaction.ts runs the loop around them.
+ */
+import { horizonsAt, type Retention } from '@va/core';
+import { command } from '../commands';
+import type { RedisClient } from '../connection';
+import { apiKeys, type KeySpace } from '../keys';
+
+/** What one compactNextHour call did. */
+export type CompactStep =
+  /** Hour `hour` merged; `fields` = counters and section parts added to each rollup. */
+  | { kind: 'hour'; hour: number; fields: number }
+  /** Nothing left up to the bound; `cmp` as it now stands. */
+  | { kind: 'done'; cmp: number }
+  /** A reader holds compaction: nothing done; ask again shortly. */
+  | { kind: 'held' }
+  /** Chunks are staged: nothing done; apply them (applyStagedChunk), then ask again. */
+  | { kind: 'staged' };
+
+export interface CompactBound {
+  /** Last hour index that may be compacted. */
+  closedBound: number;
+  /** Unix ms: a rollup whose expiry is not after it is not written. */
+  now: number;
+  retention: Retention;
+}
+
+export function decodeCompactStep(reply: unknown): CompactStep {
+  const [kind, a, b] = reply as [string, string?, number?];
+  switch (kind) {
+    case 'hour':
+      return { kind, hour: Number(a), fields: Number(b) };
+    case 'done':
+      return { kind, cmp: Number(a) };
+    case 'held':
+    case 'staged':
+      return { kind };
+    default:
+      throw new Error(`compactNextHour: unexpected reply ${JSON.stringify(reply)}`);
+  }
+}
+
+/** compactNextHour-7.lua: compacts the API's next closed hour, atomically. */
+export async function compactNextHour(
+  redis: RedisClient,
+  space: KeySpace,
+  apiId: string,
+  { closedBound, now, retention }: CompactBound,
+): Promise<CompactStep> {
+  const keys = apiKeys(space, apiId);
+  const reply = await command<unknown>(redis, 'compactNextHour')(
+    keys.compactedThrough,
+    keys.bucketIndex('h'),
+    keys.bucketIndex('d'),
+    keys.bucketIndex('m'),
+    keys.dirty,
+    keys.compactionHold,
+    keys.stage,
+    keys.bucketRoot,
+    closedBound,
+    now,
+    retention.dayMs,
+    retention.monthMs,
+    retention.hourMs,
+  );
+  return decodeCompactStep(reply);
+}
+
+/**
+ * trimIndexes-4.lua: drops index entries of buckets past retention at `now` (the buckets expire by
+ * themselves); an hour not compacted yet keeps its entry (its bucket waits for the compactor).
+ * Returns the entries dropped: hours, days, months.
+ */
+export async function trimIndexes(
+  redis: RedisClient,
+  space: KeySpace,
+  apiId: string,
+  retention: Retention,
+  now: number,
+): Promise<[number, number, number]> {
+  const keys = apiKeys(space, apiId);
+  const hz = horizonsAt(now, retention);
+  const reply = await command<unknown>(redis, 'trimIndexes')(
+    keys.bucketIndex('h'),
+    keys.bucketIndex('d'),
+    keys.bucketIndex('m'),
+    keys.compactedThrough,
+    hz.hour,
+    hz.day,
+    hz.month,
+  );
+  const [hours, days, months] = reply as [number, number, number];
+  return [Number(hours), Number(days), Number(months)];
+}
