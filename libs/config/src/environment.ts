@@ -43,6 +43,12 @@ function onOff(raw: string, name: string): boolean {
   if (raw === 'off') return false;
   throw new Error(`${name} must be on or off, got ${raw}`);
 }
+/** The revocation delay of the query service's auth cache: 0 to 1000 ms (docs/api.md#auth promises 1 s). */
+function authCacheMs(raw: string, name: string): number {
+  const value = nonNegativeInt(raw, name);
+  if (value > 1000) throw new Error(`${name} must be at most 1000 (ms), got ${raw}`);
+  return value;
+}
 /** A fraction in (0, 1]. */
 function share(raw: string, name: string): number {
   const value = Number(raw);
@@ -148,6 +154,11 @@ export const ENVIRONMENT = {
     '2000',
     nonNegativeInt,
     'Estimated work (ms of one core) above which a query is refused up front with 422 query_too_expensive, before its counters are read (docs/query-isolation.md "Cost refused up front"); 0 = no limit.',
+  ),
+  QUERY_AUTH_CACHE_MS: variable(
+    '1000',
+    authCacheMs,
+    "How long (ms, at most 1000) a query service keeps a root key, a read token's deny-list entry and an API's owner in memory; a revocation is refused by every service within this delay (docs/api.md#auth). 0 = read them from Redis on every request.",
   ),
   QUERY_RATE_LIMIT: variable(
     '300',

@@ -62,6 +62,8 @@ export interface Config {
    * up front") above which a query is refused before it reads its counters; 0 = no limit.
    */
   queryMaxCost: number;
+  /** Ms a query service keeps root keys, read-token deny entries and API owners in memory (revocation delay); 0 = none. */
+  queryAuthCacheMs: number;
   /** Requests per root key and window (all query services together, counted in Redis); 0 = no limit. */
   queryRateLimit: number;
   queryRateWindowMs: number;
@@ -130,6 +132,7 @@ export function loadConfig(
     querySectionCacheMb: e.QUERY_SECTION_CACHE_MB,
     queryTimeoutMs: e.QUERY_TIMEOUT_MS,
     queryMaxCost: e.QUERY_MAX_COST,
+    queryAuthCacheMs: e.QUERY_AUTH_CACHE_MS,
     queryRateLimit: e.QUERY_RATE_LIMIT,
     queryRateWindowMs: e.QUERY_RATE_WINDOW_MS,
     queryMaxConcurrent: e.QUERY_MAX_CONCURRENT,

@@ -16,13 +16,13 @@
  *                                       keeps all of them in one slot, as BullMQ's scripts need on a cluster
  *   <p>:rebuild                 hash    state of the running (or last) rebuild into a new generation
  *                                       (generation-state.ts: source, target, status, since, ...)
- *   <p>:rl:<sha256>             string  @fastify/rate-limit's counter of a root key (its Redis store; the
- *                                       library appends the key to the namespace `<p>:rl:`)
- *   <p>:rl:<sha256>:s:<sub>     string  the same, of one read-token subject of the root key (<sub> = sha256
+ *   <p>:rl:{<sha256>}           string  requests of a root key in the current rate window (admitQuery.lua),
+ *                                       expires with the window; in the slot of the root key's query slots
+ *   <p>:rl:{<sha256>}:s:<sub>   string  the same, of one read-token subject of the root key (<sub> = sha256
  *                                       of the tokens' externalId)
  *   <p>:slots:{<sha256>}        zset    query requests of a root key in progress: member = request id,
- *                                       score = unix ms when the slot expires (acquireSlot.lua); the hash
- *                                       tag keeps it in one slot with its subjects' sets
+ *                                       score = unix ms when the slot expires (admitQuery.lua); the hash
+ *                                       tag keeps it in one slot with its subjects' sets and rate windows
  *   <p>:slots:{<sha256>}:s:<sub> zset   the same, of the root key's read tokens of one subject (a subset)
  *   <p>:backfill:<sha256>       string  progress of `backfill --file` for the file whose first non-blank line
  *                                       has this hash (JSON, tools/cli/src/backfill/resume.ts); no expiry: it
@@ -110,10 +110,9 @@ export const globalKeys = (prefix: string) => ({
    */
   bull: `${prefix}:{bull}`,
   rebuild: `${prefix}:rebuild`,
-  /** Namespace of @fastify/rate-limit's Redis store; it appends its own key (rateLimitKey). */
-  rateLimitNamespace: `${prefix}:rl:`,
-  /** What the rate limiter appends to the namespace: the root key hash, or that and a subject's hash. */
-  rateLimitKey: (hash: string, subject?: string) => (subject === undefined ? hash : `${hash}:s:${subject}`),
+  /** The rate window of a root key, or of one of its read-token subjects: one hash slot with querySlots (admitQuery.lua). */
+  rateWindow: (hash: string, subject?: string) =>
+    subject === undefined ? `${prefix}:rl:{${hash}}` : `${prefix}:rl:{${hash}}:s:${subject}`,
   querySlots: (hash: string) => `${prefix}:slots:{${hash}}`,
   /** The slots of one read-token subject of a root key: same hash slot as querySlots (one script takes both). */
   querySubjectSlots: (hash: string, subject: string) => `${prefix}:slots:{${hash}}:s:${subject}`,

@@ -18,6 +18,7 @@
  * whenever the plan reads a rollup the compactor still writes to, each call's compaction point is
  * checked (readsDependOnCompaction). When the compaction point moved, the caller plans again.
  */
+import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from './connection';
 import { OUTCOME_COUNT } from '@va/contracts';
 import {
@@ -69,20 +70,40 @@ export async function readApiMeta(
   apiId: string,
   options: { firstHour: boolean },
 ): Promise<ApiMeta> {
+  const pipeline = newPipeline(redis);
+  const parse = queueApiMeta(pipeline, space, apiId, options);
+  return parse(await execPipeline(pipeline));
+}
+
+/**
+ * Queues readApiMeta's commands on a pipeline that may carry others (the query service sends them
+ * with its limits, one round trip); the returned function reads their replies out of the pipeline's,
+ * at the positions they were queued at.
+ */
+export function queueApiMeta(
+  pipeline: ChainableCommander,
+  space: KeySpace,
+  apiId: string,
+  options: { firstHour: boolean },
+): (replies: readonly unknown[]) => ApiMeta {
   const keys = apiKeys(space, apiId);
-  const pipeline = newPipeline(redis).get(keys.compactedThrough);
+  const at = pipeline.length;
+  pipeline.get(keys.compactedThrough);
   if (options.firstHour) {
     for (const r of ['h', 'd', 'm'] as const) pipeline.zrange(keys.bucketIndex(r), 0, 0, 'WITHSCORES');
   }
-  const [cmp, ...firsts] = await execPipeline(pipeline);
-  let firstHour: number | null = null;
-  firsts.forEach((reply, n) => {
-    const index = parseIndex(Array.isArray(reply) ? reply[1] : undefined);
-    if (index === null) return;
-    const hour = n === 0 ? index : n === 1 ? hoursOfDay(index)[0] : hoursOfMonth(index)[0];
-    if (firstHour === null || hour < firstHour) firstHour = hour;
-  });
-  return { compactedThrough: parseIndex(cmp), firstHour };
+  const count = pipeline.length - at;
+  return (replies) => {
+    const [cmp, ...firsts] = replies.slice(at, at + count);
+    let firstHour: number | null = null;
+    firsts.forEach((reply, n) => {
+      const index = parseIndex(Array.isArray(reply) ? reply[1] : undefined);
+      if (index === null) return;
+      const hour = n === 0 ? index : n === 1 ? hoursOfDay(index)[0] : hoursOfMonth(index)[0];
+      if (firstHour === null || hour < firstHour) firstHour = hour;
+    });
+    return { compactedThrough: parseIndex(cmp), firstHour };
+  };
 }
 
 export interface CubeQuery {

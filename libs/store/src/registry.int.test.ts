@@ -2,12 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedisTarget } from '@va/testkit/support';
 import { keysMatching, connectTarget, deletePrefix } from './testing';
 import { globalKeys } from './keys';
+import { denyReadToken } from './read-token-access';
 import {
   createRootKey,
   findRootKey,
   generateRootKey,
   hashRootKey,
-  readAccess,
+  readAuthRecords,
   registerApi,
   revokeRootKey,
 } from './registry';
@@ -66,19 +67,25 @@ describe('APIs', () => {
     expect(await redis.sismember(globalKeys(prefix).apis, 'api_r')).toBe(1);
   });
 
-  it('readAccess returns key, generation and owner in one round trip', async () => {
-    const { key } = await createRootKey(redis, prefix, { workspaceId: 'ws_1', permissions: ['p'], now: 5 });
+  it('readAuthRecords returns the records asked for in one round trip', async () => {
+    const { key, hash } = await createRootKey(redis, prefix, {
+      workspaceId: 'ws_1',
+      permissions: ['p'],
+      now: 5,
+    });
     await registerApi(redis, prefix, 'api_ra', 'ws_9');
-    expect(await readAccess(redis, prefix, key, 'api_ra')).toEqual({
+    expect(await readAuthRecords(redis, prefix, { rootKeyHash: hash, apiId: 'api_ra' })).toEqual({
       rootKey: { workspaceId: 'ws_1', permissions: ['p'], createdAt: 5 },
-      generation: 1,
       apiWorkspace: 'ws_9',
     });
-    await redis.set(globalKeys(prefix).generation, '3');
-    expect(await readAccess(redis, prefix, 'vak_nope', undefined)).toEqual({
-      rootKey: null,
-      generation: 3,
+    await denyReadToken(redis, prefix, { tokenId: 'tok_1', expiresAt: Date.now() + 60_000 }, Date.now());
+    expect(
+      await readAuthRecords(redis, prefix, { rootKeyHash: hashRootKey('vak_nope'), deniedTokenId: 'tok_1' }),
+    ).toEqual({ rootKey: null, denied: true });
+    expect(await readAuthRecords(redis, prefix, { deniedTokenId: 'tok_2', apiId: 'api_none' })).toEqual({
+      denied: false,
       apiWorkspace: null,
     });
+    expect(key.startsWith('vak_')).toBe(true);
   });
 });

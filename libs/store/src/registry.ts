@@ -144,35 +144,32 @@ export async function registerApi(
   return { ok: true, created: previous === null };
 }
 
-export interface Access {
-  /** The root key of the request; null when unknown (revoked keys are returned, with revokedAt). */
-  rootKey: RootKeyRecord | null;
-  /** Current counter generation (keys.ts: `<p>:gen`, absent = 1). */
-  generation: number;
-  /** Workspace owning the API asked for; null when unknown or when no apiId was given. */
-  apiWorkspace: string | null;
+export interface AuthRecords {
+  /** The root key asked for (revoked keys are returned, with revokedAt); null when unknown. */
+  rootKey?: RootKeyRecord | null;
+  /** Whether the read token asked for is on the deny-list. */
+  denied?: boolean;
+  /** Workspace owning the API asked for; null when unknown. */
+  apiWorkspace?: string | null;
 }
 
-/** Everything a request needs before reading counters, in one round trip. */
-export async function readAccess(
+/** What authenticating a request needs (only the parts asked for: the caller caches the rest), in one round trip. */
+export async function readAuthRecords(
   redis: RedisClient,
   prefix: string,
-  rootKeyPlaintext: string,
-  apiId: string | undefined,
-): Promise<Access> {
+  want: { rootKeyHash?: string; deniedTokenId?: string; apiId?: string },
+): Promise<AuthRecords> {
   const keys = globalKeys(prefix);
-  const pipeline = newPipeline(redis)
-    .hgetall(keys.rootKey(hashRootKey(rootKeyPlaintext)))
-    .get(keys.generation);
-  if (apiId !== undefined) pipeline.get(keys.api(apiId));
-  const [fields, generation, workspace] = (await execPipeline(pipeline)) as [
-    Record<string, string>,
-    string | null,
-    string | null | undefined,
-  ];
-  return {
-    rootKey: parseRootKeyRecord(fields),
-    generation: generation === null ? 1 : Number(generation),
-    apiWorkspace: workspace ?? null,
-  };
+  const pipeline = newPipeline(redis);
+  if (want.rootKeyHash !== undefined) pipeline.hgetall(keys.rootKey(want.rootKeyHash));
+  if (want.deniedTokenId !== undefined) pipeline.exists(keys.readTokenDenied(want.deniedTokenId));
+  if (want.apiId !== undefined) pipeline.get(keys.api(want.apiId));
+  const replies = await execPipeline(pipeline);
+  let n = 0;
+  const records: AuthRecords = {};
+  if (want.rootKeyHash !== undefined)
+    records.rootKey = parseRootKeyRecord(replies[n++] as Record<string, string>);
+  if (want.deniedTokenId !== undefined) records.denied = replies[n++] === 1;
+  if (want.apiId !== undefined) records.apiWorkspace = (replies[n++] as string | null) ?? null;
+  return records;
 }

@@ -18,8 +18,8 @@ import { registerMetrics, registerPoolMetrics } from './http/metrics';
 import { registerOpenApi } from './http/openapi';
 import { redisReadiness } from './http/readiness';
 import { newRequestId } from './http/request-id';
+import { authCache } from './auth/access-cache';
 import { subjectLimit } from './limits/owner';
-import { registerRateLimit } from './limits/rate-limit';
 import { dashboardRoute } from './routes/dashboard';
 import { healthRoute } from './routes/health';
 import { createReadTokenRoute } from './routes/v1_analytics_createReadToken';
@@ -48,7 +48,12 @@ export interface ServerDeps {
     | 'redisClusterNodes'
     | 'readTokenKeys'
   > &
-    Partial<Pick<Config, 'queryDictionaryCacheEntries' | 'querySectionCacheMb' | 'queryAccessLog'>>;
+    Partial<
+      Pick<
+        Config,
+        'queryDictionaryCacheEntries' | 'querySectionCacheMb' | 'queryAccessLog' | 'queryAuthCacheMs'
+      >
+    >;
   /** Server clock (unix ms); defaults to Date.now. */
   now?: () => number;
   logger?: Logger;
@@ -84,13 +89,19 @@ export async function createServer(deps: ServerDeps): Promise<App> {
   const metrics = registerMetrics(app, registry, GET_VERIFICATIONS);
   registerAccessLog(app, config.queryAccessLog ?? 1);
   healthRoute(app, deps.ready ?? redisReadiness(redis));
-  const rateLimit = await registerRateLimit(app, {
+  // One limits setting for every route (limits/admission.ts); a slot outlives the budget a little:
+  // the work stops at its next Redis call after it.
+  const limits = {
     redis,
     prefix: config.keyPrefix,
-    max: config.queryRateLimit,
-    subjectMax: subjectLimit(config.queryRateLimit, config.querySubjectShare),
+    rateMax: config.queryRateLimit,
+    rateSubjectMax: subjectLimit(config.queryRateLimit, config.querySubjectShare),
     windowMs: config.queryRateWindowMs,
-  });
+    slotMax: config.queryMaxConcurrent,
+    slotSubjectMax: subjectLimit(config.queryMaxConcurrent, config.querySubjectShare),
+    slotTtlMs: config.queryTimeoutMs + 5_000,
+  };
+  const auth = authCache(config.queryAuthCacheMs ?? 1000);
   // One section cache per thread (main and each read worker), the budget split evenly: a
   // decoded section is typed arrays that one thread cannot lend another without copying.
   const sectionCacheBytes = Math.floor(
@@ -122,6 +133,7 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     redis,
     config,
     now: deps.now ?? Date.now,
+    authCache: auth,
     dictionaries: new DictionaryCache(redis, {
       ...(config.queryDictionaryCacheEntries !== undefined && {
         maxEntries: config.queryDictionaryCacheEntries,
@@ -129,20 +141,12 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     }),
     sections,
     budgetMs: config.queryTimeoutMs,
-    rateLimit,
-    // A slot outlives the budget a little: the work stops at its next Redis call after it.
-    slots: {
-      redis,
-      prefix: config.keyPrefix,
-      max: config.queryMaxConcurrent,
-      subjectMax: subjectLimit(config.queryMaxConcurrent, config.querySubjectShare),
-      ttlMs: config.queryTimeoutMs + 5_000,
-    },
+    limits,
     metrics,
     pool,
   });
-  createReadTokenRoute(app, { redis, config, now: deps.now ?? Date.now });
-  listApisRoute(app, { redis, config, now: deps.now ?? Date.now, rateLimit });
+  createReadTokenRoute(app, { redis, config, now: deps.now ?? Date.now, authCache: auth });
+  listApisRoute(app, { redis, config, now: deps.now ?? Date.now, limits, authCache: auth });
   await dashboardRoute(app, config.docsUrl, deps.dashboardDir);
   return app;
 }

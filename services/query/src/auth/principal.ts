@@ -1,12 +1,14 @@
 /**
  * Who is asking: a root key of a workspace, or an end-user read token minted by one (docs/read-tokens.md).
- * One Redis round trip either way, which also brings the counter generation and the API's owner.
+ * The root key, the token's deny-list entry and the API's owner come from the auth cache
+ * (access-cache.ts: at most QUERY_AUTH_CACHE_MS old), what it lacks from Redis in one round trip.
  * Every failure here is 401 unauthorized, before the query is looked at (docs/api.md#errors: the order of the checks).
  */
 import type { Config } from '@va/config';
 import { looksLikeReadToken, verifyReadToken, type ReadTokenClaims } from '@va/read-tokens';
-import { hashRootKey, readAccess, readTokenAccess, type RedisClient } from '@va/store';
+import { hashRootKey, readAuthRecords, type RedisClient, type RootKeyRecord } from '@va/store';
 import { ApiError } from '../http/api-error';
+import type { AuthCache } from './access-cache';
 
 export type Principal =
   | { kind: 'rootKey'; workspaceId: string; permissions: string[]; rootKeyHash: string }
@@ -14,7 +16,6 @@ export type Principal =
 
 export interface Authenticated {
   principal: Principal;
-  generation: number;
   /** Owner of the API asked for; null when unknown or no apiId was given. */
   apiWorkspace: string | null;
 }
@@ -22,6 +23,7 @@ export interface Authenticated {
 export interface AuthDeps {
   redis: RedisClient;
   config: Pick<Config, 'keyPrefix' | 'readTokenKeys'>;
+  authCache: AuthCache;
 }
 
 const TOKEN_DETAIL = {
@@ -31,6 +33,42 @@ const TOKEN_DETAIL = {
   revoked: 'The read token has been revoked.',
 } as const;
 
+interface Records {
+  rootKey: RootKeyRecord | null;
+  denied: boolean;
+  apiWorkspace: string | null;
+}
+
+/** The records of a request, from the cache where it has them, else read (and cached when they exist). */
+async function records(
+  deps: AuthDeps,
+  rootKeyHash: string,
+  tokenId: string | undefined,
+  apiId: string | undefined,
+): Promise<Records> {
+  const cache = deps.authCache;
+  const rootKey = cache.rootKeys.get(rootKeyHash);
+  const denied = tokenId === undefined ? false : cache.deniedTokens.get(tokenId);
+  const apiWorkspace = apiId === undefined ? null : cache.apiOwners.get(apiId);
+  const want = {
+    ...(rootKey === undefined && { rootKeyHash }),
+    ...(denied === undefined && { deniedTokenId: tokenId! }),
+    ...(apiWorkspace === undefined && { apiId: apiId! }),
+  };
+  if (Object.keys(want).length === 0)
+    return { rootKey: rootKey!, denied: denied!, apiWorkspace: apiWorkspace! };
+  const since = cache.clock();
+  const read = await readAuthRecords(deps.redis, deps.config.keyPrefix, want);
+  if (read.rootKey) cache.rootKeys.set(rootKeyHash, read.rootKey, since);
+  if (read.denied !== undefined) cache.deniedTokens.set(tokenId!, read.denied, since);
+  if (read.apiWorkspace) cache.apiOwners.set(apiId!, read.apiWorkspace, since);
+  return {
+    rootKey: rootKey ?? read.rootKey ?? null,
+    denied: denied ?? read.denied ?? false,
+    apiWorkspace: apiWorkspace ?? read.apiWorkspace ?? null,
+  };
+}
+
 /** The principal behind a bearer token; throws 401 when there is none. */
 export async function authenticate(
   deps: AuthDeps,
@@ -38,12 +76,12 @@ export async function authenticate(
   apiId: string | undefined,
   now: number,
 ): Promise<Authenticated> {
-  const { redis, config } = deps;
+  const { config } = deps;
   if (looksLikeReadToken(bearer)) {
     const verified = await verifyReadToken(config.readTokenKeys, bearer, now);
     if (!verified.ok) throw new ApiError('unauthorized', TOKEN_DETAIL[verified.reason]);
     const claims = verified.claims;
-    const access = await readTokenAccess(redis, config.keyPrefix, claims, apiId);
+    const access = await records(deps, claims.rootKeyHash, claims.tokenId, apiId);
     const minter = access.rootKey;
     if (access.denied || minter === null || minter.revokedAt !== undefined) {
       throw new ApiError('unauthorized', TOKEN_DETAIL.revoked);
@@ -56,11 +94,11 @@ export async function authenticate(
         rootKeyHash: claims.rootKeyHash,
         claims,
       },
-      generation: access.generation,
       apiWorkspace: access.apiWorkspace,
     };
   }
-  const access = await readAccess(redis, config.keyPrefix, bearer, apiId);
+  const rootKeyHash = hashRootKey(bearer);
+  const access = await records(deps, rootKeyHash, undefined, apiId);
   const rootKey = access.rootKey;
   if (rootKey === null || rootKey.revokedAt !== undefined) {
     throw new ApiError('unauthorized', 'The root key is unknown or has been revoked.');
@@ -70,9 +108,8 @@ export async function authenticate(
       kind: 'rootKey',
       workspaceId: rootKey.workspaceId,
       permissions: rootKey.permissions,
-      rootKeyHash: hashRootKey(bearer),
+      rootKeyHash,
     },
-    generation: access.generation,
     apiWorkspace: access.apiWorkspace,
   };
 }

@@ -26,6 +26,7 @@ import { authenticate, type Authenticated } from '../auth/principal';
 import { ApiError } from '../http/api-error';
 import type { App } from '../http/app';
 import { checkBody } from '../http/body-errors';
+import type { AuthCache } from '../auth/access-cache';
 
 export const CREATE_READ_TOKEN = '/v1/analytics.createReadToken';
 
@@ -33,6 +34,7 @@ export interface CreateReadTokenDeps {
   redis: RedisClient;
   config: Pick<Config, 'keyPrefix' | 'readTokenKeys'>;
   now: () => number;
+  authCache: AuthCache;
 }
 
 const errorResponse = (description: string) =>

@@ -12,17 +12,20 @@ import { ClientGone, withBudget } from '../http/budget';
 import { negotiateEncoding, type Encoding } from '../http/compression';
 import { bytesBody, jsonBody } from '../http/json-body';
 import type { QueryMetrics } from '../http/metrics';
-import { acquireSlot, type SlotDeps } from '../limits/concurrency';
-import type { RateCheck } from '../limits/rate-limit';
+import type { AuthCache } from '../auth/access-cache';
+import type { LimitsDeps } from '../limits/admission';
 import { authorize, type VerificationsDeps } from '../verifications/answer';
-import { readAnswerJson, refuseEarly, type JsonAnswer } from '../verifications/read-answer';
+import { overCapFromRange, readAnswerJson, refuseEarly, type JsonAnswer } from '../verifications/read-answer';
 import { isHeavy, type ReadPool } from '../verifications/read-pool';
+import { startQuery } from '../verifications/start';
 
 export interface RouteDeps extends VerificationsDeps {
   /** Time budget of one request (ms). */
   budgetMs: number;
-  rateLimit: RateCheck;
-  slots: SlotDeps;
+  /** Root keys, read-token deny flags and API owners, kept at most QUERY_AUTH_CACHE_MS (auth/access-cache.ts). */
+  authCache: AuthCache;
+  /** Rate and concurrency limits (one script, in the request's first round trip: verifications/start.ts). */
+  limits: LimitsDeps;
   metrics: QueryMetrics;
   /** Worker threads for heavy queries; absent = every query on the main thread. */
   pool?: ReadPool;
@@ -106,34 +109,41 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
               authorization: request.headers.authorization,
               params: queryPairs(request.raw.url),
             });
-            const limited = await deps.rateLimit(request, authorized);
-            if (limited) {
-              metrics.refused('rate_limited');
-              reply.header('retry-after', String(limited.retryAfter));
-              throw new ApiError(
-                'too_many_requests',
-                limited.scope === 'subject'
-                  ? `The read tokens of this end user sent more queries than their share of the root key's rate limit allows; retry in ${limited.retryAfter} s.`
-                  : `The root key sent more queries than its rate limit allows; retry in ${limited.retryAfter} s.`,
-              );
-            }
+            const { query, now } = authorized;
             signal.throwIfAborted();
-            const slot = await acquireSlot(deps.slots, authorized, request.id);
-            if ('full' in slot) {
+            const started = await startQuery(
+              deps.redis,
+              deps.limits,
+              authorized,
+              request.id,
+              deps.config.keyPrefix,
+              overCapFromRange(query, deps.config.maxRows) ? null : query.apiId,
+            );
+            if ('limit' in started) {
+              if (started.limit === 'rate') {
+                metrics.refused('rate_limited');
+                reply.header('retry-after', String(started.retryAfter));
+                throw new ApiError(
+                  'too_many_requests',
+                  started.scope === 'subject'
+                    ? `The read tokens of this end user sent more queries than their share of the root key's rate limit allows; retry in ${started.retryAfter} s.`
+                    : `The root key sent more queries than its rate limit allows; retry in ${started.retryAfter} s.`,
+                );
+              }
               metrics.refused('concurrency');
               reply.header('retry-after', '1');
               throw new ApiError(
                 'too_many_requests',
-                slot.full === 'subject'
-                  ? `The read tokens of this end user have ${deps.slots.subjectMax} queries in progress, their share of the root key's; retry when one finished.`
-                  : `The root key has ${deps.slots.max} queries in progress, as many as it may; retry when one finished.`,
+                started.scope === 'subject'
+                  ? `The read tokens of this end user have ${deps.limits.slotSubjectMax} queries in progress, their share of the root key's; retry when one finished.`
+                  : `The root key has ${deps.limits.slotMax} queries in progress, as many as it may; retry when one finished.`,
               );
             }
-            const { release } = slot;
+            signal.throwIfAborted();
+            const { release, space, prefetched } = started;
             metrics.waited(reply.elapsedTime / 1000);
             metrics.inFlight.inc();
             try {
-              const { space, query, now } = authorized;
               if (deps.pool && (await isHeavy(deps, space, query))) {
                 await refuseEarly(deps, space, query, now, signal);
                 const budgetMs = Math.max(1, deps.budgetMs - reply.elapsedTime);
@@ -146,10 +156,13 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
                 const bytes = Buffer.from(result.json.buffer, result.json.byteOffset, result.json.byteLength);
                 return { bytes, encoding: result.encoding, precision: result.precision };
               }
-              return await readAnswerJson(deps, space, query, now, signal);
+              return await readAnswerJson(deps, space, query, now, signal, {
+                ...(prefetched && { prefetched }),
+              });
             } finally {
               metrics.inFlight.dec();
-              await release();
+              // Not awaited: the answer does not wait for the release (limits/admission.ts).
+              void release();
             }
           },
           hangUp.signal,

@@ -15,7 +15,8 @@ import { authenticate } from '../auth/principal';
 import { ApiError } from '../http/api-error';
 import type { App } from '../http/app';
 import { subjectOf } from '../limits/owner';
-import type { RateCheck } from '../limits/rate-limit';
+import { admit, type LimitsDeps } from '../limits/admission';
+import type { AuthCache } from '../auth/access-cache';
 import { queryPairs } from './v1_analytics_getVerifications';
 
 export const LIST_APIS = '/v1/apis.list';
@@ -24,7 +25,8 @@ export interface ListApisDeps {
   redis: RedisClient;
   config: Pick<Config, 'keyPrefix' | 'readTokenKeys'>;
   now: () => number;
-  rateLimit: RateCheck;
+  limits: LimitsDeps;
+  authCache: AuthCache;
 }
 
 const errorResponse = (description: string) =>
@@ -74,8 +76,10 @@ export function listApisRoute(app: App, deps: ListApisDeps): void {
         );
       }
       const subject = principal.kind === 'readToken' ? subjectOf(principal.claims.externalId) : null;
-      const limited = await deps.rateLimit(request, { rootKeyHash: principal.rootKeyHash, subject });
-      if (limited) {
+      const limited = await admit(deps.limits, { rootKeyHash: principal.rootKeyHash, subject }, request.id, {
+        slots: false,
+      });
+      if ('limit' in limited && limited.limit === 'rate') {
         reply.header('retry-after', String(limited.retryAfter));
         throw new ApiError(
           'too_many_requests',

@@ -50,6 +50,8 @@ export async function queryHarness(name: string, options: HarnessOptions = {}): 
     REDIS_KEY_PREFIX: prefix,
     // Tests send queries as fast as they can with one root key; the rate limit has tests of its own.
     QUERY_RATE_LIMIT: '0',
+    // Revocations take effect at once: the auth cache's delay has tests of its own (auth/revocation.int.test.ts).
+    QUERY_AUTH_CACHE_MS: '0',
     // Answer on the main thread unless a test asks for workers (each would open a connection).
     QUERY_WORKERS: '0',
     // Correctness, not speed: a loaded test machine must not turn a slow answer into a 503 (the

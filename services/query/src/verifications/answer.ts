@@ -4,9 +4,9 @@
  * 403 (permission; a read token's API and externalId) -> 404 (API not in the workspace) -> rows.
  */
 import { parseQuery, type ParsedQuery } from '@va/core';
-import type { KeySpace } from '@va/store';
+import { readGeneration } from '@va/store';
 import { bearerToken } from '../auth/bearer';
-import { authenticate, type Principal } from '../auth/principal';
+import { authenticate, type AuthDeps, type Principal } from '../auth/principal';
 import { canReadApi, READ_ANY_API, readApiPermission } from '../auth/permissions';
 import { ApiError } from '../http/api-error';
 import { subjectOf } from '../limits/owner';
@@ -26,7 +26,6 @@ export interface VerificationsRequest {
 /** A request that passed every check: what to read, and whose limits it counts against. */
 export interface Authorized {
   query: ParsedQuery;
-  space: KeySpace;
   /**
    * sha256 of the root key (its id in Redis), or of the root key that minted the read token:
    * rate and concurrency limits are kept per root key.
@@ -39,16 +38,23 @@ export interface Authorized {
 }
 
 export async function answerVerifications(
-  deps: VerificationsDeps,
+  deps: VerificationsDeps & Pick<AuthDeps, 'authCache'>,
   request: VerificationsRequest,
   signal?: AbortSignal,
 ): Promise<Answer> {
   const authorized = await authorize(deps, request);
-  return readAnswer(deps, authorized.space, authorized.query, authorized.now, signal);
+  const space = {
+    prefix: deps.config.keyPrefix,
+    generation: await readGeneration(deps.redis, deps.config.keyPrefix),
+  };
+  return readAnswer(deps, space, authorized.query, authorized.now, signal);
 }
 
 /** The checks of docs/api.md#errors in order; throws the ApiError of the first that fails. */
-export async function authorize(deps: VerificationsDeps, request: VerificationsRequest): Promise<Authorized> {
+export async function authorize(
+  deps: VerificationsDeps & Pick<AuthDeps, 'authCache'>,
+  request: VerificationsRequest,
+): Promise<Authorized> {
   const bearer = bearerToken(request.authorization);
   if (bearer === null) {
     throw new ApiError(
@@ -57,7 +63,7 @@ export async function authorize(deps: VerificationsDeps, request: VerificationsR
     );
   }
   const now = deps.now();
-  const { maxRows, keyPrefix } = deps.config;
+  const { maxRows } = deps.config;
   // Pure and cheap: parsed first so that the API owner is read in the same round trip as the key.
   const parsed = parseQuery(request.params, { now, maxRows });
   const auth = await authenticate(deps, bearer, parsed.ok ? parsed.query.apiId : undefined, now);
@@ -71,7 +77,6 @@ export async function authorize(deps: VerificationsDeps, request: VerificationsR
   }
   return {
     query,
-    space: { prefix: keyPrefix, generation: auth.generation },
     rootKeyHash: auth.principal.rootKeyHash,
     subject: auth.principal.kind === 'readToken' ? subjectOf(auth.principal.claims.externalId) : null,
     now,

@@ -67,6 +67,7 @@ import type { VerificationsDeps } from './deps';
 import { refuseCostly } from './cost-refusal';
 import { cubeQueryOf, dictionariesOf } from './cube-query';
 import { onOneGeneration } from './one-generation';
+import type { Prefetched } from './start';
 
 export interface Answer {
   rows: Datapoint[];
@@ -100,6 +101,8 @@ export type ReadDeps = Omit<VerificationsDeps, 'config'> & {
 export interface ReadOptions {
   /** The caller refused already what costs too much (refuseEarly): no second estimate. */
   costChecked?: boolean;
+  /** The API's meta read with the request's generation in its first round trip (start.ts). */
+  prefetched?: Prefetched;
 }
 
 interface Reader {
@@ -132,6 +135,16 @@ interface Prepared {
   bound: RowBound;
 }
 
+/**
+ * Slices over the cap without groups: refused from the range alone, before any Redis command
+ * (with groups, `over` needs the groups, so any bound of them does here). The refusal, or null.
+ */
+export function overCapFromRange(query: ParsedQuery, maxRows: number): ReturnType<typeof rowCapError> | null {
+  if (query.startHour === undefined) return null;
+  const early = boundRows({ query, startHour: query.startHour, groupsUpper: Infinity, maxRows });
+  return early.kind === 'over' ? rowCapError(early.rowCount, maxRows) : null;
+}
+
 /** Meta and dictionaries loaded, the rows bounded (libs/core boundRows). */
 async function prepare(
   deps: ReadDeps,
@@ -139,23 +152,17 @@ async function prepare(
   query: ParsedQuery,
   now: number,
   signal: AbortSignal | undefined,
+  prefetched?: Prefetched,
 ): Promise<Prepared> {
   const { redis, config } = deps;
-  if (query.startHour !== undefined) {
-    // Slices over the cap without groups: refused from the range alone, before any Redis command
-    // (with groups, `over` needs the groups, so any bound of them does here).
-    const early = boundRows({
-      query,
-      startHour: query.startHour,
-      groupsUpper: Infinity,
-      maxRows: config.maxRows,
-    });
-    if (early.kind === 'over') throw tooManyRows(rowCapError(early.rowCount, config.maxRows));
-  }
+  const early = overCapFromRange(query, config.maxRows);
+  if (early) throw tooManyRows(early);
   const dicts = deps.dictionaries.get(space, query.apiId);
   signal?.throwIfAborted();
   const [meta] = await Promise.all([
-    readApiMeta(redis, space, query.apiId, { firstHour: true }),
+    prefetched?.space.generation === space.generation
+      ? prefetched.meta
+      : readApiMeta(redis, space, query.apiId, { firstHour: true }),
     dicts.load(dictionariesOf(query)),
   ]);
   const startHour =
@@ -272,7 +279,7 @@ async function readRowsInput(
   options: ReadOptions,
 ): Promise<RowsInput> {
   const { config } = deps;
-  const prepared = await prepare(deps, space, query, now, signal);
+  const prepared = await prepare(deps, space, query, now, signal, options.prefetched);
   const { r, cubeQuery, bound } = prepared;
   const startHour = r.startHour;
 
@@ -281,7 +288,6 @@ async function readRowsInput(
   const settled = await cheapRefusal(prepared);
   if (!options.costChecked) await costRefusal(prepared);
   if (!settled && bound.kind === 'countGroups') {
-
     wholeRange = (await readCells(r, cubeQuery, undefined)).cells;
     const groups = groupCount(query, wholeRange);
     if (groups > bound.groupsAllowed) {
