@@ -11,7 +11,7 @@
 // sealed again, or not, meanwhile.
 //
 // The seal steps are the compactor's scripts (beginSeal alone leaves a seal in progress; sealBucket
-// begins or resumes one and commits it), through @va/testkit/seal.
+// begins or resumes one and commits it), through @va/store/testing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOMES, type VerificationEvent } from '@va/contracts';
 import { HOUR_MS, hoursOfDay, hoursOfMonth, hourOf, monthOfDay, oracle, parseQuery } from '@va/core';
