@@ -17,6 +17,11 @@
  * and when one fails the partition's queued commits are dropped and it is sought back to Redis'
  * `wm + 1`. At most one commit per partition is in flight.
  *
+ * Recovery never waits for a next batch: a dropped batch was resolved already, so Kafka serves nothing more
+ * until newer events arrive. A partition left without a known position (its wm could not be read: the API's
+ * slots have no master during a failover, a reset overtook the read) is resynced again and again, with backoff,
+ * until Redis answers (recover).
+ *
  * Live before backfill: both topics are consumed by the same group, several partitions at once
  * (partitionsConsumedConcurrently); core/backfill-throttle.ts pauses the backfill topic while the
  * live partitions of this worker are behind. A backfill therefore only uses the capacity live
@@ -73,6 +78,14 @@ export interface IngestWorker {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const tpKey = (topic: string, partition: number) => `${topic}/${partition}`;
+/** The longest pause between two attempts to read a partition's wm while Redis does not answer. */
+const MAX_RECOVERY_BACKOFF_MS = 2_000;
+
+interface Assigned {
+  topic: string;
+  partition: number;
+  st: PartitionState;
+}
 
 export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
   const { config, redis, logger, metrics } = deps;
@@ -102,7 +115,7 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
     ...(settings.maxWritesPerCall > 0 && { maxWritesPerCall: settings.maxWritesPerCall }),
   });
 
-  const states = new Map<string, PartitionState>();
+  const states = new Map<string, Assigned>();
   const throttle = new BackfillThrottle(settings.backfillPauseLag, settings.backfillResumeLag);
   const active = new Set<Promise<unknown>>();
   let joined = false;
@@ -111,9 +124,9 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
 
   const stateOf = (topic: string, partition: number): PartitionState => {
     const key = tpKey(topic, partition);
-    let st = states.get(key);
-    if (!st) states.set(key, (st = new PartitionState()));
-    return st;
+    let assigned = states.get(key);
+    if (!assigned) states.set(key, (assigned = { topic, partition, st: new PartitionState() }));
+    return assigned.st;
   };
 
   /** Track a promise for stop() (batches and commits in flight). */
@@ -134,30 +147,65 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
     if (st.resynced(lineage, wm)) control.seek(topic, partition, nextOffset(wm));
   }
 
-  // A Redis reconnect dropped every cache: every partition re-reads its wm before its next batch.
+  /**
+   * Resyncs until the partition's position is known again, the partition is no longer this worker's, or the
+   * worker stops; one loop per partition. Each attempt is bounded (every Redis command by INGEST_REDIS_TIMEOUT_MS),
+   * the pause between attempts doubles from the retry backoff up to MAX_RECOVERY_BACKOFF_MS.
+   */
+  function recover(topic: string, partition: number, st: PartitionState): void {
+    if (st.recovering) return;
+    const key = tpKey(topic, partition);
+    const lost = () => stopping || states.get(key)?.st !== st || st.position !== undefined;
+    st.recovering = track(
+      (async () => {
+        for (let attempt = 1; !lost(); attempt++) {
+          await sleep(Math.min(settings.retryBackoffMs * 2 ** (attempt - 1), MAX_RECOVERY_BACKOFF_MS));
+          if (lost()) return;
+          try {
+            await resync(topic, partition, st);
+          } catch (err) {
+            logger.warn({ err, topic, partition, attempt }, 'could not read the watermark: retrying');
+          }
+        }
+      })().finally(() => {
+        st.recovering = undefined;
+      }),
+    );
+  }
+
+  /** Resyncs now; when that fails (or a reset overtook it), recovers in the background. Never rejects. */
+  async function resyncOrRecover(topic: string, partition: number, st: PartitionState): Promise<void> {
+    try {
+      await resync(topic, partition, st);
+    } catch (err) {
+      logger.warn({ err, topic, partition }, 'could not read the watermark: retrying');
+    }
+    if (st.position === undefined) recover(topic, partition, st);
+  }
+
+  // A Redis reconnect dropped every cache and the queued commits: every partition re-reads its wm.
   processor.onReset(() => {
-    for (const st of states.values()) st.invalidate();
+    for (const { topic, partition, st } of states.values()) {
+      st.invalidate();
+      recover(topic, partition, st);
+    }
   });
 
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
     joined = true;
     // Commits still in flight from before the rebalance finish first, so that the wm read below
     // already includes them.
-    const drained = Promise.all([...states.values()].map((st) => st.tail));
+    const drained = Promise.all([...states.values()].map(({ st }) => st.tail));
     states.clear();
     if (throttle.reset() === 'resume') control.resume(config.backfillTopic);
     logger.info({ assignment: payload.memberAssignment }, 'joined the consumer group');
     for (const [topic, partitions] of Object.entries(payload.memberAssignment)) {
       for (const partition of partitions) {
         const st = stateOf(topic, partition);
+        // Kafka starts the partition at its committed offset, a hint that may be past the wm: without the wm
+        // the partition recovers until Redis answers.
         st.loading = drained
-          .then(() => resync(topic, partition, st))
-          .catch((err: unknown) => {
-            logger.warn(
-              { err, topic, partition },
-              'could not read the watermark on join; retrying with the batch',
-            );
-          })
+          .then(() => resyncOrRecover(topic, partition, st))
           .finally(() => {
             st.loading = undefined;
           });
@@ -209,7 +257,7 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
             'CAS failed: resync',
           );
         }
-        await resync(topic, partition, st);
+        await resyncOrRecover(topic, partition, st);
         return;
       }
       endTimer();
@@ -229,7 +277,7 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
       metrics.resyncs.inc({ cause: 'error' });
       logger.error({ err, topic, partition }, 'commit failed: will retry from the watermark');
       await sleep(settings.retryBackoffMs);
-      await resync(topic, partition, st).catch(() => st.invalidate());
+      await resyncOrRecover(topic, partition, st);
     }
   }
 

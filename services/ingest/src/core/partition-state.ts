@@ -29,6 +29,8 @@ export class PartitionState {
   tail: Promise<void> = Promise.resolve();
   /** Resync started by the group join. */
   loading: Promise<void> | undefined;
+  /** The worker's retries of the resync while Redis does not answer (never rejects). */
+  recovering: Promise<void> | undefined;
 
   get lineage(): number {
     return this.generation;
