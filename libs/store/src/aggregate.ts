@@ -35,6 +35,7 @@ import {
   type DictName,
   type Resolution,
 } from './keys';
+import { codeField, keySetField, totalField } from './field-codec';
 import { PackedCounts } from './packed-counts';
 import { encodeSection } from './section/codec';
 import { forEachDeltaField } from './section/delta-rows';
@@ -227,25 +228,6 @@ const add = (fields: Map<string, number>, field: string, n: number): void => {
   fields.set(field, (fields.get(field) ?? 0) + n);
 };
 
-const OUTCOME_STRINGS = [
-  '0',
-  '1',
-  '2',
-  '3',
-  '4',
-  '5',
-  '6',
-  '7',
-  '8',
-  '9',
-  '10',
-  '11',
-  '12',
-  '13',
-  '14',
-  '15',
-];
-
 /** Per-code strings, built once per expand call. */
 class CodeStrings {
   private readonly code = new Map<number, string>();
@@ -291,17 +273,16 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
 
   const flushHour = () => {
     for (const b of targets) {
-      for (let o = 0; o < 16; o++)
-        if (totals[o]! > 0) add(fieldsOf(b.cubes, 't'), OUTCOME_STRINGS[o]!, totals[o]!);
+      for (let o = 0; o < 16; o++) if (totals[o]! > 0) add(fieldsOf(b.cubes, 't'), totalField(o), totals[o]!);
       for (const [ko, n] of perKey) {
         const o = ko % 16;
         const k = (ko - o) / 16;
-        add(fieldsOf(b.cubes, keys.suffix(k)), `${keys.code36(k)}:${OUTCOME_STRINGS[o]}`, n);
+        add(fieldsOf(b.cubes, keys.suffix(k)), codeField(keys.code36(k), o), n);
       }
       for (const [io, n] of perIdentity) {
         const o = io % 16;
         const i = (io - o) / 16;
-        add(fieldsOf(b.cubes, identities.suffix(i)), `${identities.code36(i)}:${OUTCOME_STRINGS[o]}`, n);
+        add(fieldsOf(b.cubes, identities.suffix(i)), codeField(identities.code36(i), o), n);
       }
     }
     totals.fill(0);
@@ -348,8 +329,9 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
     let f = fSuffix.get(i);
     if (f === undefined)
       fSuffix.set(i, (f = cubeSuffix('f', i >= 0 ? identities.code36(i) : NO_IDENTITY_PART)));
-    const sField = `${sets.code36(s)}:${OUTCOME_STRINGS[o]}`;
-    const fField = `${keys.code36(k)}.${sField}`;
+    const set = sets.code36(s);
+    const sField = codeField(set, o);
+    const fField = keySetField(keys.code36(k), set, o);
     const sSuffix = sets.suffix(s);
     for (const b of targets) {
       add(fieldsOf(b.cubes, sSuffix), sField, n);

@@ -1,15 +1,15 @@
 /**
  * Summing counter fields read from cube hashes (keys.ts, CUBES) into per-slice groups of
- * dictionary codes (pure, no I/O). A field is `<o>` (t) or `<dims>:<o>` with a one-digit
- * outcome code o; dims are base-36 codes: "<key>" (k), "<identity>" (i), "<set>" (s),
- * "<key>.<set>" (f, whose identity is the hash's part, "_" without identity).
+ * dictionary codes (pure, no I/O). The field format and the policy for a malformed field (it
+ * throws) are field-codec.ts's.
  *
  * A group is named by the codes of the dimensions the query groups by, as
  * `<key>.<identity>.<set>` with "" for a dimension it does not group by.
  */
 import { OUTCOME_COUNT } from '@va/contracts';
 import { counterValue, topThreshold, type TopGroups } from '@va/core';
-import { NO_IDENTITY_PART, type Cube } from './keys';
+import { codeField, digit36, MalformedFieldError, readFieldText, totalField } from './field-codec';
+import { code36, NO_IDENTITY_PART, type Cube } from './keys';
 
 export interface CodeSelection {
   cube: Cube;
@@ -56,7 +56,6 @@ export type Sign = 1 | -1;
 
 /** Adds n (already signed; 0 still creates the group) to one outcome of a group. */
 function bump(into: SliceCounts, group: string, outcome: number, n: number): void {
-  if (outcome < 0 || outcome >= OUTCOME_COUNT) return;
   let counts = into.get(group);
   if (!counts) {
     counts = new Array<number>(OUTCOME_COUNT).fill(0);
@@ -68,7 +67,7 @@ function bump(into: SliceCounts, group: string, outcome: number, n: number): voi
 /**
  * Adds the count n (signed; 0 still creates the group) of one field of a cube hash. `part` is
  * the hash's part (only read for f: the identity code or "_"). Fields that the filters exclude
- * are skipped. The 'sum' replies of readHashes.lua come here directly.
+ * are skipped; a malformed field throws (field-codec.ts).
  */
 export function addCount(
   into: SliceCounts,
@@ -77,44 +76,35 @@ export function addCount(
   field: string,
   n: number,
 ): void {
-  if (sel.cube === 't') {
-    if (field.length === 1) bump(into, '..', field.charCodeAt(0) - 48, n);
-    return;
-  }
-  const end = field.length - 2;
-  if (end < 0 || field.charCodeAt(end) !== 58 /* ':' */) return;
-  const outcome = field.charCodeAt(end + 1) - 48;
+  const { outcome, first, second } = readFieldText(sel.cube, field);
   const { group } = sel;
   switch (sel.cube) {
-    case 'k': {
-      const key = field.slice(0, end);
-      if (sel.keys && !sel.keys.has(key)) return;
-      bump(into, group.key ? `${key}..` : '..', outcome, n);
+    case 't':
+      bump(into, '..', outcome, n);
       return;
-    }
-    case 'i': {
-      const identity = field.slice(0, end);
-      if (sel.identities && !sel.identities.has(identity)) return;
-      bump(into, group.identity ? `.${identity}.` : '..', outcome, n);
+    case 'k':
+      if (sel.keys && !sel.keys.has(first)) return;
+      bump(into, group.key ? `${first}..` : '..', outcome, n);
       return;
-    }
-    case 's': {
-      const set = field.slice(0, end);
-      if (sel.sets && !sel.sets.has(set)) return;
-      bump(into, group.set ? `..${set}` : '..', outcome, n);
+    case 'i':
+      if (sel.identities && !sel.identities.has(first)) return;
+      bump(into, group.identity ? `.${first}.` : '..', outcome, n);
       return;
-    }
-    case 'f': {
-      const dot = field.indexOf('.');
-      if (dot < 0 || dot > end) return;
-      const key = field.slice(0, dot);
-      const set = field.slice(dot + 1, end);
-      if (sel.keys && !sel.keys.has(key)) return;
-      if (sel.sets && !sel.sets.has(set)) return;
+    case 's':
+      if (sel.sets && !sel.sets.has(first)) return;
+      bump(into, group.set ? `..${first}` : '..', outcome, n);
+      return;
+    case 'f':
+      if (sel.keys && !sel.keys.has(first)) return;
+      if (sel.sets && !sel.sets.has(second)) return;
       if (group.identity && part === NO_IDENTITY_PART) return;
-      bump(into, `${group.key ? key : ''}.${group.identity ? part : ''}.${group.set ? set : ''}`, outcome, n);
+      bump(
+        into,
+        `${group.key ? first : ''}.${group.identity ? part : ''}.${group.set ? second : ''}`,
+        outcome,
+        n,
+      );
       return;
-    }
   }
 }
 
@@ -167,21 +157,20 @@ export function groupCodes(group: string): [number | undefined, number | undefin
   return [code(group.slice(0, first)), code(group.slice(first + 1, second)), code(group.slice(second + 1))];
 }
 
-/** Digit value of a base-36 character code (0-9, a-z), -1 for any other. */
-function digit36(c: number): number {
-  return c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 122 ? c - 87 : -1;
-}
-
-/** Longest base-36 code read as a number (36^7 * 9 is well below 2^53); longer ones go by name. */
-const MAX_CODE_DIGITS = 7;
+/**
+ * Longest base-36 code FieldSums sums by number (36^7 * 9 is well below 2^53); longer ones go by
+ * name, and field-codec.ts reads them in addCount.
+ */
+const FAST_CODE_DIGITS = 7;
 
 /**
  * Per-field sums over the hashes of one group (a slice, and a part in cube f), fed with the
- * texts of commands/readHashes.lua ("field value field value ..."). Fields of the canonical
- * forms "<code>:<o>" (k, i, s) and "<o>" (t) are summed under the number code * 9 + o, without
- * making a string per field; any other field (cube f, or anything unexpected) by name.
- * `addTo` then hands every summed field to addCount once, so that the result is the one of
- * addField over every field of every hash.
+ * texts of readBuckets.lua's H items ("field value field value ..."). Fields of the canonical
+ * forms "<code>:<o>" (k, i, s, code of at most FAST_CODE_DIGITS) and "<o>" (t) are summed under
+ * the number code * 9 + o, without making a string per field; any other field (cube f, a longer
+ * code, or a malformed field) by name. `addTo` then hands every summed field to addCount once,
+ * so that the result is the one of addCount over every field of every hash, and a malformed
+ * field throws there (field-codec.ts).
  */
 export class FieldSums {
   private readonly byCode = new Map<number, number>();
@@ -196,7 +185,7 @@ export class FieldSums {
     let at = 0;
     while (at < length) {
       const space = text.indexOf(' ', at);
-      if (space < 0) throw new Error('readHashes: a field without a value');
+      if (space < 0) throw new MalformedFieldError(text.slice(at), 'a field without a value');
       let end = space + 1;
       const negative = text.charCodeAt(end) === 45; /* - */
       if (negative) end++;
@@ -205,7 +194,7 @@ export class FieldSums {
       for (let ch = text.charCodeAt(end); ch >= 48 && ch <= 57; ch = text.charCodeAt(++end))
         n = n * 10 + ch - 48;
       if (end === first || (end < length && text.charCodeAt(end) !== 32)) {
-        throw new Error(`readHashes: bad value of field ${text.slice(at, space)}`);
+        throw new MalformedFieldError(text.slice(at, space), 'a value that is not an integer');
       }
       const value = negative ? -sign * n : sign * n;
       let index = -1;
@@ -216,10 +205,10 @@ export class FieldSums {
         const colon = space - 2;
         const digits = colon - at;
         const o = text.charCodeAt(space - 1) - 48;
-        // No leading zero: "01" is not the code 1 (addField would keep it apart).
+        // No leading zero: "01" is not the code 1 (it goes by name, and addCount throws on it).
         if (
           digits > 0 &&
-          digits <= MAX_CODE_DIGITS &&
+          digits <= FAST_CODE_DIGITS &&
           text.charCodeAt(colon) === 58 /* : */ &&
           o >= 0 &&
           o < OUTCOME_COUNT &&
@@ -250,7 +239,7 @@ export class FieldSums {
   addTo(into: SliceCounts, sel: CodeSelection, part: string): void {
     for (const [index, n] of this.byCode) {
       const o = index % OUTCOME_COUNT;
-      const field = this.cube === 't' ? String(o) : `${((index - o) / OUTCOME_COUNT).toString(36)}:${o}`;
+      const field = this.cube === 't' ? totalField(o) : codeField(code36((index - o) / OUTCOME_COUNT), o);
       addCount(into, sel, part, field, n);
     }
     for (const [field, n] of this.byName) addCount(into, sel, part, field, n);

@@ -22,11 +22,12 @@ describe('addDeltaHash', () => {
 
   it('throws on fields it does not understand instead of counting them elsewhere', () => {
     const rows = emptySectionRows();
-    expect(() => addDeltaHash(rows, 'k:0', { '1a': '3' })).toThrow(/no outcome/);
+    expect(() => addDeltaHash(rows, 'k:0', { '1a': '3' })).toThrow(/no ":<o>"/);
     expect(() => addDeltaHash(rows, 'k:0', { '1a:9': '3' })).toThrow(/bad outcome/);
-    expect(() => addDeltaHash(rows, 'f:1', { '1:0': '3' })).toThrow(/no tag set/);
+    expect(() => addDeltaHash(rows, 'f:1', { '1:0': '3' })).toThrow(/no "<key>.<set>"/);
     expect(() => addDeltaHash(rows, 'q:1', { '1:0': '3' })).toThrow(/unknown cube/);
-    expect(() => addDeltaHash(rows, 'i:0', { 'A:0': '3' })).toThrow(/bad code/);
+    expect(() => addDeltaHash(rows, 'i:0', { 'A:0': '3' })).toThrow(/not in base 36/);
+    expect(() => addDeltaHash(rows, 'i:0', { '01:0': '3' })).toThrow(/leading zero/);
     expect(() => addDeltaHash(rows, 'i:0', { '1:0': 'x' })).toThrow(/bad value/);
   });
 });

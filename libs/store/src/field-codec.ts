@@ -1,0 +1,116 @@
+/**
+ * The counter field of a delta hash (keys.ts CUBES): the one module that spells and reads it. Pure.
+ *
+ *   cube t        "<o>"
+ *   cube k, i, s  "<code>:<o>"          code = the key's, identity's or tag set's dictionary code
+ *   cube f        "<key>.<set>:<o>"     (the identity is the hash's part, not in the field)
+ *
+ * o is the outcome code, one decimal digit below OUTCOME_COUNT (OUTCOMES order); a code is base 36,
+ * lowercase, without a leading zero (code36), at most MAX_CODE_DIGITS digits. That canonical form is
+ * the only one a writer makes (applyApiBatch.lua and compactNextHour.lua copy fields, never spell one).
+ *
+ * Policy for any other field: it THROWS (MalformedFieldError), in every reader (the query path's
+ * read-fields.ts, the sealer's section/delta-rows.ts, the tests' cube-dump). A malformed field means
+ * a broken store (a bug, or a hand edit): skipping it would answer a billing total that silently
+ * leaves counts out, and counting it under some other name would put them in the wrong row. Failing
+ * the read (and the seal, which then leaves the bucket's delta untouched) is the safe side.
+ * docs/store-v2.md "What the store holds" states the rule.
+ */
+import { OUTCOME_COUNT } from '@va/contracts';
+import { code36 } from './keys';
+
+/** Longest code accepted: 36^10 < 2^53, so every accepted code is an exact number. */
+export const MAX_CODE_DIGITS = 10;
+
+/** A field that is not in the canonical form above: the store is broken. */
+export class MalformedFieldError extends Error {
+  constructor(field: string, why: string) {
+    super(`malformed counter field ${JSON.stringify(field)}: ${why}`);
+    this.name = 'MalformedFieldError';
+  }
+}
+
+/** Digit value of a base-36 character code (0-9, a-z), -1 for any other. */
+export function digit36(c: number): number {
+  return c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 122 ? c - 87 : -1;
+}
+
+/** The field of cube t. */
+export const totalField = (outcome: number): string => String(outcome);
+
+/** The field of cube k, i or s, from the code already in base 36 (code36). */
+export const codeField = (code: string, outcome: number): string => `${code}:${outcome}`;
+
+/** The field of cube f, from the key's and the tag set's codes already in base 36 (code36). */
+export const keySetField = (key: string, set: string, outcome: number): string => `${key}.${set}:${outcome}`;
+
+/** A field read back: its outcome and the base-36 text of its codes ("" where the cube has none). */
+export interface FieldText {
+  outcome: number;
+  /** k, i, s: the code; f: the key's code; t: "". */
+  first: string;
+  /** f: the tag set's code; otherwise "". */
+  second: string;
+}
+
+/** Checks that field[from, to) is a canonical base-36 code; returns it. */
+function codeText(field: string, from: number, to: number): string {
+  const digits = to - from;
+  if (digits < 1 || digits > MAX_CODE_DIGITS) throw new MalformedFieldError(field, 'bad code length');
+  if (digits > 1 && field.charCodeAt(from) === 48)
+    throw new MalformedFieldError(field, 'code with a leading zero');
+  for (let p = from; p < to; p++) {
+    if (digit36(field.charCodeAt(p)) < 0) throw new MalformedFieldError(field, 'code not in base 36');
+  }
+  return field.slice(from, to);
+}
+
+function outcomeAt(field: string, at: number): number {
+  const o = field.charCodeAt(at) - 48;
+  if (!(o >= 0 && o < OUTCOME_COUNT) || at !== field.length - 1) {
+    throw new MalformedFieldError(field, 'bad outcome');
+  }
+  return o;
+}
+
+/** Reads a field of `cube` (t, k, i, s, f) as text; throws MalformedFieldError on anything else. */
+export function readFieldText(cube: string, field: string): FieldText {
+  if (cube === 't') return { outcome: outcomeAt(field, 0), first: '', second: '' };
+  const colon = field.length - 2;
+  if (colon < 1 || field.charCodeAt(colon) !== 58 /* : */) throw new MalformedFieldError(field, 'no ":<o>"');
+  const outcome = outcomeAt(field, colon + 1);
+  if (cube === 'f') {
+    const dot = field.indexOf('.');
+    if (dot < 0 || dot > colon) throw new MalformedFieldError(field, 'no "<key>.<set>"');
+    return { outcome, first: codeText(field, 0, dot), second: codeText(field, dot + 1, colon) };
+  }
+  if (cube === 'k' || cube === 'i' || cube === 's')
+    return { outcome, first: codeText(field, 0, colon), second: '' };
+  throw new MalformedFieldError(field, `no counter fields in cube ${cube}`);
+}
+
+/** A field decoded: its outcome and codes ([] for t, [code] for k, i, s, [key, set] for f). */
+export interface CounterField {
+  outcome: number;
+  codes: number[];
+}
+
+/** Reads a field of `cube` into numbers; throws MalformedFieldError unless canonical. */
+export function decodeField(cube: string, field: string): CounterField {
+  const { outcome, first, second } = readFieldText(cube, field);
+  if (cube === 't') return { outcome, codes: [] };
+  if (cube === 'f') return { outcome, codes: [parseInt(first, 36), parseInt(second, 36)] };
+  return { outcome, codes: [parseInt(first, 36)] };
+}
+
+/** The field of `cube` for these codes (decodeField's inverse). */
+export function encodeField(cube: string, { outcome, codes }: CounterField): string {
+  if (cube === 't') return totalField(outcome);
+  if (cube === 'f') return keySetField(code36(codes[0]!), code36(codes[1]!), outcome);
+  return codeField(code36(codes[0]!), outcome);
+}
+
+/** A code as it appears in a key or field (a hash's part, a dictionary code); throws unless canonical base 36. */
+export function decodeCode(text: string): number {
+  return parseInt(codeText(text, 0, text.length), 36);
+}
