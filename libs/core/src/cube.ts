@@ -5,9 +5,10 @@
  */
 import type { ParsedQuery } from './types';
 
-export type CubeName = 't' | 'k' | 'i' | 's' | 'f';
+/** A stored cube: which dimensions its counters are keyed by (libs/store/src/keys.ts, CUBES). */
+export type Cube = 't' | 'k' | 'i' | 's' | 'f';
 
-export function chooseCube(query: Pick<ParsedQuery, 'externalId' | 'keyIds' | 'tags' | 'groupBy'>): CubeName {
+export function chooseCube(query: Pick<ParsedQuery, 'externalId' | 'keyIds' | 'tags' | 'groupBy'>): Cube {
   const byKey = (query.keyIds?.length ?? 0) > 0 || query.groupBy.key;
   const byIdentity = query.externalId !== undefined || query.groupBy.identity;
   const byTags = (query.tags?.length ?? 0) > 0 || query.groupBy.tag || query.groupBy.tags;

@@ -31,14 +31,14 @@ import {
   hoursOfMonth,
   monthOfHour,
   monthStart,
-  type BucketRes,
+  type Resolution,
   type Horizons,
 } from './time';
 
 export type Precision = 'hour' | 'day' | 'month';
 
 export interface BucketRead {
-  res: BucketRes;
+  res: Resolution;
   index: number;
   /** Start (ms) of the slice these counts belong to; null without a time granularity. */
   slice: number | null;
@@ -86,7 +86,7 @@ export function inHourBucket(h: number, compactedThrough: number | null, horizon
 }
 
 /** First and last hour of a bucket. */
-export function hoursOfBucket(res: BucketRes, index: number): [number, number] {
+export function hoursOfBucket(res: Resolution, index: number): [number, number] {
   if (res === 'h') return [index, index];
   return res === 'd' ? hoursOfDay(index) : hoursOfMonth(index);
 }
@@ -196,7 +196,7 @@ class Plan {
 }
 
 interface Signed {
-  res: BucketRes;
+  res: Resolution;
   index: number;
   subtract: boolean;
 }

@@ -82,30 +82,30 @@ export function sliceStarts(startHour: number, endHour: number, granularity: Gra
   return out;
 }
 
-/** A bucket's resolution, as the Redis layout spells it: hour, day or month. */
-export type BucketRes = 'h' | 'd' | 'm';
+/** A bucket's resolution, as the Redis layout spells it: hours, days (UTC), calendar months. */
+export type Resolution = 'h' | 'd' | 'm';
 
 /** End (unix ms, exclusive) of bucket `index` of resolution `res`. */
-export function bucketEnd(res: BucketRes, index: number): number {
+export function bucketEnd(res: Resolution, index: number): number {
   if (res === 'h') return hourStart(index + 1);
   return res === 'd' ? dayStart(index + 1) : monthStart(index + 1);
 }
 
 /** Last hour index of bucket `index` of resolution `res` (a sealable bucket's score: docs/store-v2.md). */
-export function lastHourOf(res: BucketRes, index: number): number {
+export function lastHourOf(res: Resolution, index: number): number {
   return bucketEnd(res, index) / HOUR_MS - 1;
 }
 
-const retentionOf = (res: BucketRes, retention: Retention): number =>
+const retentionOf = (res: Resolution, retention: Retention): number =>
   res === 'h' ? retention.hourMs : res === 'd' ? retention.dayMs : retention.monthMs;
 
 /** The retention rule: a bucket expires at its end + the retention of its resolution (PEXPIREAT). */
-export function expiresAt(res: BucketRes, index: number, retention: Retention): number {
+export function expiresAt(res: Resolution, index: number, retention: Retention): number {
   return bucketEnd(res, index) + retentionOf(res, retention);
 }
 
 /** Whether the retention rule still keeps bucket `index` of `res` at `now`. */
-export function keptAt(res: BucketRes, index: number, retention: Retention, now: number): boolean {
+export function keptAt(res: Resolution, index: number, retention: Retention, now: number): boolean {
   return now < expiresAt(res, index, retention);
 }
 

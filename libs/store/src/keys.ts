@@ -67,17 +67,22 @@
  * identifier (no braces, no whitespace) before it gets here. Every other string is
  * dictionary-encoded into a base-36 code.
  */
+import type { Cube, Resolution } from '@va/core';
 
-/** Resolutions of buckets: hours, days (UTC), calendar months. */
-export type Resolution = 'h' | 'd' | 'm';
+/**
+ * Resolutions and cubes are libs/core's (the planner and chooseCube decide them); the store's modules
+ * and callers name them through here, beside the key builders that take them.
+ */
+export type { Cube, Resolution };
+
 export const RESOLUTIONS: readonly Resolution[] = ['h', 'd', 'm'];
 
 /** Dictionaries of an API: keys, identities, tag sets. */
 export type DictName = 'k' | 'i' | 's';
 
 /**
- * Cubes: which dimensions a counter hash is keyed by. Every field ends in ":<o>",
- * o = outcome code 0..8 (OUTCOMES order); dimension codes are base-36 dictionary codes.
+ * Cubes (Cube): which dimensions a counter hash is keyed by. o = outcome code 0..8 (OUTCOMES order);
+ * dimension codes are base-36 dictionary codes; field-codec.ts spells and reads the fields.
  *   t  totals                 field "<o>"                       one hash
  *   k  by key                 field "<key>:<o>"                 part = key code >> 5 (base 36)
  *   i  by identity            field "<identity>:<o>"            part = identity code >> 5
@@ -86,7 +91,6 @@ export type DictName = 'k' | 'i' | 's';
  * Parts keep each hash small (≤ 32 members × 9 outcomes) so that Redis keeps it in its
  * compact listpack encoding (hash-max-listpack-entries 512 in infra/redis.conf).
  */
-export type Cube = 't' | 'k' | 'i' | 's' | 'f';
 export const SHARD_BITS = 5;
 export const NO_IDENTITY_PART = '_';
 

@@ -18,7 +18,7 @@ import type { RedisClient } from './connection';
 import { apiKeys, type DictName, type KeySpace } from './keys';
 import { execPipeline, newPipeline } from './pipeline';
 import { sectionCubeOf, type CubeQuery } from './read';
-import { ROLES, SEARCH_MAX_CODES, type Role } from './read-sections';
+import { ROLES, SEARCH_MAX_CODES } from './read-sections';
 import type { SectionStore } from './section-cache';
 import { SECTION_ROWS_OFFSET } from './section/codec';
 
@@ -43,16 +43,14 @@ export const ROW_COST_US = {
 /** Sizes of the API's dictionaries the query loaded (one it did not load bounds nothing). */
 export type DictionarySizes = Readonly<Partial<Record<DictName, number>>>;
 
-const dictOf: Record<Role, DictName> = { k: 'k', i: 'i', s: 's' };
-
-const codesOf = (q: CubeQuery, role: Role): readonly number[] | null =>
+const codesOf = (q: CubeQuery, role: DictName): readonly number[] | null =>
   role === 'k' ? q.keys : role === 'i' ? q.identities : q.sets;
 
 /** Share of a section's rows a filter on `role` keeps, taking codes as equally frequent. */
-function kept(q: CubeQuery, role: Role, sizes: DictionarySizes): number {
+function kept(q: CubeQuery, role: DictName, sizes: DictionarySizes): number {
   const codes = codesOf(q, role);
   if (codes === null) return 1;
-  const size = sizes[dictOf[role]];
+  const size = sizes[role];
   return size === undefined ? 1 : Math.min(1, new Set(codes).size / Math.max(1, size));
 }
 
@@ -81,7 +79,7 @@ export function sumCostUs(q: CubeQuery, sizes: DictionarySizes, rows: number, sl
 export function sectionRowsBound(q: CubeQuery, sizes: DictionarySizes): number {
   let rows = 1;
   for (const role of ROLES[sectionCubeOf(q)]) {
-    const size = sizes[dictOf[role]];
+    const size = sizes[role];
     if (size === undefined) return Infinity;
     // +1: x and f hold events without an identity under a code of their own.
     rows *= size + (role === 'i' ? 1 : 0);

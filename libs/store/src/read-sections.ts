@@ -21,6 +21,7 @@
 import { OUTCOME_COUNT } from '@va/contracts';
 import { counterValue, topThreshold, TOTAL, type TopGroups } from '@va/core';
 import { NO_IDENTITY, rowsOfFirst, type Section, type SectionCube, type SectionData } from './section/codec';
+import type { DictName } from './keys';
 import { groupCodes, type CodeCounts, type Sign, type SliceCounts } from './read-fields';
 
 /**
@@ -44,10 +45,8 @@ export interface SectionSelection {
   group: { key: boolean; identity: boolean; set: boolean };
 }
 
-export type Role = 'k' | 'i' | 's';
-
 /** The dimension each column of a section's cube holds (codec.ts SECTION_DIMS order). */
-export const ROLES: Readonly<Record<SectionCube, readonly Role[]>> = {
+export const ROLES: Readonly<Record<SectionCube, readonly DictName[]>> = {
   t: [],
   k: ['k'],
   i: ['i'],
@@ -142,8 +141,8 @@ export class SectionSums {
   private readonly keys: Uint8Array | null;
   private readonly identities: Uint8Array | null;
   private readonly sets: Uint8Array | null;
-  private readonly grouped: readonly Role[];
-  private readonly sorted = new Map<Role, readonly number[] | null>();
+  private readonly grouped: readonly DictName[];
+  private readonly sorted = new Map<DictName, readonly number[] | null>();
   /** Set when the query is a top-N of one grouped dimension: its rows are ranked before they are summed. */
   private readonly top: TopGroups | undefined;
 
@@ -154,7 +153,7 @@ export class SectionSums {
     this.keys = bitmapOf(sel.keys);
     this.identities = bitmapOf(sel.identities);
     this.sets = bitmapOf(sel.sets);
-    const grouped: Role[] = [];
+    const grouped: DictName[] = [];
     if (sel.group.key) grouped.push('k');
     if (sel.group.identity) grouped.push('i');
     if (sel.group.set) grouped.push('s');
@@ -171,16 +170,16 @@ export class SectionSums {
     return sums;
   }
 
-  private filterOf(role: Role): Uint8Array | null {
+  private filterOf(role: DictName): Uint8Array | null {
     return role === 'k' ? this.keys : role === 'i' ? this.identities : this.sets;
   }
 
-  private codesOf(role: Role): readonly number[] | null {
+  private codesOf(role: DictName): readonly number[] | null {
     return role === 'k' ? this.sel.keys : role === 'i' ? this.sel.identities : this.sel.sets;
   }
 
   /** codesOf, without repeats and in order (made once per query, not per section). */
-  private sortedCodesOf(role: Role): readonly number[] | null {
+  private sortedCodesOf(role: DictName): readonly number[] | null {
     let sorted = this.sorted.get(role);
     if (sorted === undefined) {
       const codes = this.codesOf(role);
@@ -368,7 +367,7 @@ export class SectionSums {
 
   /** The group name of the grouped codes (in this.grouped order). */
   private nameOf(codes: readonly number[]): string {
-    const part = (role: Role): string => {
+    const part = (role: DictName): string => {
       const n = this.grouped.indexOf(role);
       return n < 0 ? '' : codes[n]!.toString(36);
     };

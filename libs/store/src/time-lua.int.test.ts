@@ -13,7 +13,7 @@ import {
   monthOf,
   monthStart,
   DAY_MS,
-  type BucketRes,
+  type Resolution,
   type Retention,
 } from '@va/core';
 import { withIncludes } from './commands';
@@ -49,14 +49,14 @@ return out
 
 const day = fc.integer({ min: -30_000, max: 157_000 }); // ~1888 .. ~2400
 const month = fc.integer({ min: -600, max: 5_000 });
-const res = fc.constantFrom<BucketRes>('h', 'd', 'm');
+const res = fc.constantFrom<Resolution>('h', 'd', 'm');
 const retentionMs = fc.integer({ min: 0, max: 6 * 366 }).map((days) => days * DAY_MS);
 const sample = fc.array(fc.tuple(res, fc.integer({ min: -1_000, max: 3_000_000 }), retentionMs, day), {
   minLength: 1,
   maxLength: 200,
 });
 
-const argsOf = (rows: [BucketRes, number, number, number][]) => rows.flat();
+const argsOf = (rows: [Resolution, number, number, number][]) => rows.flat();
 
 describe('includes/time.lua against libs/core/src/time.ts', () => {
   it('monthOfDay is monthOf(dayStart(d))', async () => {
@@ -72,7 +72,7 @@ describe('includes/time.lua against libs/core/src/time.ts', () => {
   it('firstDayOfMonth is the day of monthStart(m)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(month, { minLength: 1, maxLength: 200 }), async (months) => {
-        const rows = months.map((m): [BucketRes, number, number, number] => ['m', 0, 0, m]);
+        const rows = months.map((m): [Resolution, number, number, number] => ['m', 0, 0, m]);
         const got = await lua(EACH('firstDayOfMonth(day)'), argsOf(rows));
         expect(got).toEqual(months.map((m) => monthStart(m) / DAY_MS));
       }),
@@ -84,7 +84,7 @@ describe('includes/time.lua against libs/core/src/time.ts', () => {
     await fc.assert(
       fc.asyncProperty(sample, async (rows) => {
         // Indices of a plausible size per resolution: hours up to ~2300, days and months scaled down.
-        const scaled = rows.map(([r, i, ret, d]): [BucketRes, number, number, number] => [
+        const scaled = rows.map(([r, i, ret, d]): [Resolution, number, number, number] => [
           r,
           r === 'h' ? i : r === 'd' ? Math.floor(i / 24) : Math.floor(i / 730),
           ret,
@@ -101,7 +101,7 @@ describe('includes/time.lua against libs/core/src/time.ts', () => {
   it('lastHourOf (the dirty score) agrees for hours, days and months', async () => {
     await fc.assert(
       fc.asyncProperty(sample, async (rows) => {
-        const scaled = rows.map(([r, i, ret, d]): [BucketRes, number, number, number] => [
+        const scaled = rows.map(([r, i, ret, d]): [Resolution, number, number, number] => [
           r,
           r === 'h' ? i : r === 'd' ? Math.floor(i / 24) : Math.floor(i / 730),
           ret,

@@ -6,14 +6,14 @@
  * oracle's checks buildRows, chooseCube and the cell contract together.
  */
 import { OUTCOMES, type VerificationEvent } from '@va/contracts';
-import { chooseCube, type CubeName } from '../cube';
+import { chooseCube, type Cube } from '../cube';
 import { matchesFilters, type FilterDims } from '../filters';
 import { buildRows, type BuildRowsResult } from '../rows/buildRows';
 import { hourOf, sliceStartOfHour, sliceStarts } from '../time';
 import type { Cell, ParsedQuery } from '../types';
 
 /** The dimensions an event has in a cube, or null when the cube holds no trace of it. */
-function project(event: VerificationEvent, cube: CubeName): FilterDims | null {
+function project(event: VerificationEvent, cube: Cube): FilterDims | null {
   const tags = [...new Set(event.tags ?? [])].sort();
   switch (cube) {
     case 't':
