@@ -19,7 +19,7 @@
  * checked (readsDependOnCompaction). When the compaction point moved, the caller plans again.
  */
 import type { ChainableCommander } from 'ioredis';
-import type { RedisClient } from './connection';
+import { isCluster, type RedisClient } from './connection';
 import { OUTCOME_COUNT } from '@va/contracts';
 import {
   dayOfHour,
@@ -440,6 +440,13 @@ export interface ReadOptions {
    * summed whole. The counts may then hold just those; the caller still applies keepLargest.
    */
   top?: TopGroups;
+  /**
+   * A key to GET in the pipeline of every round, after its reads (the query service's `<p>:gen`:
+   * verifications/one-generation.ts), so that a value read after every read of the call costs no
+   * round trip of its own; its value after the last round is `after`. On one Redis a pipeline runs
+   * in order; on a cluster its groups run in no order, so there the key is not read (`after` absent).
+   */
+  readAfter?: string;
 }
 
 /**
@@ -450,7 +457,8 @@ export interface ReadOptions {
 export const READ_CALLS_PER_ROUND_TRIP = 4;
 
 export type CountsRead =
-  | { ok: true; counts: CodeCounts }
+  /** `after`: readAfter's value, read after every read of the call (absent when it made none). */
+  | { ok: true; counts: CodeCounts; after?: string | null }
   /** The compaction point moved since the plan: plan again with this one. */
   | { ok: false; compactedThrough: number | null };
 
@@ -494,6 +502,14 @@ export async function readCounts(
   };
   const sections = new SectionSums(q, options.top);
   const perRoundTrip = options.callsPerRoundTrip ?? READ_CALLS_PER_ROUND_TRIP;
+  const readAfter = isCluster(redis) ? undefined : options.readAfter;
+  let after: { value: string | null } | undefined;
+  const exec = async (pipeline: ChainableCommander): Promise<ItemReply[][]> => {
+    if (readAfter !== undefined) pipeline.get(readAfter);
+    const replies = await execPipeline(pipeline);
+    if (readAfter !== undefined) after = { value: replies.pop() as string | null };
+    return replies as ItemReply[][];
+  };
   const partsBudget = options.partsBudget ?? PARTS_BUDGET;
   const left: LeftHashes[] = [];
   // A month whose recorded days changed is read again day by day (and recorded anew), in a
@@ -510,7 +526,7 @@ export async function readCounts(
       const pipeline = newPipeline(redis);
       for (const chunk of batch)
         queueCommand(redis, pipeline, 'readBucketsBuffer', readBucketsArgs(keys, chunk, partsBudget));
-      const replies = (await execPipeline(pipeline)) as ItemReply[][];
+      const replies = await exec(pipeline);
       if (snapshot) {
         // Each call read cmp with its buckets atomically, and a call holds whole families (see
         // chunksOf): every family was read at the compaction point the plan was made with.
@@ -567,7 +583,7 @@ export async function readCounts(
       const batch = calls.splice(0, perRoundTrip);
       const pipeline = newPipeline(redis);
       for (const call of batch) queueCommand(redis, pipeline, 'readBucketsBuffer', call.args);
-      const replies = (await execPipeline(pipeline)) as ItemReply[][];
+      const replies = await exec(pipeline);
       for (const [c, reply] of replies.entries()) {
         const now = parseIndex(reply[0]?.toString());
         if (snapshot && now !== compactedThrough) return { ok: false, compactedThrough: now };
@@ -594,7 +610,7 @@ export async function readCounts(
   const sel = selectionOf(q);
   for (const { slice, part, fields } of sums.values()) fields.addTo(counts.slice(slice), sel, part);
   sections.addTo(counts);
-  return { ok: true, counts };
+  return after === undefined ? { ok: true, counts } : { ok: true, counts, after: after.value };
 }
 
 /** The part of a P item's member ("f" -> "", "f:1a" -> "1a"), as FieldSums keys it. */

@@ -53,6 +53,7 @@ import {
 } from '@va/core';
 import {
   decodeCells,
+  globalKeys,
   holdCompaction,
   readApiMeta,
   releaseCompaction,
@@ -66,7 +67,7 @@ import type { Config } from '@va/config';
 import type { VerificationsDeps } from './deps';
 import { refuseCostly } from './cost-refusal';
 import { cubeQueryOf, dictionariesOf } from './cube-query';
-import { onOneGeneration } from './one-generation';
+import { onOneGeneration, parseGeneration, type GenerationWitness } from './one-generation';
 import type { Prefetched } from './start';
 
 export interface Answer {
@@ -127,6 +128,8 @@ interface Reader {
   now: number;
   compactedThrough: number | null;
   signal: AbortSignal | undefined;
+  /** Set by every counter read to the generation read in its last pipeline (one-generation.ts). */
+  witness?: GenerationWitness;
 }
 
 interface Prepared {
@@ -208,6 +211,8 @@ async function cheapRefusal({ r, bound }: Prepared): Promise<boolean> {
 async function costRefusal({ r, cubeQuery }: Prepared): Promise<void> {
   const { deps, space, query, dicts, signal } = r;
   await refuseCostly({ deps, space, query, cubeQuery, dicts, reads: certainReads(r), signal });
+  // It may have read section headers: a generation seen before them proves nothing of them.
+  if (r.witness) delete r.witness.after;
 }
 
 /**
@@ -238,8 +243,8 @@ export async function readAnswer(
   signal?: AbortSignal,
   options: ReadOptions = {},
 ): Promise<Answer> {
-  const input = await onOneGeneration(deps.redis, space, signal, (current) =>
-    readRowsInput(deps, current, query, now, signal, options),
+  const input = await onOneGeneration(deps.redis, space, signal, (current, witness) =>
+    readRowsInput(deps, current, query, now, signal, options, witness),
   );
   const built = buildRows(query, input.cells, input.options);
   if (!built.ok) throw tooManyRows(built.error);
@@ -255,8 +260,8 @@ export async function readAnswerJson(
   signal?: AbortSignal,
   options: ReadOptions = {},
 ): Promise<JsonAnswer> {
-  const input = await onOneGeneration(deps.redis, space, signal, (current) =>
-    readRowsInput(deps, current, query, now, signal, options),
+  const input = await onOneGeneration(deps.redis, space, signal, (current, witness) =>
+    readRowsInput(deps, current, query, now, signal, options, witness),
   );
   const built = buildRowsJson(query, input.cells, input.options);
   if (!built.ok) throw tooManyRows(built.error);
@@ -277,10 +282,12 @@ async function readRowsInput(
   now: number,
   signal: AbortSignal | undefined,
   options: ReadOptions,
+  witness: GenerationWitness,
 ): Promise<RowsInput> {
   const { config } = deps;
   const prepared = await prepare(deps, space, query, now, signal, options.prefetched);
   const { r, cubeQuery, bound } = prepared;
+  r.witness = witness;
   const startHour = r.startHour;
 
   // 1. Refuse what is certainly over the cap, or costs too much, before reading counters where the plan tells.
@@ -466,8 +473,10 @@ async function readCells(
       ...(r.signal && { signal: r.signal }),
       ...(r.deps.sections && { sections: r.deps.sections }),
       ...(top && { top }),
+      ...(r.witness && { readAfter: globalKeys(r.space.prefix).generation }),
     });
     if (read.ok) {
+      if (r.witness && read.after !== undefined) r.witness.after = parseGeneration(read.after);
       if (holding) await releaseCompaction(redis, r.space, r.query.apiId);
       r.signal?.throwIfAborted();
       if (top) read.counts.keepLargest(top);
