@@ -1,8 +1,8 @@
 /**
  * `root-key create`: prints the new key alone on the first line of stdout (it is shown only this
  * once; Redis keeps its hash) and its id (that hash) on stderr. `root-key revoke <id>` (or the key on
- * stdin): requests with the key get 401 from the next request on; the key itself is never taken as an
- * argument (secret-input.ts). Options are parsed in ../program/root-key.ts.
+ * stdin): requests with the key get 401 within QUERY_AUTH_CACHE_MS (at most 1 s); the key itself is
+ * never taken as an argument (secret-input.ts). Options are parsed in ../program/root-key.ts.
  */
 import { createRootKey, revokeRootKey, revokeRootKeyByHash, ROOT_KEY_ID_PATTERN } from '@va/store';
 import { UsageError } from '../usage-error';

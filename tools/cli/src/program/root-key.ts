@@ -34,8 +34,9 @@ export function registerRootKey(program: Command): void {
   rootKey
     .command('revoke')
     .description(
-      'revoke a root key: requests with it get 401 from the next request on. Give the key id printed at ' +
-        'creation, or pipe the key itself to --key-stdin: never the key as an argument, which would show in ' +
+      'revoke a root key: requests with it (and its read tokens) get 401 within 1 s (QUERY_AUTH_CACHE_MS). ' +
+        'Give the key id printed at creation, or pipe the key itself to --key-stdin: ' +
+        'never the key as an argument, which would show in ' +
         'the process list and the shell history',
     )
     .argument('[key-id]', 'the key id (64 hex digits, printed at creation)')

@@ -38,8 +38,9 @@ export function registerToken(program: Command): void {
   token
     .command('revoke')
     .description(
-      'refuse a read token from the next request on (Redis deny-list until it expires). Give its token id ' +
-        '(printed by `token create`, the `jti` of the token), or pipe the token itself to --token-stdin: ' +
+      'refuse a read token within 1 s (QUERY_AUTH_CACHE_MS; Redis deny-list until it expires). ' +
+        'Give its token id (printed by `token create`, the `jti` of the token), ' +
+        'or pipe the token itself to --token-stdin: ' +
         'never the token as an argument, which would show in the process list and the shell history',
     )
     .argument('[token-id]', 'the token id (jti: 16-64 of A-Z a-z 0-9 _ -)')
