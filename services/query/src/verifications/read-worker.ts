@@ -21,6 +21,7 @@ import { compressBytes, type Encoding } from '../http/compression';
 import { jsonBytes } from '../http/json-body';
 import { DictionaryCache } from './dictionary-cache';
 import { readAnswerJson } from './read-answer';
+import { lowerThisThreadPriority } from './worker-priority';
 
 export interface WorkerSetup {
   redis: RedisTarget;
@@ -51,6 +52,7 @@ export type ReadResult = (
   | { ok: false; error: Pick<ApiError, 'kind' | 'detail' | 'errors'>; rowCap: boolean }
 ) & { sections: WorkerSections };
 
+lowerThisThreadPriority();
 const setup = workerData as WorkerSetup;
 const redis = connectRedis(setup.redis, { maxRetriesPerRequest: 2, connectionName: 'va-query-worker' });
 defineCommands(redis);
