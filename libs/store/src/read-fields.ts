@@ -108,47 +108,6 @@ export function addCount(
   }
 }
 
-/**
- * Adds one field of a cube hash as read (a string value; absent, non-numeric and non-positive
- * values are skipped), times sign. See addCount.
- */
-export function addField(
-  into: SliceCounts,
-  sel: CodeSelection,
-  part: string,
-  field: string,
-  value: string | null | undefined,
-  sign: Sign = 1,
-): void {
-  if (value === null || value === undefined) return;
-  const n = Number(value);
-  if (!(n > 0)) return;
-  addCount(into, sel, part, field, sign * n);
-}
-
-/** Adds every field of a hash (HGETALL reply). */
-export function addHash(
-  into: SliceCounts,
-  sel: CodeSelection,
-  part: string,
-  hash: Record<string, string>,
-  sign: Sign = 1,
-): void {
-  for (const field in hash) addField(into, sel, part, field, hash[field], sign);
-}
-
-/** Adds the reply of an HMGET of `fields` (values in the same order; null = absent). */
-export function addFieldValues(
-  into: SliceCounts,
-  sel: CodeSelection,
-  part: string,
-  fields: readonly string[],
-  values: readonly (string | null)[],
-  sign: Sign = 1,
-): void {
-  for (let n = 0; n < fields.length; n++) addField(into, sel, part, fields[n]!, values[n], sign);
-}
-
 /** The codes (numbers) of a group name: [key, identity, set], undefined where not grouped. */
 export function groupCodes(group: string): [number | undefined, number | undefined, number | undefined] {
   const first = group.indexOf('.');

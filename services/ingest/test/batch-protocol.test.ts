@@ -41,10 +41,9 @@ function batch(first: number, count: number, apis: string[]): PartitionBatch {
   return { topic: TOPIC, partition: 0, messages, lastOffset: first + count - 1 };
 }
 
-function worker(store: FakeStore, clock = { now: NOW }, maxTuplesPerCall?: number) {
+function worker(store: FakeStore, clock = { now: NOW }) {
   const dead: DeadLetter[] = [];
   const p = new BatchProtocol({
-    ...(maxTuplesPerCall !== undefined && { maxTuplesPerCall }),
     store,
     prefix: 't',
     retention: RETENTION,
@@ -214,27 +213,6 @@ describe('the batch protocol', () => {
     );
     expect(wmOf(store)).toBe(9);
     expect(store.calls.confirm).toBe(3);
-  });
-
-  it('a batch cut into slices: one call per API and slice, and a crash between slices replays exactly', async () => {
-    const store = new FakeStore();
-    const first = worker(store, undefined, 2);
-    // 12 events of a and b, 3 keys: every slice holds at most 2 distinct tuples of one API.
-    store.crashAfterApplies = 3; // slice 1 (a, b) and a of slice 2, then the worker dies
-    await expect(first.p.process(batch(0, 12, ['a', 'b']), null)).rejects.toThrow(/mid-pipeline/);
-    expect(wmOf(store)).toBeNull();
-    expect(store.counted.get('a')! + store.counted.get('b')!).toBeLessThan(12); // half applied
-    const second = worker(store, undefined, 2);
-    const calls = store.calls.applyScripts;
-    expect(await second.p.process(batch(0, 12, ['a', 'b']), null)).toMatchObject({ status: 'applied' });
-    expect(store.calls.applyScripts - calls).toBeGreaterThan(2); // sliced again
-    expect(store.counted).toEqual(
-      new Map([
-        ['a', 6],
-        ['b', 6],
-      ]),
-    );
-    expect(wmOf(store)).toBe(11);
   });
 
   it("a rebalance with batches in flight: the old owner's commits fail their CAS, nothing counts twice", async () => {

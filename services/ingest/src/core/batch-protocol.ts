@@ -45,7 +45,6 @@ import {
   type Conflict,
   type Offset,
   type PartitionBatch,
-  type PreparedApi,
   type PreparedBatch,
 } from './types';
 
@@ -64,14 +63,6 @@ export interface BatchProtocolDeps {
   generation?: number;
   /** Rebuild --since: valid events to leave out because the old generation's copy carried them. */
   skipEvent?: (event: ValidEvent, field: string, offset: number) => boolean;
-  /**
-   * Distinct tuples of one API in one store call, at most: cuts a batch into slices (classify.ts
-   * Slice) to bound the time one applyApiBatch blocks Redis. Unset: one slice per batch. Measured on
-   * a history-shaped replay (docs/design.md): 800 tuples per call raised Redis commands per event
-   * from 3.7 to 6.5 (every slice repeats ZADD/SADD per bucket and merges less), so the worker does not
-   * set it until batches are also merged into larger windows.
-   */
-  maxTuplesPerCall?: number;
   /**
    * Rows from which a closed bucket's cube is written as a section part (libs/store aggregate.ts
    * PARTS_MIN_ROWS; Infinity = never). Unset: the store's default. Tests vary it to reach both forms.
@@ -184,7 +175,6 @@ export class BatchProtocol {
       ctx,
       viewOf,
       skipEvent && ((e, offset) => skipEvent(e, field, offset)),
-      this.deps.maxTuplesPerCall,
     );
     const dead = first.dead;
     let skipped = first.skipped;
@@ -217,10 +207,10 @@ export class BatchProtocol {
         this.codes.add(assigned);
       }
       const codes: EventCodes = { k: 0, i: 0, s: 0 };
-      for (const { event, slice } of second.countable) {
+      for (const { event } of second.countable) {
         if (!codesOfEvent(event, this.codes.codesOf(event.apiId), codes))
           throw new Error(`a value of ${event.apiId} has no code after assignCodes`);
-        countEvent(first.slices[slice]!.counters.get(event.apiId)!, event, codes);
+        countEvent(first.counters.get(event.apiId)!, event, codes);
       }
     }
 
@@ -229,10 +219,7 @@ export class BatchProtocol {
 
     // 4. Increments per API.
     const cmpOf = (apiId: string) => this.cmps.get(apiId)!;
-    const slices = first.slices.map((sl) => ({
-      lastOffset: sl.lastOffset,
-      apis: prepareApis(sl.counters, cmpOf, { now, retention, partsMinRows: this.deps.partsMinRows }),
-    }));
+    const apis = prepareApis(first.counters, cmpOf, { now, retention, partsMinRows: this.deps.partsMinRows });
     return {
       status: 'prepared',
       topic: batch.topic,
@@ -242,7 +229,7 @@ export class BatchProtocol {
       epoch,
       space,
       now,
-      slices: slices.filter((sl) => sl.apis.length > 0),
+      apis,
       skipped,
       deadLettered: dead.length,
       foundApplied: [...foundApplied],
@@ -250,12 +237,8 @@ export class BatchProtocol {
   }
 
   async commit(p: PreparedBatch, wm: Offset): Promise<Applied | Conflict> {
-    let applied = 0;
-    for (const slice of p.slices) {
-      const result = await this.commitSlice(p, slice.apis, slice.lastOffset);
-      if (typeof result !== 'number') return result;
-      applied += result;
-    }
+    const applied = await this.applyAll(p);
+    if (typeof applied !== 'number') return applied;
 
     const confirmed = await this.confirmFoundApplied(p);
     if (confirmed) return confirmed;
@@ -298,15 +281,12 @@ export class BatchProtocol {
     return undefined;
   }
 
-  /** One slice: one apply per API (retried on a moved cmp); the events counted, or the conflict. */
-  private async commitSlice(
-    p: PreparedBatch,
-    apis: PreparedApi[],
-    lastOffset: number,
-  ): Promise<number | Conflict> {
+  /** One apply per API (retried on a moved cmp); the events counted, or the conflict. */
+  private async applyAll(p: PreparedBatch): Promise<number | Conflict> {
+    const { lastOffset } = p;
     const offs = this.offsetsOf(p.field);
     let applied = 0;
-    let pending = apis;
+    let pending = p.apis;
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > CMP_RETRIES) {
         return conflict('cmp-retries', `cmp kept moving for ${pending.map((a) => a.apiId).join(',')}`);

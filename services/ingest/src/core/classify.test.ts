@@ -67,7 +67,7 @@ describe('classifyBatch', () => {
     ]);
     const out = classifyBatch(b, 0, ctx, (api) => views[api]!);
     expect(out.skipped).toBe(1);
-    expect(out.slices[0]!.counters.get('a')!.events).toBe(1);
+    expect(out.counters.get('a')!.events).toBe(1);
     expect(out.deferred.map((d) => d.offset)).toEqual([3, 4]);
     expect(out.dead.map((d) => [d.offset, d.reason])).toEqual([
       ['5', 'not_json'],
@@ -81,7 +81,7 @@ describe('classifyBatch', () => {
     const asked: string[] = [];
     const b = batchOf([message(1, 'a'), message(2, 'a'), message(3, 'b'), message(4, 'a'), message(5, 'b')]);
     const out = classifyBatch(b, 0, ctx, (api) => (asked.push(api), views[api]!));
-    expect(out.slices[0]!.counters.get('a')!.events).toBe(3);
+    expect(out.counters.get('a')!.events).toBe(3);
     expect(out.deferred.map((d) => [d.offset, d.event.apiId])).toEqual([
       [3, 'b'],
       [5, 'b'],
@@ -112,17 +112,5 @@ describe('classifyBatch', () => {
     expect(second.skipped).toBe(1);
     expect(second.countable.map((d) => d.offset)).toEqual([4]);
     expect([...second.missing.get('c')!.k]).toEqual(['k2']);
-  });
-
-  it('cuts the batch into contiguous slices of at most maxTuplesPerSlice tuples per API', () => {
-    const views: Record<string, ApiView> = {
-      a: known(null, { k: ['k0', 'k1', 'k2'], s: [''] }),
-      c: { owner: undefined, off: undefined, cmp: undefined, codes: known(null).codes },
-    };
-    const msgs = [0, 1, 2, 3, 4, 5].map((n) => message(n, n === 3 ? 'c' : 'a', { keyId: `k${n % 3}` }));
-    const out = classifyBatch({ ...batchOf(msgs), lastOffset: 9 }, null, ctx, (a) => views[a]!, undefined, 2);
-    expect(out.slices.map((sl) => sl.lastOffset)).toEqual([1, 4, 9]);
-    expect(out.slices.map((sl) => sl.counters.get('a')?.size ?? 0)).toEqual([2, 2, 1]);
-    expect(out.deferred.map((d) => [d.offset, d.slice])).toEqual([[3, 1]]);
   });
 });

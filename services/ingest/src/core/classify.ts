@@ -74,25 +74,11 @@ export interface Deferred {
   event: ValidEvent;
   offset: number;
   message: BatchMessage;
-  /** The slice it belongs to (index into Classified.slices). */
-  slice: number;
-}
-
-/**
- * A contiguous offset range of the batch whose writes are one store call per API. A batch is cut
- * into slices so that no call blocks Redis for long (a history batch spans thousands of hours and
- * merges little); each slice moves off[api] to its own last offset, so the per-API CAS chain keeps
- * every slice exactly once, and the wm moves once after the last one.
- */
-export interface Slice {
-  /** Per API seen with a valid event: its counter (possibly empty). */
-  counters: Map<string, TupleCounter>;
-  /** The offset the slice's applies set off[api] to (the batch's lastOffset for the last slice). */
-  lastOffset: number;
 }
 
 export interface Classified {
-  slices: Slice[];
+  /** Per API seen with a valid event: its counter (possibly empty). */
+  counters: Map<string, TupleCounter>;
   deferred: Deferred[];
   dead: DeadLetter[];
   skipped: number;
@@ -126,8 +112,6 @@ const mismatchDetail = (apiId: string) => `API ${apiId} belongs to another works
 /**
  * First pass over a batch: messages at or below `wm` are left out, the rest decoded and judged
  * with what `viewOf` knows. `skipEvent`: rebuild --since (valid events the old generation carried).
- * A new slice starts after a message once an API has `maxTuplesPerSlice` distinct tuples (deferred
- * events counted as one each) in the current one.
  */
 export function classifyBatch(
   batch: PartitionBatch,
@@ -135,15 +119,17 @@ export function classifyBatch(
   ctx: DecodeContext,
   viewOf: (apiId: string) => ApiView,
   skipEvent?: (event: ValidEvent, offset: number) => boolean,
-  maxTuplesPerSlice = Infinity,
 ): Classified {
-  let slice: Slice = { counters: new Map(), lastOffset: batch.lastOffset };
-  const out: Classified = { slices: [slice], deferred: [], dead: [], skipped: 0, foundApplied: new Set() };
-  const deferredInSlice = new Map<string, number>();
-  let full = false;
+  const out: Classified = {
+    counters: new Map(),
+    deferred: [],
+    dead: [],
+    skipped: 0,
+    foundApplied: new Set(),
+  };
   // What the worker knows does not change during this synchronous pass, and a batch's events mostly
   // come in runs of one API: one view per run instead of one per event.
-  // The same holds for the API's counter within a slice.
+  // The same holds for the API's counter.
   let viewApi: string | undefined;
   let view: ApiView | undefined;
   let counterApi: string | undefined;
@@ -152,14 +138,6 @@ export function classifyBatch(
   for (const m of batch.messages) {
     const offset = Number(m.offset);
     if (isCovered(offset, wm)) continue;
-    if (full) {
-      slice.lastOffset = offset - 1;
-      slice = { counters: new Map(), lastOffset: batch.lastOffset };
-      out.slices.push(slice);
-      deferredInSlice.clear();
-      counterApi = undefined;
-      full = false;
-    }
     const e = decodeEvent(m.value, ctx, { receivedAt: Number(m.timestamp), checkExpiry: false });
     if (!e.ok) {
       out.dead.push(deadLetterOf(batch, m, e.reason, e.detail));
@@ -170,26 +148,21 @@ export function classifyBatch(
       continue;
     }
     if (e.apiId !== counterApi || counter === undefined) {
-      counter = slice.counters.get((counterApi = e.apiId));
-      if (!counter) slice.counters.set(e.apiId, (counter = new TupleCounter()));
+      counter = out.counters.get((counterApi = e.apiId));
+      if (!counter) out.counters.set(e.apiId, (counter = new TupleCounter()));
     }
     if (e.apiId !== viewApi || view === undefined) view = viewOf((viewApi = e.apiId));
     switch (judgeEvent(e, offset, view, ctx, codes)) {
       case 'count':
         countEvent(counter, e, codes);
-        if (counter.size + (deferredInSlice.get(e.apiId) ?? 0) >= maxTuplesPerSlice) full = true;
         break;
       case 'skip':
         out.skipped++;
         out.foundApplied.add(e.apiId);
         break;
-      case 'defer': {
-        out.deferred.push({ event: e, offset, message: m, slice: out.slices.length - 1 });
-        const n = (deferredInSlice.get(e.apiId) ?? 0) + 1;
-        deferredInSlice.set(e.apiId, n);
-        if (counter.size + n >= maxTuplesPerSlice) full = true;
+      case 'defer':
+        out.deferred.push({ event: e, offset, message: m });
         break;
-      }
       case 'expired':
         out.dead.push(deadLetterOf(batch, m, 'expired', expiredDetail(e.time)));
         break;

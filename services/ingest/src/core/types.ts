@@ -72,11 +72,6 @@ export interface PreparedApi {
 }
 
 /** The writes of one slice (classify.ts Slice): one apply per API, each moving off[api] to lastOffset. */
-export interface PreparedSlice {
-  lastOffset: number;
-  apis: PreparedApi[];
-}
-
 export interface PreparedBatch {
   status: 'prepared';
   topic: string;
@@ -86,8 +81,8 @@ export interface PreparedBatch {
   epoch: number;
   space: KeySpace;
   now: number;
-  /** In offset order; committed one after the other, then the wm once. */
-  slices: PreparedSlice[];
+  /** One apply per API, each moving off[api] to lastOffset; then the wm once. */
+  apis: PreparedApi[];
   skipped: number;
   deadLettered: number;
   /**
