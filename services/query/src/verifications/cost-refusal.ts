@@ -18,7 +18,7 @@ import {
 } from '@va/store';
 import { ApiError } from '../http/api-error';
 import { dictionariesOf } from './cube-query';
-import type { ReadDeps } from './read-answer';
+import type { ReadDeps } from './deps';
 
 export interface CostCheck {
   deps: ReadDeps;

@@ -12,3 +12,8 @@ export interface VerificationsDeps {
   /** Decoded sealed sections kept between queries (section-cache.ts of @va/store); none = fetch every time. */
   sections?: SectionStore;
 }
+
+/** What reading needs (a worker of the pool has no use for the read-token keys). */
+export type ReadDeps = Omit<VerificationsDeps, 'config'> & {
+  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'queryMaxCost'>;
+};

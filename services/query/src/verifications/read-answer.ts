@@ -63,8 +63,7 @@ import {
   type ReadDictionaries,
 } from '@va/store';
 import { RowCapError } from '../http/api-error';
-import type { Config } from '@va/config';
-import type { VerificationsDeps } from './deps';
+import type { ReadDeps } from './deps';
 import { refuseCostly } from './cost-refusal';
 import { cubeQueryOf, dictionariesOf } from './cube-query';
 import { onOneGeneration, parseGeneration, type GenerationWitness } from './one-generation';
@@ -95,9 +94,7 @@ const HOLD_AFTER_ATTEMPTS = 2;
 const NARROW_FACTOR = 2;
 
 /** What reading needs (a worker of the pool has no use for the read-token keys). */
-export type ReadDeps = Omit<VerificationsDeps, 'config'> & {
-  config: Pick<Config, 'keyPrefix' | 'maxRows' | 'retention' | 'queryMaxCost'>;
-};
+export type { ReadDeps };
 
 export interface ReadOptions {
   /** The caller refused already what costs too much (refuseEarly): no second estimate. */
