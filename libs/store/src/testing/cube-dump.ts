@@ -4,15 +4,23 @@
  * import it).
  * Not a query path: it reads everything: every bucket's sealed sections, the hashes being sealed
  * and the delta hashes (docs/store-v2.md), which together hold each count exactly once. They are read
- * in two MULTIs per hundred buckets (readBuckets), so that a seal running meanwhile cannot show a count
+ * in two MULTIs per hundred buckets (snapshotBuckets), so that a seal running meanwhile cannot show a count
  * twice; one bucket after another, two round trips per bucket cost the tests ~14 s of CPU in socket writes.
  */
 import type { RedisClient } from '../connection';
 import { OUTCOME_COUNT } from '@va/contracts';
 import { DictionaryReader } from '../dictionary';
-import { apiKeys, cubeOfPartsList, NO_IDENTITY_PART, type KeySpace, type Resolution } from '../keys';
+import { decodeCode, decodeField } from '../field-codec';
+import {
+  apiKeys,
+  cubeOfPartsList,
+  NO_IDENTITY_PART,
+  type DictName,
+  type KeySpace,
+  type Resolution,
+} from '../keys';
 import { execPipeline } from '../pipeline';
-import { decodeSection, NO_IDENTITY, type Section } from '../section/codec';
+import { decodeSection, NO_IDENTITY, SECTION_VERSION_OFFSET, type Section } from '../section/codec';
 
 /** The cubes cube-dump reads from sections (x is derived from f: it would count f twice). */
 const DUMPED_SECTIONS = ['t', 'k', 'i', 's', 'f'] as const;
@@ -63,33 +71,31 @@ function decodeCube(
   dicts: DictionaryReader,
 ): void {
   const [cube, part] = suffix.split(':') as [string, string | undefined];
-  const value = (d: 'k' | 'i' | 's', code36: string): string => {
-    const v = dicts.value(d, parseInt(code36, 36));
-    if (v === undefined) throw new Error(`cube ${suffix}: code ${code36} not in dictionary ${d}`);
+  const value = (d: DictName, code: number): string => {
+    const v = dicts.value(d, code);
+    if (v === undefined) throw new Error(`cube ${suffix}: code ${code} not in dictionary ${d}`);
     return v;
   };
   for (const [field, raw] of Object.entries(fields)) {
     const n = Number(raw);
-    const cut = field.lastIndexOf(':');
-    const o = Number(field.slice(cut + 1));
-    const dims = field.slice(0, cut);
+    // field-codec.ts: a malformed field throws here too (the dump is a reader like any other).
+    const { outcome: o, codes } = decodeField(cube, field);
     switch (cube) {
       case 't':
-        into.total[Number(field)]! += n;
+        into.total[o]! += n;
         break;
       case 'k':
-        add(into.byKey, value('k', dims), o, n);
+        add(into.byKey, value('k', codes[0]!), o, n);
         break;
       case 'i':
-        add(into.byIdentity, value('i', dims), o, n);
+        add(into.byIdentity, value('i', codes[0]!), o, n);
         break;
       case 's':
-        add(into.byTagSet, value('s', dims), o, n);
+        add(into.byTagSet, value('s', codes[0]!), o, n);
         break;
       case 'f': {
-        const [k, s] = dims.split('.') as [string, string];
-        const identity = part === NO_IDENTITY_PART || part === undefined ? '' : value('i', part);
-        add(into.full, fullKey(value('k', k), value('s', s), identity), o, n);
+        const identity = part === NO_IDENTITY_PART || part === undefined ? '' : value('i', decodeCode(part));
+        add(into.full, fullKey(value('k', codes[0]!), value('s', codes[1]!), identity), o, n);
         break;
       }
       default:
@@ -99,7 +105,7 @@ function decodeCube(
 }
 
 function decodeSectionInto(into: DecodedCounts, section: Section, dicts: DictionaryReader): void {
-  const value = (d: 'k' | 'i' | 's', code: number): string => {
+  const value = (d: DictName, code: number): string => {
     const v = dicts.value(d, code);
     if (v === undefined) throw new Error(`section ${section.cube}: code ${code} not in dictionary ${d}`);
     return v;
@@ -137,8 +143,8 @@ function decodeSectionInto(into: DecodedCounts, section: Section, dicts: Diction
 /** Buckets read per round trip: one MULTI holds their sets and sections, the next one their hashes. */
 const BUCKETS_PER_READ = 100;
 
-/** One bucket's reads: its parts (suffixes), its sections, and the hashes or lists each suffix names. */
-interface BucketRead {
+/** One bucket as the dump read it: its parts (suffixes), its sections, and the hashes or lists each suffix names. */
+interface BucketSnapshot {
   suffixes: string[];
   sections: (Buffer | null)[];
   /** Per suffix: [delta, sealing] replies. */
@@ -152,12 +158,12 @@ interface BucketRead {
  * (found under the other name); one finishing in between changes a section version: such a bucket is
  * left out of the result, to be read again.
  */
-async function readBuckets(
+async function snapshotBuckets(
   redis: RedisClient,
   keys: ReturnType<typeof apiKeys>,
   r: Resolution,
   ts: readonly number[],
-): Promise<Map<number, BucketRead>> {
+): Promise<Map<number, BucketSnapshot>> {
   const snapshot = redis.multi();
   for (const t of ts) {
     snapshot.smembers(keys.parts(r, t)).smembers(keys.sealingParts(r, t));
@@ -181,11 +187,13 @@ async function readBuckets(
         pipeline.lrangeBuffer(keys.cube(r, t, suffix), 0, -1).lrangeBuffer(keys.sealing(r, t, suffix), 0, -1);
       } else pipeline.hgetall(keys.cube(r, t, suffix)).hgetall(keys.sealing(r, t, suffix));
     }
-    for (const cube of DUMPED_SECTIONS) pipeline.getrangeBuffer(keys.section(r, t, cube), 4, 11);
+    for (const cube of DUMPED_SECTIONS) {
+      pipeline.getrangeBuffer(keys.section(r, t, cube), SECTION_VERSION_OFFSET, SECTION_VERSION_OFFSET + 7);
+    }
   });
   const second = await execPipeline(pipeline);
 
-  const reads = new Map<number, BucketRead>();
+  const reads = new Map<number, BucketSnapshot>();
   let at = 0;
   ts.forEach((t, n) => {
     const { suffixes, sections } = snapshots[n]!;
@@ -194,14 +202,17 @@ async function readBuckets(
     const versionsNow = second.slice(at, at + DUMPED_SECTIONS.length) as Buffer[];
     at += DUMPED_SECTIONS.length;
     const moved = sections.some(
-      (bytes, c) => !(bytes?.subarray(4, 12) ?? Buffer.alloc(0)).equals(versionsNow[c]!),
+      (bytes, c) =>
+        !(bytes?.subarray(SECTION_VERSION_OFFSET, SECTION_VERSION_OFFSET + 8) ?? Buffer.alloc(0)).equals(
+          versionsNow[c]!,
+        ),
     );
     if (!moved) reads.set(t, { suffixes, sections, stored });
   });
   return reads;
 }
 
-function decodeBucket(read: BucketRead, into: DecodedCounts[], dicts: DictionaryReader): void {
+function decodeBucket(read: BucketSnapshot, into: DecodedCounts[], dicts: DictionaryReader): void {
   const partSections: Buffer[] = [];
   read.suffixes.forEach((suffix, n) => {
     const [delta, sealing] = read.stored[n]!;
@@ -241,7 +252,7 @@ export async function dumpApiCounts(
     let pending = indices.slice(from, from + BUCKETS_PER_READ);
     // A bucket a seal changed while it was read is read again, up to five times.
     for (let attempt = 0; pending.length > 0; attempt++) {
-      const reads = await readBuckets(redis, keys, r, pending);
+      const reads = await snapshotBuckets(redis, keys, r, pending);
       for (const [t, read] of reads) {
         const counts = emptyDecodedCounts();
         decodeBucket(read, [counts, sum], dicts);
