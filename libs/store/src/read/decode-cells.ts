@@ -1,0 +1,42 @@
+/** Summed counts as cells with decoded dimensions (dictionary codes to keys, identities, tag sets). */
+import { type Cell } from '@va/core';
+import type { ReadDictionaries } from '../read-dictionaries';
+import { CodeCounts, groupCodes } from '../read-fields';
+
+/**
+ * The summed counts as cells with decoded dimensions. Codes newer than the loaded
+ * dictionaries are loaded first; a code no dictionary holds is a broken store (throws).
+ */
+export async function decodeCells(counts: CodeCounts, dicts: ReadDictionaries): Promise<Cell[]> {
+  const max = { k: -1, i: -1, s: -1 };
+  for (const groups of counts.slices.values()) {
+    for (const group of groups.keys()) {
+      const [k, i, s] = groupCodes(group);
+      if (k !== undefined && k > max.k) max.k = k;
+      if (i !== undefined && i > max.i) max.i = i;
+      if (s !== undefined && s > max.s) max.s = s;
+    }
+  }
+  if (max.k >= 0) await dicts.ensure('k', max.k);
+  if (max.i >= 0) await dicts.ensure('i', max.i);
+  if (max.s >= 0) await dicts.ensure('s', max.s);
+
+  const cells: Cell[] = [];
+  for (const [slice, groups] of counts.slices) {
+    for (const [group, values] of groups) {
+      const [k, i, s] = groupCodes(group);
+      const cell: Cell = { slice, counts: values };
+      if (k !== undefined) cell.keyId = decoded(dicts.keyId(k), 'k', k);
+      if (i !== undefined) cell.identity = decoded(dicts.identity(i), 'i', i);
+      if (s !== undefined) cell.tags = decoded(dicts.tagSet(s), 's', s);
+      cells.push(cell);
+    }
+  }
+  return cells;
+}
+
+function decoded<T>(value: T | undefined, d: string, code: number): T {
+  if (value === undefined)
+    throw new Error(`counter uses code ${code} of dictionary ${d}, which it does not hold`);
+  return value;
+}

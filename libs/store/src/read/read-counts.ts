@@ -1,0 +1,310 @@
+/**
+ * Reads and sums the counters of a query's bucket reads: the calls in rounds, each reply summed into
+ * CodeCounts (sections over typed arrays, hash fields per field), a month's days from the cache.
+ */
+import type { ChainableCommander } from 'ioredis';
+import { isCluster, type RedisClient } from '../connection';
+import { type BucketRead, type TopGroups } from '@va/core';
+import { apiKeys, type KeySpace } from '../keys';
+import { execPipeline, newPipeline, queueCommand } from '../pipeline';
+import { CodeCounts, FieldSums } from '../read-fields';
+import { compactCounts, SectionSums, type SectionView } from '../read-sections';
+import type { SectionStore } from '../section-cache';
+import { decodeSection, mergeSections, SECTION_VERSION_OFFSET } from '../section/codec';
+import { parseIndex } from './api-meta';
+import { deltaPlanOf, selectionOf, signOf, type CubeQuery } from './cube-query';
+import {
+  leftCalls,
+  partOfMember,
+  PARTS_BUDGET,
+  readBucketsArgs,
+  type ItemReply,
+  type LeftHashes,
+} from './protocol';
+import {
+  chunksOf,
+  readsDependOnCompaction,
+  READ_MAX_KEYS,
+  unitsOf,
+  type Item,
+  type MonthRead,
+} from './units';
+
+export interface ReadOptions {
+  /** Work per readBuckets call, in READ_MAX_KEYS units (default READ_MAX_KEYS). */
+  maxKeys?: number;
+  /** readBuckets calls per round trip (default READ_CALLS_PER_ROUND_TRIP). */
+  callsPerRoundTrip?: number;
+  /** Work of a P item and of a C call (default PARTS_BUDGET). */
+  partsBudget?: number;
+  /** Once aborted, no further Redis call is made: the read throws the signal's reason. */
+  signal?: AbortSignal;
+  /** Decoded sections kept between reads (section-cache.ts); without, every section is sent. */
+  sections?: SectionStore;
+  /**
+   * A top-N query (libs/core topGroupsOf): only groups that can be among its first rows need be
+   * summed whole. The counts may then hold just those; the caller still applies keepLargest.
+   */
+  top?: TopGroups;
+  /**
+   * A key to GET in the pipeline of every round, after its reads (the query service's `<p>:gen`:
+   * verifications/one-generation.ts), so that a value read after every read of the call costs no
+   * round trip of its own; its value after the last round is `after`. On one Redis a pipeline runs
+   * in order; on a cluster its groups run in no order, so there the key is not read (`after` absent).
+   */
+  readAfter?: string;
+}
+
+/**
+ * readBuckets calls sent per round trip. Sending a large read in rounds lets the commands of
+ * other requests on the same connection in between (Redis answers one connection in order),
+ * spreads the parsing over several turns of the event loop, and lets an aborted read stop.
+ */
+export const READ_CALLS_PER_ROUND_TRIP = 4;
+
+export type CountsRead =
+  /** `after`: readAfter's value, read after every read of the call (absent when it made none). */
+  | { ok: true; counts: CodeCounts; after?: string | null }
+  /** The compaction point moved since the plan: plan again with this one. */
+  | { ok: false; compactedThrough: number | null };
+
+/**
+ * Reads and sums the counters of `reads` (planned with `compactedThrough`): per bucket its
+ * sealed section of the cube (sectionCubeOf), summed over typed arrays (read-sections.ts), plus
+ * its sealing and delta hashes (read-fields.ts). Filters with an empty code list match nothing
+ * and read nothing.
+ */
+export async function readCounts(
+  redis: RedisClient,
+  space: KeySpace,
+  apiId: string,
+  q: CubeQuery,
+  reads: readonly BucketRead[],
+  compactedThrough: number | null,
+  options: ReadOptions = {},
+): Promise<CountsRead> {
+  const counts = new CodeCounts();
+  if ([q.keys, q.identities, q.sets].some((codes) => codes !== null && codes.length === 0)) {
+    return { ok: true, counts };
+  }
+  if (reads.length === 0) return { ok: true, counts };
+  const keys = apiKeys(space, apiId);
+  const cache = options.sections;
+  const delta = deltaPlanOf(q);
+  const snapshot = readsDependOnCompaction(reads, compactedThrough);
+  // Hash fields are summed per field first (per slice, and per part in cube f), so that each
+  // distinct field is decoded into its group once however many buckets hold it.
+  const sums = new Map<string, { slice: number | null; part: string; fields: FieldSums }>();
+  const fieldsOf = (slice: number | null, part: string): FieldSums => {
+    const id = `${slice}/${q.cube === 'f' ? part : ''}`;
+    let entry = sums.get(id);
+    if (!entry) {
+      entry = { slice, part, fields: new FieldSums(q.cube) };
+      sums.set(id, entry);
+    }
+    return entry.fields;
+  };
+  const sections = new SectionSums(q, options.top);
+  const perRoundTrip = options.callsPerRoundTrip ?? READ_CALLS_PER_ROUND_TRIP;
+  const readAfter = isCluster(redis) ? undefined : options.readAfter;
+  let after: { value: string | null } | undefined;
+  const exec = async (pipeline: ChainableCommander): Promise<ItemReply[][]> => {
+    if (readAfter !== undefined) pipeline.get(readAfter);
+    const replies = await execPipeline(pipeline);
+    if (readAfter !== undefined) after = { value: replies.pop() as string | null };
+    return replies as ItemReply[][];
+  };
+  const partsBudget = options.partsBudget ?? PARTS_BUDGET;
+  const left: LeftHashes[] = [];
+  // A month whose recorded days changed is read again day by day (and recorded anew), in a
+  // second round: its hours were read with its M item, and with overlapping reads every call's
+  // compaction point is checked, so no hour is counted twice in between.
+  let pending: readonly BucketRead[] = reads;
+  for (let round = 0; pending.length > 0; round++) {
+    const units = unitsOf(q, delta, pending, keys, cache, round === 0);
+    const chunks = chunksOf(units, pending, options.maxKeys ?? READ_MAX_KEYS);
+    const again: BucketRead[] = [];
+    for (let from = 0; from < chunks.length; from += perRoundTrip) {
+      options.signal?.throwIfAborted();
+      const batch = chunks.slice(from, from + perRoundTrip);
+      const pipeline = newPipeline(redis);
+      for (const chunk of batch)
+        queueCommand(redis, pipeline, 'readBucketsBuffer', readBucketsArgs(keys, chunk, partsBudget));
+      const replies = await exec(pipeline);
+      if (snapshot) {
+        // Each call read cmp with its buckets atomically, and a call holds whole families (see
+        // chunksOf): every family was read at the compaction point the plan was made with.
+        for (const reply of replies) {
+          const now = parseIndex(reply[0]?.toString());
+          if (now !== compactedThrough) return { ok: false, compactedThrough: now };
+        }
+      }
+      batch.forEach((chunk, c) => {
+        const reply = replies[c]!;
+        let n = 1;
+        for (const unit of chunk) {
+          const { slice } = unit.read;
+          const sign = signOf(unit.read);
+          for (const item of unit.items) {
+            const value = reply[n++];
+            if (item.kind === 'S') {
+              const section = sectionOf(item, value, cache);
+              unit.section = section ?? null;
+              if (section) sections.add(slice, section, sign);
+            } else if (item.kind === 'M') {
+              again.push(...monthOf(item.month, value, sections, cache!));
+            } else if (item.kind === 'H') {
+              if (Buffer.isBuffer(value) && value.length > 0) {
+                fieldsOf(slice, item.part).addText(value.toString('latin1'), sign);
+              }
+            } else if (item.kind === 'L') {
+              for (const part of (value ?? []) as Buffer[]) {
+                sections.add(slice, compactCounts(decodeSection(part)), sign);
+              }
+            } else {
+              const found = (value ?? []) as (Buffer | Buffer[])[];
+              const rest = (found[0] ?? []) as Buffer[];
+              if (rest.length > 0) {
+                const guard = (found[1] as Buffer).toString('latin1');
+                const names = rest.map((name) => name.toString('latin1'));
+                left.push({ item, slice, sign, guard, names });
+              }
+              for (let m = 2; m + 1 < found.length; m += 2) {
+                const member = (found[m] as Buffer).toString('latin1');
+                fieldsOf(slice, partOfMember(item.cube, member)).addText(
+                  (found[m + 1] as Buffer).toString('latin1'),
+                  sign,
+                );
+              }
+            }
+          }
+        }
+      });
+    }
+    // The hashes P items left (a large unsealed bucket), in C calls of bounded work.
+    for (let calls = leftCalls(keys, left.splice(0), partsBudget); calls.length > 0;) {
+      options.signal?.throwIfAborted();
+      const batch = calls.splice(0, perRoundTrip);
+      const pipeline = newPipeline(redis);
+      for (const call of batch) queueCommand(redis, pipeline, 'readBucketsBuffer', call.args);
+      const replies = await exec(pipeline);
+      for (const [c, reply] of replies.entries()) {
+        const now = parseIndex(reply[0]?.toString());
+        if (snapshot && now !== compactedThrough) return { ok: false, compactedThrough: now };
+        // A seal of the bucket began or ended since its P item: read again from a new plan.
+        if (!Array.isArray(reply[1])) return { ok: false, compactedThrough: now };
+        const { left: from, names } = batch[c]!;
+        reply[1].forEach((text, n) => {
+          if (text.length === 0) return;
+          const name = names[n]!;
+          const member = name.startsWith('z:') ? name.slice(2) : name;
+          fieldsOf(from.slice, partOfMember(from.item.cube, member)).addText(
+            text.toString('latin1'),
+            from.sign,
+          );
+        });
+        // The budget ran out before the call's last hash: the rest in another call.
+        const unread = names.slice(reply[1].length);
+        if (unread.length > 0) calls.push(...leftCalls(keys, [{ ...from, names: unread }], partsBudget));
+      }
+    }
+    pending = again;
+  }
+  options.signal?.throwIfAborted();
+  const sel = selectionOf(q);
+  for (const { slice, part, fields } of sums.values()) fields.addTo(counts.slice(slice), sel, part);
+  sections.addTo(counts);
+  return after === undefined ? { ok: true, counts } : { ok: true, counts, after: after.value };
+}
+
+/**
+ * An M item's reply (the month's version when it and the listed days have no delta, else nil):
+ * `use` sums the recorded days' cached sections when the version is the recorded one, else
+ * returns their reads to be read one by one; `record` records the days read in the same call.
+ */
+function monthOf(
+  month: MonthRead,
+  value: ItemReply | undefined,
+  sections: SectionSums,
+  cache: SectionStore,
+): readonly BucketRead[] {
+  const version = Buffer.isBuffer(value) ? value : undefined;
+  if (month.kind === 'use') {
+    if (!version?.equals(month.recorded.version)) return month.days;
+    cache.monthHit();
+    const slice = month.days[0]!.slice;
+    if (month.days.every((read) => read.slice === slice)) {
+      // One slice (a query without time granularity): the days' sum, kept while the month holds.
+      const summed = summedDays(month, cache);
+      if (summed) sections.add(slice, summed, 1);
+      return [];
+    }
+    month.days.forEach((read, n) => {
+      const section = month.sections[n];
+      if (section) sections.add(read.slice, section, signOf(read));
+    });
+    return [];
+  }
+  if (!version) return [];
+  const days = new Map<number, Buffer | null>();
+  for (const unit of month.days) {
+    if (unit.section === null) {
+      days.set(unit.read.index, null);
+      continue;
+    }
+    const key = unit.items.find((item) => item.kind === 'S')!.key;
+    const cached = cache.get(key);
+    // The cache keeps what it can (a section larger than its bound is not kept): no record then.
+    if (!cached || cached.section !== unit.section) return [];
+    days.set(unit.read.index, cached.version);
+  }
+  cache.setMonthDays(month.key, { version: Buffer.from(version), days });
+  return [];
+}
+
+/**
+ * The recorded days' sections merged into one (rows of equal codes summed), from the cache when
+ * merged before under the same month version: while the month keeps it, no day changed
+ * (month-days.ts). 30 days of one API's `s` or `i` sections hold ~1,300–2,000 rows each, and
+ * their merge about as many: a query over them without granularity sums a twentieth of the rows.
+ */
+function summedDays(
+  month: Extract<MonthRead, { kind: 'use' }>,
+  cache: SectionStore,
+): SectionView | undefined {
+  const key = `${month.key}:${month.days.map((read) => read.index).join(',')}`;
+  const held = cache.get(key);
+  if (held?.version.equals(month.recorded.version)) return held.section;
+  const present = month.sections.filter((section) => section !== null);
+  if (present.length === 0) return undefined;
+  let summed = present[0]!;
+  if (present.length > 1) {
+    let merged = mergeSections(present[0]!, present[1]!, 0);
+    for (const section of present.slice(2)) merged = mergeSections(merged, section, 0);
+    summed = compactCounts(merged);
+  }
+  cache.set(key, { version: Buffer.from(month.recorded.version), section: summed });
+  return summed;
+}
+
+/** The section of an S item's reply: sent (decoded, cached), unchanged (the cached copy) or none. */
+function sectionOf(
+  item: Extract<Item, { kind: 'S' }>,
+  value: ItemReply | undefined,
+  cache: SectionStore | undefined,
+): SectionView | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === 'number') {
+    if (!item.held) throw new Error(`readBuckets: ${item.key} unchanged, but no version was sent`);
+    cache?.hit();
+    return item.held.section;
+  }
+  if (!Buffer.isBuffer(value)) throw new Error(`readBuckets: unexpected reply for ${item.key}`);
+  const section = compactCounts(decodeSection(value));
+  if (cache) {
+    cache.miss();
+    const version = Buffer.from(value.subarray(SECTION_VERSION_OFFSET, SECTION_VERSION_OFFSET + 8));
+    cache.set(item.key, { version, section });
+  }
+  return section;
+}

@@ -1,0 +1,255 @@
+/**
+ * The reads of a query as readBuckets items, per bucket (units), and those units cut into calls of
+ * bounded work that keep each family (an hour and the rollup read around it) in one atomic call.
+ */
+import { dayOfHour, lastHourOf, monthOfDay, monthOfHour, type BucketRead } from '@va/core';
+import { apiKeys, partsListSuffix, type Cube } from '../keys';
+import { monthDayGroups, recordedSections, type MonthDays } from '../month-days';
+import type { SectionView } from '../read-sections';
+import type { CachedSection, SectionStore } from '../section-cache';
+import { sectionCubeOf, type CubeQuery, type DeltaPlan } from './cube-query';
+
+/** What one bucket read asks readBuckets.lua for (its items, see the script's header). */
+export type Item =
+  /**
+   * The bucket's section of the cube; `held` = the cached copy whose version is sent. `fallback`:
+   * the f section, read where the x section (`key`) is absent.
+   */
+  | { kind: 'S'; key: string; held: CachedSection | undefined; fallback?: string }
+  /** One delta or sealing hash (HGETALL, or HMGET of `fields`); `part` as in FieldSums. */
+  | { kind: 'H'; key: string; part: string; fields?: string[] }
+  /** Every hash of the cube in the bucket's parts and zparts sets (of `allowed` parts only when given). */
+  | {
+      kind: 'P';
+      cube: Cube;
+      parts: string;
+      zparts: string;
+      /** The API's seal sequence: with zparts, the guard of the hashes left for C calls. */
+      sequence: string;
+      root: string;
+      allowed: string[] | null;
+    }
+  /** The section parts of the cube (its parts list, delta and sealing names), summed like sections. */
+  | { kind: 'L'; list: string; sealing: string }
+  /**
+   * A month whose day reads go as one (month-days.ts): `key` its t section, `sets` its parts and
+   * zparts sets, then each listed day's. The reply is the month's version when none of the sets
+   * exists, else nil.
+   */
+  | { kind: 'M'; key: string; sets: string[]; month: MonthRead };
+
+/**
+ * `use`: the recorded days, summed from the cache when the month still has the recorded version.
+ * `record`: the day units read in the same call, recorded when the month and they have no delta.
+ */
+export type MonthRead =
+  | {
+      kind: 'use';
+      /** The record's key (month-days.ts), also naming the days' merged sum in the cache. */
+      key: string;
+      recorded: MonthDays;
+      days: readonly BucketRead[];
+      sections: (SectionView | null)[];
+    }
+  | { kind: 'record'; key: string; days: Unit[] };
+
+export interface Unit {
+  read: BucketRead;
+  items: Item[];
+  /** Estimated work in Redis (see READ_MAX_KEYS). */
+  weight: number;
+  /** The family chunksOf keeps in one call, when not the bucket's own (a month read as one). */
+  family?: string;
+  /** Its section as read (S item; null = none), for a month's record. */
+  section?: SectionView | null;
+}
+
+/** Work of a P item: it reads the hashes its sets list (few once a bucket is sealed). */
+export const PARTS_WEIGHT = 8;
+
+/**
+ * The items of one bucket read: its section, and its delta and sealing hashes (`<b>:<suffix>`
+ * and `<b>:z:<suffix>`): named when the filters name them, else from the parts sets in Redis.
+ */
+function unitOf(
+  q: CubeQuery,
+  delta: DeltaPlan,
+  read: BucketRead,
+  keys: ReturnType<typeof apiKeys>,
+  sections: SectionStore | undefined,
+): Unit {
+  const { res, index } = read;
+  const cube = sectionCubeOf(q);
+  const sectionKey = keys.section(res, index, cube);
+  const held = sections?.get(sectionKey);
+  const items: Item[] = [
+    cube === 'x'
+      ? { kind: 'S', key: sectionKey, held, fallback: keys.section(res, index, 'f') }
+      : { kind: 'S', key: sectionKey, held },
+  ];
+  if (delta.kind === 'named') {
+    for (const { suffix, part, fields } of delta.hashes) {
+      for (const key of [keys.cube(res, index, suffix), keys.sealing(res, index, suffix)]) {
+        items.push(fields ? { kind: 'H', key, part, fields } : { kind: 'H', key, part });
+      }
+    }
+  } else {
+    items.push({
+      kind: 'P',
+      cube: q.cube,
+      parts: keys.parts(res, index),
+      zparts: keys.sealingParts(res, index),
+      sequence: keys.sealSequence,
+      root: `${keys.bucketPrefix(res, index)}:`,
+      allowed: delta.allowed,
+    });
+  }
+  const list = partsListSuffix(q.cube);
+  items.push({ kind: 'L', list: keys.cube(res, index, list), sealing: keys.sealing(res, index, list) });
+  let weight = 0;
+  for (const item of items) weight += item.kind === 'P' ? PARTS_WEIGHT : 1;
+  return { read, items, weight };
+}
+
+/**
+ * The units of `reads`: one per bucket, except that the day reads of a month (monthDayGroups) go
+ * with an M item, and, with `useRecorded` and a record of that month's days whose sections the
+ * cache holds, instead of their own units. A month's units (and the hours of its grouped days,
+ * which the plan may read beside them) are one family; its M item comes after its days.
+ */
+export function unitsOf(
+  q: CubeQuery,
+  delta: DeltaPlan,
+  reads: readonly BucketRead[],
+  keys: ReturnType<typeof apiKeys>,
+  cache: SectionStore | undefined,
+  useRecorded: boolean,
+): Unit[] {
+  const cube = sectionCubeOf(q);
+  const groups = cache ? monthDayGroups(reads) : new Map<number, BucketRead[]>();
+  const familyOfDay = new Map<number, string>();
+  const replaced = new Set<BucketRead>();
+  const records = new Map<string, Unit[]>();
+  const months: Unit[] = [];
+  for (const [month, days] of groups) {
+    const family = `M${month}`;
+    for (const read of days) familyOfDay.set(read.index, family);
+    const key = `${keys.section('m', month, cube)}/days`;
+    const sets = [keys.parts('m', month), keys.sealingParts('m', month)];
+    const item = { kind: 'M', key: keys.section('m', month, 't'), sets } as const;
+    const recorded = useRecorded ? cache!.monthDays(key) : undefined;
+    const sections =
+      recorded && recordedSections(recorded, days, (day) => cache!.get(keys.section('d', day, cube)));
+    if (recorded && sections) {
+      for (const read of days) replaced.add(read);
+      const month = { kind: 'use', key, recorded, days, sections } as const;
+      months.push({ read: days[0]!, family, weight: 1, items: [{ ...item, month }] });
+    } else {
+      for (const read of days) sets.push(keys.parts('d', read.index), keys.sealingParts('d', read.index));
+      const record: Unit[] = [];
+      records.set(family, record);
+      const month = { kind: 'record', key, days: record } as const;
+      months.push({ read: days[0]!, family, weight: 1 + days.length, items: [{ ...item, month }] });
+    }
+  }
+  const units: Unit[] = [];
+  for (const read of reads) {
+    if (replaced.has(read)) continue;
+    const unit = unitOf(q, delta, read, keys, cache);
+    const day = read.res === 'd' ? read.index : read.res === 'h' ? dayOfHour(read.index) : undefined;
+    const family = day === undefined ? undefined : familyOfDay.get(day);
+    if (family !== undefined) {
+      unit.family = family;
+      if (read.res === 'd') records.get(family)?.push(unit);
+    }
+    units.push(unit);
+  }
+  return [...units, ...months];
+}
+
+/**
+ * Whether a compaction between plan and read can change what the reads count, so that every call
+ * must be read atomically with the compaction point and checked against the plan's:
+ *   - an hour bucket is read beside the day or month rollup around it (or a day beside its
+ *     month): a compaction in between would count that hour twice;
+ *   - a rollup is open (its last hour is after the compaction point): it holds the hours up to
+ *     the point, which the plan may have counted on; a compaction in between adds the next hour,
+ *     which may lie past the range's end (a month read for "through yesterday" while the point
+ *     is at the end of the range) or be read from its own bucket by a later call.
+ */
+export function readsDependOnCompaction(
+  reads: readonly BucketRead[],
+  compactedThrough: number | null,
+): boolean {
+  const days = new Set<number>();
+  const months = new Set<number>();
+  for (const r of reads) {
+    if (r.res === 'h') continue;
+    if (compactedThrough === null || lastHourOf(r.res, r.index) > compactedThrough) return true;
+    (r.res === 'd' ? days : months).add(r.index);
+  }
+  if (days.size === 0 && months.size === 0) return false;
+  for (const r of reads) {
+    if (r.res === 'h' && (days.has(dayOfHour(r.index)) || months.has(monthOfHour(r.index)))) return true;
+    if (r.res === 'd' && months.has(monthOfDay(r.index))) return true;
+  }
+  return false;
+}
+
+/**
+ * Work per readBuckets call, in units of about one hash read (a section, a hash, or a few for
+ * a parts lookup: PARTS_WEIGHT). A call blocks Redis while it runs (about 9 µs per hash plus a
+ * fraction of a µs per field, so 500 hashes are several ms; a section is one memcpy); this bounds
+ * it, except for one family larger than this, which is never split.
+ */
+export const READ_MAX_KEYS = 500;
+
+/**
+ * The bucket reads in readBuckets calls of at most `maxKeys` work, each call made of whole
+ * families. A family is the coarsest bucket read around a bucket (its month when the month
+ * rollup is read, else its day when the day rollup is read, else the bucket itself): only
+ * buckets of one family can count the same hour twice (or subtract an hour their rollup lacks)
+ * if a compaction or a late event lands between their reads, so each family is read in one
+ * atomic call, with the compaction point. A bucket's section, sealing and delta hashes are
+ * always read in one call (a seal moves counts between them).
+ */
+export function chunksOf(units: readonly Unit[], reads: readonly BucketRead[], maxKeys: number): Unit[][] {
+  const days = new Set<number>();
+  const months = new Set<number>();
+  for (const r of reads) {
+    if (r.res === 'd') days.add(r.index);
+    else if (r.res === 'm') months.add(r.index);
+  }
+  const familyOf = ({ read, family }: Unit): string => {
+    if (family !== undefined) return family;
+    const month =
+      read.res === 'm' ? read.index : read.res === 'd' ? monthOfDay(read.index) : monthOfHour(read.index);
+    if (months.has(month)) return `m${month}`;
+    if (read.res === 'm') return `m${read.index}`;
+    const day = read.res === 'd' ? read.index : dayOfHour(read.index);
+    if (days.has(day)) return `d${day}`;
+    return `${read.res}${read.index}`;
+  };
+  const families = new Map<string, Unit[]>();
+  for (const u of units) {
+    const family = familyOf(u);
+    const members = families.get(family);
+    if (members) members.push(u);
+    else families.set(family, [u]);
+  }
+  const chunks: Unit[][] = [];
+  let chunk: Unit[] = [];
+  let weight = 0;
+  for (const members of families.values()) {
+    const add = members.reduce((sum, u) => sum + u.weight, 0);
+    if (chunk.length > 0 && weight + add > maxKeys) {
+      chunks.push(chunk);
+      chunk = [];
+      weight = 0;
+    }
+    for (const u of members) chunk.push(u);
+    weight += add;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
