@@ -24,6 +24,8 @@ const config = loadConfig({
   REDIS_URL: inject('redisUrl'),
   REDIS_KEY_PREFIX: prefix,
   READ_TOKEN_KEYS: 'k1:a-secret-for-the-cli-secrets-test-32b',
+  // A revocation refused at once: the auth cache's delay is tested in services/query (revocation.int.test.ts).
+  QUERY_AUTH_CACHE_MS: '0',
 });
 let redis: Redis;
 let app: Awaited<ReturnType<typeof createServer>>;
