@@ -200,7 +200,8 @@ async function cheapRefusal({ r, bound }: Prepared): Promise<boolean> {
   if (bound.kind !== 'countGroups') return true;
   if (bound.groupsAllowed > 0 || !everyEventHasAGroup(r.query)) return false;
   const total = await readCells(r, totalCube, undefined);
-  if (countedCells(total.cells).length > 0) throw tooManyRows(atLeast(rowCapError(bound.slices, maxRows)));
+  if (countedCells(total.cells).length > 0)
+    throw tooManyRows(rowCapError(bound.slices, maxRows, { lowerBound: true }));
   return true;
 }
 
@@ -494,11 +495,6 @@ async function readCells(
 }
 
 const tooManyRows = (error: ReturnType<typeof rowCapError>) => new RowCapError([error]);
-
-const atLeast = (error: ReturnType<typeof rowCapError>) => ({
-  ...error,
-  message: error.message.replace('gives ', 'gives at least '),
-});
 
 /** A grouped query with no group having data: no rows. */
 const noRows = (maxRows: number): BuildRowsOptions => ({ slices: [], trimLeading: false, maxRows });
