@@ -15,7 +15,8 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { loadConfig } from '@va/config';
 import { hourOf } from '@va/core';
-import { apiKeys, command, PARTS_BUDGET } from '@va/store';
+import { apiKeys, PARTS_BUDGET } from '@va/store';
+import { readBucketsOnce } from '@va/store/testing';
 import { createGenerator } from '@va/workload';
 import { seedEvents } from '../src/testing';
 
@@ -56,13 +57,12 @@ let fields = 0;
 for (const m of fHashes) fields += await redis.hlen(keys.cube('h', hour, m));
 console.log(`${events.length} events in hour ${hour}: ${fHashes.length} f hashes, ${fields} fields`);
 
-const readParts = command<[unknown, [unknown[], ...unknown[]]]>(redis, 'readBuckets');
 await redis.config('SET', 'slowlog-log-slower-than', '0');
 for (const budget of [1e12, PARTS_BUDGET]) {
   await redis.slowlog('RESET');
   let left = 0;
   for (let n = 0; n < Number(values.calls); n++) {
-    const [, reply] = await readParts(
+    const [, reply] = (await readBucketsOnce(redis, [
       4,
       keys.compactedThrough,
       keys.parts('h', hour),
@@ -73,7 +73,7 @@ for (const budget of [1e12, PARTS_BUDGET]) {
       'f',
       '0',
       String(budget),
-    );
+    ])) as [unknown, [unknown[], ...unknown[]]];
     left = reply[0].length;
   }
   const micros = ((await redis.slowlog('GET', 1000)) as [number, number, number, string[]][])

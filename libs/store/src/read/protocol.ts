@@ -2,7 +2,11 @@
  * The readBuckets protocol (commands/readBuckets.lua): a call's KEYS and ARGV from its units, and
  * the C calls that read what a bounded P item left. The replies are decoded in read-counts.ts.
  */
+import type { ChainableCommander } from 'ioredis';
+import { command } from '../commands';
+import type { RedisClient } from '../connection';
 import { apiKeys, type Cube } from '../keys';
+import { queueCommand } from '../pipeline';
 import type { Sign } from '../read-fields';
 import { PARTS_WEIGHT, type Item, type Unit } from './units';
 
@@ -122,4 +126,18 @@ export function readBucketsArgs(
     }
   }
   return [String(names.length), ...names, ...argv];
+}
+
+/** Queues one readBuckets call (numkeys, KEYS, ARGV as readBucketsArgs and leftCalls build them); its strings come back as Buffers (sections are binary). */
+export function queueReadBuckets(
+  redis: RedisClient,
+  pipeline: ChainableCommander,
+  args: (string | Buffer)[],
+): void {
+  queueCommand(redis, pipeline, 'readBucketsBuffer', args);
+}
+
+/** One readBuckets call on its own, strings as strings: for tests and benches of the protocol's items. */
+export function readBucketsOnce(redis: RedisClient, args: (string | number)[]): Promise<unknown[]> {
+  return command<unknown[]>(redis, 'readBuckets')(...args);
 }

@@ -6,7 +6,7 @@ import type { ChainableCommander } from 'ioredis';
 import { isCluster, type RedisClient } from '../connection';
 import { type BucketRead, type TopGroups } from '@va/core';
 import { apiKeys, type KeySpace } from '../keys';
-import { execPipeline, newPipeline, queueCommand } from '../pipeline';
+import { execPipeline, newPipeline } from '../pipeline';
 import { CodeCounts, FieldSums } from '../read-fields';
 import { compactCounts, SectionSums, type SectionView } from '../read-sections';
 import type { SectionStore } from '../section-cache';
@@ -17,6 +17,7 @@ import {
   leftCalls,
   partOfMember,
   PARTS_BUDGET,
+  queueReadBuckets,
   readBucketsArgs,
   type ItemReply,
   type LeftHashes,
@@ -128,8 +129,7 @@ export async function readCounts(
       options.signal?.throwIfAborted();
       const batch = chunks.slice(from, from + perRoundTrip);
       const pipeline = newPipeline(redis);
-      for (const chunk of batch)
-        queueCommand(redis, pipeline, 'readBucketsBuffer', readBucketsArgs(keys, chunk, partsBudget));
+      for (const chunk of batch) queueReadBuckets(redis, pipeline, readBucketsArgs(keys, chunk, partsBudget));
       const replies = await exec(pipeline);
       if (snapshot) {
         // Each call read cmp with its buckets atomically, and a call holds whole families (see
@@ -186,7 +186,7 @@ export async function readCounts(
       options.signal?.throwIfAborted();
       const batch = calls.splice(0, perRoundTrip);
       const pipeline = newPipeline(redis);
-      for (const call of batch) queueCommand(redis, pipeline, 'readBucketsBuffer', call.args);
+      for (const call of batch) queueReadBuckets(redis, pipeline, call.args);
       const replies = await exec(pipeline);
       for (const [c, reply] of replies.entries()) {
         const now = parseIndex(reply[0]?.toString());

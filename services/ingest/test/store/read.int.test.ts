@@ -7,12 +7,11 @@ import type { VerificationEvent } from '@va/contracts';
 import { hourOf, type BucketRead } from '@va/core';
 import { loadConfig } from '@va/config';
 import { testRedisTarget } from '@va/testkit/support';
-import { connectTarget, deletePrefix } from '@va/store/testing';
+import { connectTarget, deletePrefix, readBucketsOnce } from '@va/store/testing';
 import { seedEvents } from '../../src/testing';
 import {
   apiKeys,
   beginSeal,
-  command,
   type CubeQuery,
   decodeCells,
   type KeySpace,
@@ -214,7 +213,7 @@ describe('#39 item 4: the parts of an unsealed bucket in calls of bounded work',
 
   const root = `${keys.bucketPrefix('h', hour)}:`;
   const partsItem = (budget: number) =>
-    command<unknown[]>(redis, 'readBuckets')(
+    readBucketsOnce(redis, [
       4,
       keys.compactedThrough,
       keys.parts('h', hour),
@@ -225,9 +224,9 @@ describe('#39 item 4: the parts of an unsealed bucket in calls of bounded work',
       'k',
       '0',
       String(budget),
-    );
+    ]);
   const leftItem = (guard: string, names: string[], budget = 1_000) =>
-    command<unknown[]>(redis, 'readBuckets')(
+    readBucketsOnce(redis, [
       3 + names.length,
       keys.compactedThrough,
       keys.sealSequence,
@@ -237,7 +236,7 @@ describe('#39 item 4: the parts of an unsealed bucket in calls of bounded work',
       guard,
       String(names.length),
       String(budget),
-    );
+    ]);
 
   it('a P item reads within its budget and names the rest; C items read them while no seal began', async () => {
     const [, whole] = (await partsItem(1_000_000)) as [unknown, unknown[]];
