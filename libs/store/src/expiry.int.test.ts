@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS, hourOf, monthOfHour, monthStart, type Retention } from '@va/core';
 import { testEnv, type TestEnv } from '@va/testkit/support';
 import { connectTarget, deletePrefix } from './testing';
-import { expand, TupleCounter } from './aggregate';
-import { applyApiBatches } from './apply';
-import { compactApi, readCompactedThrough } from './compaction';
+import { TupleCounter } from './aggregate';
+import { applyCounted } from './testing/apply';
+import { compactApi } from './compaction';
 import { DictionaryWriter, emptyMissing } from './dictionary';
 import { apiKeys, type KeySpace } from './keys';
 import { type RedisClient } from '@va/store';
@@ -40,15 +40,9 @@ async function write(hours: number[], now: number, offset: number): Promise<void
   const codes = dicts.codesOf(API);
   const counter = new TupleCounter();
   for (const h of hours) counter.add(h, codes.k.get('key_1')!, codes.i.get('id\next')!, codes.s.get('a')!, 0);
-  const cmp = (await readCompactedThrough(redis, space, API)) ?? -1;
-  const [result] = await applyApiBatches(redis, space, [
-    {
-      apiId: API,
-      increments: expand(counter, { now, retention, cmp }),
-      cas: { offsetField: 'test/0', expectedOff: offset - 1, newOff: offset, expectedCmp: cmp },
-    },
-  ]);
-  expect(result).toEqual({ status: 'ok' });
+  expect(await applyCounted(redis, space, API, counter, { now, retention, offset })).toEqual({
+    status: 'ok',
+  });
 }
 
 describe('per-API keys expire after the longest retention since the last event', () => {

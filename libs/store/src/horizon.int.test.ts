@@ -23,8 +23,8 @@ import {
 } from '@va/core';
 import { testEnv, type TestEnv } from '@va/testkit/support';
 import { connectTarget, deletePrefix, dumpApiCounts } from './testing';
-import { expand, TupleCounter } from './aggregate';
-import { applyApiBatches } from './apply';
+import { TupleCounter } from './aggregate';
+import { applyCounted } from './testing/apply';
 import { compactApi, readCompactedThrough } from './compaction';
 import { DictionaryWriter, emptyMissing } from './dictionary';
 import type { KeySpace } from './keys';
@@ -76,15 +76,9 @@ async function ingest(
   const codes = dicts.codesOf(API);
   const counter = new TupleCounter();
   for (const e of events) counter.add(e.hour, codes.k.get(e.key)!, -1, codes.s.get('')!, e.outcome);
-  const cmp = (await readCompactedThrough(redis, space, API)) ?? -1;
-  const [result] = await applyApiBatches(redis, space, [
-    {
-      apiId: API,
-      increments: expand(counter, { now, retention, cmp }),
-      cas: { offsetField: 'test/0', expectedOff: offset - 1, newOff: offset, expectedCmp: cmp },
-    },
-  ]);
-  expect(result).toEqual({ status: 'ok' });
+  expect(await applyCounted(redis, space, API, counter, { now, retention, offset })).toEqual({
+    status: 'ok',
+  });
 }
 
 /** Total per day slice through the query read path, planned with the API's current cmp. */

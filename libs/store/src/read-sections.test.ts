@@ -3,17 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { OUTCOME_COUNT } from '@va/contracts';
 import { TOTAL } from '@va/core';
 import { CodeCounts } from './read-fields';
-import { compactCounts, SectionSums, type SectionSelection } from './read-sections';
+import { compactCounts, ROLES, SectionSums, type SectionSelection } from './read-sections';
 import { NO_IDENTITY, SectionRows, type Section, type SectionCube } from './section/codec';
-
-const ROLES: Record<SectionCube, ('k' | 'i' | 's')[]> = {
-  t: [],
-  k: ['k'],
-  i: ['i'],
-  s: ['s'],
-  x: ['i', 'k'],
-  f: ['i', 'k', 's'],
-};
 
 /** The plainest sum: every row, every filter by Set, the group name built per row. */
 function naive(sections: [number | null, Section, 1 | -1][], sel: SectionSelection): CodeCounts {
