@@ -49,6 +49,36 @@ export interface SectionCacheStats {
   bytes: number;
 }
 
+/** What one request's reads used of a cache: sections it did not need sent (hits) and ones Redis sent. */
+export interface CacheUse {
+  hits: number;
+  misses: number;
+}
+
+/** A cache as one request sees it: the shared `store`, its hits and misses also counted for this request alone. */
+export function countingStore(store: SectionStore): SectionStore & { use(): CacheUse } {
+  const use: CacheUse = { hits: 0, misses: 0 };
+  return {
+    get: (key) => store.get(key),
+    set: (key, entry) => store.set(key, entry),
+    hit: () => {
+      use.hits++;
+      store.hit();
+    },
+    miss: () => {
+      use.misses++;
+      store.miss();
+    },
+    monthDays: (key) => store.monthDays(key),
+    setMonthDays: (key, days) => store.setMonthDays(key, days),
+    monthHit: () => {
+      use.hits++;
+      store.monthHit();
+    },
+    use: () => ({ ...use }),
+  };
+}
+
 /** Several caches' figures added up (the query service's threads each have one). */
 export function sumCacheStats(all: Iterable<SectionCacheStats>): SectionCacheStats {
   const total: SectionCacheStats = { hits: 0, misses: 0, monthHits: 0, entries: 0, bytes: 0 };

@@ -7,7 +7,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VerificationEvent } from '@va/contracts';
+import { HOUR_MS, hourOf } from '@va/core';
+import { loadConfig } from '@va/config';
+import { seedEvents } from '@va/ingest/testing';
+import { compactApi, createRootKey, sealApi } from '@va/store';
 import {
   startRedisServer,
   startService,
@@ -22,6 +28,7 @@ let svc: ServiceProcess;
 let dir: string;
 let publicUrl: string;
 let internalUrl: string;
+let keyPrefix: string;
 
 beforeAll(async () => {
   const t = await testEnv('query probes');
@@ -30,6 +37,7 @@ beforeAll(async () => {
   // LOG_LEVEL info: the access log writes at info (testEnv sets warn). QUERY_ACCESS_LOG is left unset: on by default.
   svc = startService('query', { ...t.env, REDIS_URL: redis.url, LOG_LEVEL: 'info' });
   publicUrl = t.queryUrl;
+  keyPrefix = t.keyPrefix;
   internalUrl = `http://127.0.0.1:${t.queryMetricsPort}`;
   await svc.waitForHealth(`${publicUrl}/readyz`);
 });
@@ -177,5 +185,54 @@ describe('query service: liveness and readiness', () => {
       timeoutMs: 30_000,
       message: '/readyz 200 once Redis answers again',
     });
+  });
+});
+
+describe('query service: access log of a query', () => {
+  it("#45: a query's line carries its section-cache use: sections Redis sent (misses), then cached ones (hits)", async () => {
+    const client = new Redis(redis.url);
+    try {
+      const now = Date.now();
+      const retention = loadConfig({}).retention;
+      const hour = hourOf(now) - 3;
+      const events: VerificationEvent[] = Array.from({ length: 20 }, (_, n) => ({
+        requestId: `probe-${n}`,
+        time: hour * HOUR_MS + n,
+        workspaceId: 'ws_probe',
+        apiId: 'api_probe',
+        keyId: `key_${n % 4}`,
+        outcome: 'VALID',
+      }));
+      await seedEvents(client, events, { prefix: keyPrefix, now, retention });
+      const space = { prefix: keyPrefix, generation: 1 };
+      await compactApi(client, space, 'api_probe', { closedBound: hourOf(now) - 2, retention, now });
+      await sealApi(client, space, 'api_probe', hourOf(now) - 2, { now, retention });
+      const { key } = await createRootKey(client, keyPrefix, {
+        workspaceId: 'ws_probe',
+        permissions: ['api.*.read_api'],
+        now,
+      });
+      const url =
+        `${publicUrl}/v1/analytics.getVerifications?apiId=api_probe&groupBy=key` +
+        `&start=${hour * HOUR_MS}&end=${(hour + 1) * HOUR_MS - 1}`;
+      const ids: string[] = [];
+      for (let n = 0; n < 2; n++) {
+        const response = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+        expect(response.status).toBe(200);
+        expect(((await response.json()) as unknown[]).length).toBe(4);
+        ids.push(response.headers.get('x-request-id')!);
+      }
+      await waitFor(() => ids.every((id) => accessLines().some((l) => l.requestId === id)), {
+        timeoutMs: 10_000,
+        message: 'access-log lines of both queries',
+      });
+      const [first, second] = ids.map((id) => accessLines().find((l) => l.requestId === id)!);
+      expect(first).toMatchObject({ route: '/v1/analytics.getVerifications', status: 200, cacheHits: 0 });
+      expect(first!.cacheMisses).toBeGreaterThan(0);
+      expect(second).toMatchObject({ cacheMisses: 0 });
+      expect(second!.cacheHits).toBeGreaterThan(0);
+    } finally {
+      client.disconnect();
+    }
   });
 });

@@ -5,12 +5,22 @@
  * `principal` is the kind of credential the request carried, read from its Authorization header: rootKey,
  * readToken or none; the status says whether it was accepted (401 when not). `bytes` is what the response
  * put on the connection, headers included, after compression. QUERY_ACCESS_LOG sets the share of requests
- * logged (on = all, off = none); below 1, every 5xx is logged all the same.
+ * logged (on = all, off = none); below 1, every 5xx is logged all the same. A query's line also has
+ * cacheHits and cacheMisses: the sections (and months of days) its reads took from the section cache, and
+ * the sections Redis had to send (noteCacheUse, called by the route).
  */
 import type { Socket } from 'node:net';
+import type { CacheUse } from '@va/store';
 import { looksLikeReadToken } from '@va/read-tokens';
 import { bearerToken } from '../auth/bearer';
 import type { App } from './app';
+
+const cacheUses = new WeakMap<object, CacheUse>();
+
+/** Records what a request's reads used of the section cache, for its access-log line. */
+export function noteCacheUse(request: object, use: CacheUse): void {
+  cacheUses.set(request, use);
+}
 
 export type PrincipalKind = 'rootKey' | 'readToken' | 'none';
 
@@ -56,8 +66,12 @@ export function registerAccessLog(app: App, rate: number, random: () => number =
         durationMs: Math.round(reply.elapsedTime * 10) / 10,
         principal: principalKind(request.headers.authorization),
         bytes,
+        ...cacheFields(cacheUses.get(request)),
       },
       'request',
     );
   });
 }
+
+const cacheFields = (use: CacheUse | undefined) =>
+  use ? { cacheHits: use.hits, cacheMisses: use.misses } : {};

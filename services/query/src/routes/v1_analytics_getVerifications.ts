@@ -6,7 +6,9 @@
  */
 import { Type } from '@sinclair/typebox';
 import { verificationsQuerySchema, type Datapoint, type ErrorEnvelope } from '@va/contracts';
+import { countingStore } from '@va/store';
 import { ApiError, RowCapError } from '../http/api-error';
+import { noteCacheUse } from '../http/access-log';
 import type { App } from '../http/app';
 import { ClientGone, withBudget } from '../http/budget';
 import { negotiateEncoding, type Encoding } from '../http/compression';
@@ -149,6 +151,7 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
                 const budgetMs = Math.max(1, deps.budgetMs - reply.elapsedTime);
                 const encoding = negotiateEncoding(request.headers['accept-encoding']);
                 const result = await deps.pool.run({ space, query, now, budgetMs, encoding }, signal);
+                noteCacheUse(request, result.cacheUse);
                 if (!result.ok) {
                   const { kind, detail, errors } = result.error;
                   throw result.rowCap ? new RowCapError(errors) : new ApiError(kind, detail, errors);
@@ -156,9 +159,22 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
                 const bytes = Buffer.from(result.json.buffer, result.json.byteOffset, result.json.byteLength);
                 return { bytes, encoding: result.encoding, precision: result.precision };
               }
-              return await readAnswerJson(deps, space, query, now, signal, {
-                ...(prefetched && { prefetched }),
-              });
+              // The shared cache, its use also counted for this request (the access log's cacheHits).
+              const sections = deps.sections && countingStore(deps.sections);
+              try {
+                return await readAnswerJson(
+                  { ...deps, ...(sections && { sections }) },
+                  space,
+                  query,
+                  now,
+                  signal,
+                  {
+                    ...(prefetched && { prefetched }),
+                  },
+                );
+              } finally {
+                if (sections) noteCacheUse(request, sections.use());
+              }
             } finally {
               metrics.inFlight.dec();
               // Not awaited: the answer does not wait for the release (limits/admission.ts).

@@ -14,6 +14,7 @@ import {
   SectionCache,
   type KeySpace,
   type RedisTarget,
+  type CacheUse,
   type SectionCacheStats,
 } from '@va/store';
 import { ApiError, RowCapError } from '../http/api-error';
@@ -50,7 +51,11 @@ export interface WorkerSections {
 export type ReadResult = (
   | { ok: true; json: Uint8Array; encoding: Encoding | null; precision: Precision }
   | { ok: false; error: Pick<ApiError, 'kind' | 'detail' | 'errors'>; rowCap: boolean }
-) & { sections: WorkerSections };
+) & {
+  sections: WorkerSections;
+  /** What this task's reads used of the worker's section cache (a worker runs one task at a time). */
+  cacheUse: CacheUse;
+};
 
 lowerThisThreadPriority();
 const setup = workerData as WorkerSetup;
@@ -65,8 +70,13 @@ const deps = {
   sections,
 };
 const sectionsNow = (): WorkerSections => ({ thread: threadId, stats: sections.stats() });
+const usedSince = (before: SectionCacheStats, after: SectionCacheStats): CacheUse => ({
+  hits: after.hits + after.monthHits - before.hits - before.monthHits,
+  misses: after.misses - before.misses,
+});
 
 export default async function read(task: ReadTask): Promise<ReadResult> {
+  const before = sections.stats();
   try {
     const answer = await readAnswerJson(
       deps,
@@ -86,6 +96,7 @@ export default async function read(task: ReadTask): Promise<ReadResult> {
       encoding: packed ? task.encoding : null,
       precision: answer.precision,
       sections: sectionsNow(),
+      cacheUse: usedSince(before, sections.stats()),
     };
     // piscina's Transferable interface: the JSON's memory moves to the main thread, uncopied.
     return move({
@@ -100,6 +111,7 @@ export default async function read(task: ReadTask): Promise<ReadResult> {
         error: { kind, detail, errors },
         rowCap: error instanceof RowCapError,
         sections: sectionsNow(),
+        cacheUse: usedSince(before, sections.stats()),
       };
     }
     throw error;
