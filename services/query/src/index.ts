@@ -1,3 +1,3 @@
 export { createServer, type ServerDeps } from './server';
 export { GET_VERIFICATIONS } from './routes/v1_analytics_getVerifications';
-export { answerVerifications, type Answer, type VerificationsDeps } from './verifications/answer';
+export type { VerificationsDeps } from './verifications/deps';

@@ -11,15 +11,16 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorEnvelope, VerificationEvent } from '@va/contracts';
 import { loadConfig } from '@va/config';
+import { parseQuery } from '@va/core';
+import { readGeneration } from '@va/store';
 import type { App } from '../http/app';
-import { ROWS_PER_PIECE } from '../http/json-body';
+import { jsonBytes, ROWS_PER_PIECE } from '../http/json-body';
 import { admit, type LimitsDeps } from '../limits/admission';
-import { authCache } from '../auth/access-cache';
 import { createServer } from '../server';
 import { queryHarness, type QueryHarness } from '../testing/harness';
 import { startRedisProxy, type RedisProxy } from '../testing/redis-proxy';
-import { answerVerifications } from '../verifications/answer';
 import { DictionaryCache } from '../verifications/dictionary-cache';
+import { readAnswerJson } from '../verifications/read-answer';
 import { scaled } from '@va/testkit/time';
 import { waitFor } from '@va/testkit/support';
 
@@ -324,7 +325,10 @@ describe('the row cap, decided before reading', () => {
 });
 
 describe('streamed answers', () => {
-  it('sends a big answer in pieces, byte for byte the JSON of the answer built as row objects', async () => {
+  // The rows the main thread reads (readAnswerJson, what the route calls), written whole: the
+  // pieces, sent by either thread and compressed or not, must join to the same bytes. That they
+  // are JSON.stringify of buildRows' rows is libs/core buildRowsJson.test.ts's.
+  it('sends a big answer in pieces, byte for byte the JSON of the answer written whole', async () => {
     const inline = await service({});
     const pooled = await service({ QUERY_WORKERS: '1' });
     const deps = {
@@ -332,24 +336,24 @@ describe('streamed answers', () => {
       config: h.config,
       now: () => h.now,
       dictionaries: new DictionaryCache(h.redis),
-      authCache: authCache(0),
     };
+    const prefix = h.config.keyPrefix;
+    const space = { prefix, generation: await readGeneration(h.redis, prefix) };
     for (const query of [
       `apiId=api_main&groupBy=key&groupBy=hour&start=${h.now - 99 * HOUR}`,
       `apiId=api_main&groupBy=key&groupBy=tags&groupBy=hour&start=${h.now - 60 * HOUR}&orderBy=total&order=desc`,
       'apiId=api_main&groupBy=identity&groupBy=hour&start=0&limit=3000', // a worker's (no start in 400 days)
     ]) {
-      const want = await answerVerifications(deps, {
-        authorization: `Bearer ${key}`,
-        params: new URLSearchParams(query),
-      });
-      expect(want.rows.length, query).toBeGreaterThan(ROWS_PER_PIECE);
+      const parsed = parseQuery(new URLSearchParams(query), { now: h.now, maxRows: h.config.maxRows });
+      if (!parsed.ok) throw new Error(query);
+      const want = (await readAnswerJson(deps, space, parsed.query, h.now)).rows;
+      expect(want.length, query).toBeGreaterThan(ROWS_PER_PIECE);
       for (const app of [inline, pooled]) {
         const plain = await get(app, query);
         expect(plain.statusCode, query).toBe(200);
         expect(plain.headers['content-type']).toBe('application/json; charset=utf-8');
         expect(plain.headers['content-length'], query).toBeUndefined(); // a stream: no length up front
-        expect(plain.body, query).toBe(JSON.stringify(want.rows));
+        expect(plain.body, query).toBe(jsonBytes(want).toString());
         // Compressed by the plugin on the main thread, or by the worker itself.
         const gzip = await get(app, query, { 'accept-encoding': 'gzip' });
         expect(gzip.headers['content-encoding']).toBe('gzip');

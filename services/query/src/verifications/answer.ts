@@ -1,19 +1,16 @@
 /**
- * GET /v1/analytics.getVerifications, from raw request to rows (docs/api.md#query), in the
- * order of docs/api.md#errors: 401 (no / bad / unknown / revoked root key or read token) -> 400 (query) ->
- * 403 (permission; a read token's API and externalId) -> 404 (API not in the workspace) -> rows.
+ * GET /v1/analytics.getVerifications, the checks of a raw request before its rows are read
+ * (docs/api.md#query), in the order of docs/api.md#errors: 401 (no / bad / unknown / revoked root key or read token) -> 400 (query) ->
+ * 403 (permission; a read token's API and externalId) -> 404 (API not in the workspace); the route then reads the rows (read-answer.ts readAnswerJson).
  */
 import { parseQuery, type ParsedQuery } from '@va/core';
-import { readGeneration } from '@va/store';
 import { bearerToken } from '../auth/bearer';
 import { authenticate, type AuthDeps, type Principal } from '../auth/principal';
 import { canReadApi, READ_ANY_API, readApiPermission } from '../auth/permissions';
 import { ApiError } from '../http/api-error';
 import { subjectOf } from '../limits/owner';
 import type { VerificationsDeps } from './deps';
-import { readAnswer, type Answer } from './read-answer';
 
-export type { Answer } from './read-answer';
 export type { VerificationsDeps } from './deps';
 
 export interface VerificationsRequest {
@@ -35,19 +32,6 @@ export interface Authorized {
   subject: string | null;
   /** The server clock when the request arrived. */
   now: number;
-}
-
-export async function answerVerifications(
-  deps: VerificationsDeps & Pick<AuthDeps, 'authCache'>,
-  request: VerificationsRequest,
-  signal?: AbortSignal,
-): Promise<Answer> {
-  const authorized = await authorize(deps, request);
-  const space = {
-    prefix: deps.config.keyPrefix,
-    generation: await readGeneration(deps.redis, deps.config.keyPrefix),
-  };
-  return readAnswer(deps, space, authorized.query, authorized.now, signal);
 }
 
 /** The checks of docs/api.md#errors in order; throws the ApiError of the first that fails. */

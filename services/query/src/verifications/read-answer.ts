@@ -19,10 +19,8 @@
  * Then `<p>:gen` once more: an answer is kept only when the generation it read is still current
  * (one-generation.ts; a rebuild deletes the old generation after its switch).
  */
-import type { Datapoint } from '@va/contracts';
 import {
   boundRows,
-  buildRows,
   buildRowsJson,
   chooseSlices,
   countedCells,
@@ -69,15 +67,10 @@ import { cubeQueryOf, dictionariesOf } from './cube-query';
 import { onOneGeneration, parseGeneration, type GenerationWitness } from './one-generation';
 import type { Prefetched } from './start';
 
-export interface Answer {
-  rows: Datapoint[];
-  /** 'hour' unless part of the range was answered from day or month rollups (X-Precision). */
-  precision: Precision;
-}
-
-/** An Answer whose rows are JSON text, written when asked (buildRowsJson). */
+/** The rows of an answer as JSON text, written when asked (buildRowsJson). */
 export interface JsonAnswer {
   rows: RowsJson;
+  /** 'hour' unless part of the range was answered from day or month rollups (X-Precision). */
   precision: Precision;
 }
 
@@ -232,24 +225,7 @@ export async function refuseEarly(
   });
 }
 
-/** The rows of a query as Datapoint objects (buildRows). */
-export async function readAnswer(
-  deps: ReadDeps,
-  space: KeySpace,
-  query: ParsedQuery,
-  now: number,
-  signal?: AbortSignal,
-  options: ReadOptions = {},
-): Promise<Answer> {
-  const input = await onOneGeneration(deps.redis, space, signal, (current, witness) =>
-    readRowsInput(deps, current, query, now, signal, options, witness),
-  );
-  const built = buildRows(query, input.cells, input.options);
-  if (!built.ok) throw tooManyRows(built.error);
-  return { rows: built.rows, precision: input.precision };
-}
-
-/** The same rows as JSON text, written in pieces (buildRowsJson): what the service sends. */
+/** The rows of a query as JSON text, written in pieces (buildRowsJson): what the service sends. */
 export async function readAnswerJson(
   deps: ReadDeps,
   space: KeySpace,
