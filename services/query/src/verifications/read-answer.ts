@@ -192,7 +192,7 @@ async function cheapRefusal({ r, bound }: Prepared): Promise<boolean> {
   if (bound.kind === 'over') throw tooManyRows(rowCapError(bound.rowCount, maxRows));
   if (bound.kind !== 'countGroups') return true;
   if (bound.groupsAllowed > 0 || !everyEventHasAGroup(r.query)) return false;
-  const total = await readCells(r, totalCube, undefined);
+  const total = await readCells(r, totalCube);
   if (countedCells(total.cells).length > 0)
     throw tooManyRows(rowCapError(bound.slices, maxRows, { lowerBound: true }));
   return true;
@@ -269,7 +269,7 @@ async function readRowsInput(
   const settled = await cheapRefusal(prepared);
   if (!options.costChecked) await costRefusal(prepared);
   if (!settled && bound.kind === 'countGroups') {
-    wholeRange = (await readCells(r, cubeQuery, undefined)).cells;
+    wholeRange = (await readCells(r, cubeQuery)).cells;
     const groups = groupCount(query, wholeRange);
     if (groups > bound.groupsAllowed) {
       throw tooManyRows(rowCapError(groups * bound.slices, config.maxRows));
@@ -283,7 +283,7 @@ async function readRowsInput(
     const top = topGroupsOf(query, config.maxRows);
     const read = wholeRange
       ? { cells: wholeRange, precision: undefined }
-      : await readCells(r, cubeQuery, undefined, undefined, undefined, top);
+      : await readCells(r, cubeQuery, { top });
     const precision = read.precision ?? fullPlan(r, undefined).precision;
     return {
       cells: read.cells,
@@ -295,7 +295,7 @@ async function readRowsInput(
   // 3. A limit in time order: only the first / last slices' counters, the groups of the range.
   const plan = fullPlan(r, granularity);
   if (narrowsToEdges(r, granularity) && query.limit !== undefined) {
-    wholeRange ??= (await readCells(r, cubeQuery, undefined, undefined, fullPlan(r, undefined))).cells;
+    wholeRange ??= (await readCells(r, cubeQuery, { planned: fullPlan(r, undefined) })).cells;
     const groups = groupCount(query, wholeRange);
     if (groups === 0) return { cells: [], options: noRows(config.maxRows), precision: plan.precision };
     const needed = edgeSlices(
@@ -306,7 +306,11 @@ async function readRowsInput(
       Math.ceil(query.limit / groups),
     );
     const wanted = new Set(needed);
-    const fine = await readCells(r, cubeQuery, granularity, (read) => wanted.has(read.slice!), plan);
+    const fine = await readCells(r, cubeQuery, {
+      granularity,
+      keep: (read) => wanted.has(read.slice!),
+      planned: plan,
+    });
     return {
       cells: fine.cells,
       options: { slices: needed, trimLeading: false, maxRows: config.maxRows, groupCells: wholeRange },
@@ -314,7 +318,7 @@ async function readRowsInput(
     };
   }
 
-  const read = await readCells(r, cubeQuery, granularity, undefined, plan);
+  const read = await readCells(r, cubeQuery, { granularity, planned: plan });
   return {
     cells: read.cells,
     options: rowsOptions(query, read.cells, startHour, config.maxRows),
@@ -419,14 +423,23 @@ function fullPlan(r: Reader, granularity: ParsedQuery['groupBy']['granularity'])
   return plan;
 }
 
+/** What readCells reads of the cube: which plan, which of its reads, which groups. */
+interface ReadCellsOptions {
+  /** The plan's granularity (fullPlan); none: the coarse plan. */
+  granularity?: ParsedQuery['groupBy']['granularity'];
+  /** Only the plan's reads this keeps (a time-ordered limit's edge slices). */
+  keep?: (read: BucketRead) => boolean;
+  /** A plan made already, used while the compaction point it was made with holds. */
+  planned?: ReadPlan;
+  /** A top-N by a counter: only its largest groups are decoded (libs/core top-groups.ts). */
+  top?: TopGroups;
+}
+
 /** Reads and decodes the cells of a plan (optionally only some of its reads), planning again when compaction moves. */
 async function readCells(
   r: Reader,
   cubeQuery: CubeQuery,
-  granularity: ParsedQuery['groupBy']['granularity'],
-  keep?: (read: BucketRead) => boolean,
-  planned?: ReadPlan,
-  top?: TopGroups,
+  { granularity, keep, planned, top }: ReadCellsOptions = {},
 ): Promise<{ cells: Cell[]; precision: Precision }> {
   const { redis } = r.deps;
   let holding = false;
