@@ -10,13 +10,8 @@
  */
 import { parseArgs } from 'node:util';
 import { OUTCOME_COUNT } from '@va/contracts';
-import {
-  CodeCounts,
-  compactCounts,
-  SectionSums,
-  type SectionSelection,
-  type SectionView,
-} from '../src/index';
+import { CodeCounts } from '../src/read-fields';
+import { compactCounts, SectionSums, type SectionSelection, type SectionView } from '../src/read-sections';
 
 const { values } = parseArgs({
   options: { rounds: { type: 'string', default: '5' }, repeat: { type: 'string', default: '200' } },

@@ -1,44 +1,95 @@
-export * from './keys';
-export * from './commands';
-export * from './registry';
-export * from './dictionary-values';
-export * from './dictionary';
-export * from './aggregate';
-export * from './apply';
-export * from './watermark';
-export * from './api-registration';
-export * from './workspace-apis';
-export * from './read-dictionaries';
-export * from './read-fields';
-export * from './read';
-export * from './compaction';
-export * from './generation-state';
-export * from './generation-copy';
-export * from './generation-switch';
-export * from './generation-delete';
-export * from './generation-scan';
-export * from './read-token-access';
-export * from './connection';
-export * from './pipeline';
-export * from './section/codec';
-export * from './section-cache';
-export * from './read-sections';
-export * from './seal';
-export * from './read-cost';
-// One typed function per Lua command (KEYS/ARGV built and the reply decoded side by side), by protocol.
-export { applyApiBatchArgs, parseApplyReply, type ApplyCas, type ApplyResult } from './scripts/apply-scripts';
-export { advanceWatermark, type AdvanceResult, type ConfirmResult } from './scripts/watermark-scripts';
-export { compactNextHour, trimIndexes, type CompactStep } from './scripts/compaction-scripts';
+// The public entry of @va/store: what other packages import, by name (docs/design.md, the map of
+// libs/store). Test helpers are @va/store/testing's. A name is added here when a module outside
+// libs/store needs it, not because its module has it.
 export {
-  transitionRebuild,
-  type BehindPartition,
-  type CarryBoundary,
-  type Transition,
-} from './scripts/generation-scripts';
+  apiKeys,
+  type DictName,
+  generationRoot,
+  globalKeys,
+  type KeySpace,
+  partitionField,
+  type Resolution,
+  watermarkKey,
+} from './keys';
+export { defineCommands, scriptNamesBySha } from './commands';
 export {
-  beginSeal,
-  commitSeal,
-  type SealBegun,
-  type SealCommitted,
-  type SealTarget,
-} from './scripts/seal-scripts';
+  apiWorkspace,
+  createRootKey,
+  findRootKey,
+  hashRootKey,
+  readAuthRecords,
+  registerApi,
+  revokeRootKey,
+  revokeRootKeyByHash,
+  ROOT_KEY_ID_PATTERN,
+  type RootKeyRecord,
+} from './registry';
+export { identityValue, tagSetValue } from './dictionary-values';
+export {
+  type ApiCodes,
+  DICTIONARIES,
+  DictionaryWriter,
+  emptyMissing,
+  type MissingValues,
+} from './dictionary';
+export { type ApiIncrements, expand, TupleCounter, type WriteContext } from './aggregate';
+export { applyApiBatches, drainStaged } from './apply';
+export { confirmOffsets, readApiProgress, readGeneration, readWatermark, readWatermarks } from './watermark';
+export { registerApisFromEvents } from './api-registration';
+export { workspaceApis } from './workspace-apis';
+export { ReadDictionaries } from './read-dictionaries';
+export {
+  type ApiMeta,
+  type CubeQuery,
+  decodeCells,
+  PARTS_BUDGET,
+  queueApiMeta,
+  readApiMeta,
+  readCounts,
+  type ReadOptions,
+  sectionCubeOf,
+} from './read';
+export {
+  compactApi,
+  compactionStatus,
+  holdCompaction,
+  readCompactedThrough,
+  releaseCompaction,
+} from './compaction';
+export { ACTIVE_REBUILD, readRebuildState, type RebuildState, updateRebuild } from './generation-state';
+export { copyApiGeneration, initWatermarks, readCarries } from './generation-copy';
+export { switchGeneration } from './generation-switch';
+export { deleteGeneration } from './generation-delete';
+export { listApis, oldestCountedTime } from './generation-scan';
+export { denyReadToken } from './read-token-access';
+export {
+  connectRedis,
+  describeTarget,
+  isCluster,
+  masterNodes,
+  type RedisClient,
+  type RedisTarget,
+} from './connection';
+export { execPipeline, newPipeline, queueCommand, type ReplicaWait } from './pipeline';
+export {
+  decodeSection,
+  deriveIdentityKey,
+  encodeSection,
+  mergeSections,
+  type Section,
+  SectionRows,
+  sectionVersion,
+} from './section/codec';
+export {
+  type CacheUse,
+  countingStore,
+  SectionCache,
+  type SectionCacheStats,
+  type SectionStore,
+  sumCacheStats,
+} from './section-cache';
+export { prepareSeal, readDirty, sealableBuckets, sealApi, sealBucket } from './seal';
+export { type DictionarySizes, sectionRowsBound, sectionRowsOf, sumCostUs } from './read-cost';
+export { advanceWatermark } from './scripts/watermark-scripts';
+export { transitionRebuild } from './scripts/generation-scripts';
+export { beginSeal, commitSeal, type SealTarget } from './scripts/seal-scripts';
