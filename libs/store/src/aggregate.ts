@@ -49,8 +49,8 @@ export interface WriteContext {
   /** The worker's clock (unix ms) for this batch. */
   now: number;
   retention: Retention;
-  /** Last hour compacted into day/month rollups for this API; -1 = none. */
-  cmp: number;
+  /** Last hour compacted into day/month rollups for this API (an hour index); null = none. */
+  cmp: number | null;
   /**
    * A closed bucket's cube with at least this many rows is written as a section part (see the
    * header); default PARTS_MIN_ROWS, Infinity = never.
@@ -127,7 +127,7 @@ export function bucketsOfHour(h: number, { now, retention, cmp }: WriteContext):
   const dayExpire = expiresAt('d', d, retention);
   const m = monthOfHour(h);
   const monthExpire = expiresAt('m', m, retention);
-  if (h > cmp) {
+  if (cmp === null || h > cmp) {
     const keptSomewhere = hourExpire > now || dayExpire > now || monthExpire > now;
     return keptSomewhere ? [{ r: 'h', t: h, expireAt: NO_EXPIRY }] : [];
   }

@@ -2,11 +2,13 @@
  * Progress of the writers: the partition watermark `wm` (every message through it is applied)
  * and, per API, `off` (the last offset of the partition whose messages of that API are applied),
  * plus `cmp`, the last compacted hour of an API. docs/design.md "Write path: exactly once".
- * -1 stands for "none" everywhere (no message applied yet / no hour compacted).
+ * None (no message applied yet / no hour compacted) is null in readWatermark and readApiProgress
+ * (scripts/none.ts); readWatermarks still counts it as -1 (its callers sum wm + 1).
  */
 import type { RedisClient } from './connection';
 import { apiKeys, globalKeys, partitionField, watermarkKey, type KeySpace } from './keys';
 import { execPipeline, newPipeline, type ReplicaWait } from './pipeline';
+import { noneOf } from './scripts/none';
 import { decodeConfirmOffset, queueConfirmOffset, type ConfirmResult } from './scripts/watermark-scripts';
 
 const numberOr = (raw: string | null | undefined, fallback: number): number =>
@@ -17,8 +19,8 @@ export async function readWatermark(
   space: KeySpace,
   topic: string,
   partition: number,
-): Promise<number> {
-  return numberOr(await redis.hget(watermarkKey(space), partitionField(topic, partition)), -1);
+): Promise<number | null> {
+  return noneOf(await redis.hget(watermarkKey(space), partitionField(topic, partition)));
 }
 
 export async function readWatermarks(
@@ -40,7 +42,7 @@ export async function readApiProgress(
   space: KeySpace,
   offsetField: string,
   apiIds: readonly string[],
-): Promise<{ off: number[]; cmp: number[] }> {
+): Promise<{ off: (number | null)[]; cmp: (number | null)[] }> {
   if (apiIds.length === 0) return { off: [], cmp: [] };
   const pipeline = newPipeline(redis);
   for (const apiId of apiIds) {
@@ -50,8 +52,8 @@ export async function readApiProgress(
   }
   const replies = (await execPipeline(pipeline)) as (string | null)[];
   return {
-    off: apiIds.map((_, n) => numberOr(replies[2 * n], -1)),
-    cmp: apiIds.map((_, n) => numberOr(replies[2 * n + 1], -1)),
+    off: apiIds.map((_, n) => noneOf(replies[2 * n])),
+    cmp: apiIds.map((_, n) => noneOf(replies[2 * n + 1])),
   };
 }
 

@@ -147,16 +147,16 @@ describe('applyApiBatch', () => {
   it('applies once, bucket index and parts, no expiry before compaction, then refuses the same batch (off CAS)', async () => {
     const api = 'ap1';
     const c = await counterFor(api, 5);
-    const apply = (expectedOff: number, newOff: number) =>
+    const apply = (expectedOff: number | null, newOff: number) =>
       applyApiBatches(redis, space, [
         {
           apiId: api,
-          increments: expand(c, { now, retention, cmp: -1 }),
-          cas: { offsetField: field, expectedOff, newOff, expectedCmp: -1 },
+          increments: expand(c, { now, retention, cmp: null }),
+          cas: { offsetField: field, expectedOff, newOff, expectedCmp: null },
         },
       ]);
-    expect(await apply(-1, 10)).toEqual([{ status: 'ok' }]);
-    expect(await apply(-1, 10)).toEqual([{ status: 'off', actual: 10 }]);
+    expect(await apply(null, 10)).toEqual([{ status: 'ok' }]);
+    expect(await apply(null, 10)).toEqual([{ status: 'off', actual: 10 }]);
     const keys = apiKeys(space, api);
     expect(await redis.hgetall(keys.cube('h', h, 't'))).toEqual({ '0': '5', '3': '1' });
     expect(await redis.hgetall(keys.cube('h', h, 'f:0'))).toEqual({ '0.0:0': '5' });
@@ -189,8 +189,8 @@ describe('applyApiBatch', () => {
     const results = await applyApiBatches(redis, space, [
       {
         apiId: api,
-        increments: expand(c, { now, retention, cmp: -1 }),
-        cas: { offsetField: field, expectedOff: -1, newOff: 3, expectedCmp: -1 },
+        increments: expand(c, { now, retention, cmp: null }),
+        cas: { offsetField: field, expectedOff: null, newOff: 3, expectedCmp: null },
       },
     ]);
     expect(results).toEqual([{ status: 'cmp', actual: h - 1 }]);
@@ -206,7 +206,7 @@ describe('applyApiBatch', () => {
       {
         apiId: api,
         increments: expand(c, { now, retention, cmp: h }),
-        cas: { offsetField: field, expectedOff: -1, newOff: 3, expectedCmp: h },
+        cas: { offsetField: field, expectedOff: null, newOff: 3, expectedCmp: h },
       },
     ]);
     expect(results).toEqual([{ status: 'ok' }]);
@@ -223,8 +223,8 @@ describe('applyApiBatch', () => {
     const results = await applyApiBatches(redis, space, [
       {
         apiId: api,
-        increments: expand(c, { now, retention, cmp: -1 }),
-        cas: { offsetField: field, expectedOff: -1, newOff: 1, expectedCmp: -1 },
+        increments: expand(c, { now, retention, cmp: null }),
+        cas: { offsetField: field, expectedOff: null, newOff: 1, expectedCmp: null },
       },
     ]);
     expect(results).toEqual([{ status: 'dict', dict: 'k', length: 1 }]);
@@ -241,8 +241,8 @@ describe('applyApiBatch', () => {
     const results = await applyApiBatches(redis, space, [
       {
         apiId: api,
-        increments: expand(c, { now, retention, cmp: -1 }),
-        cas: { offsetField: field, expectedOff: -1, newOff: 99, expectedCmp: -1 },
+        increments: expand(c, { now, retention, cmp: null }),
+        cas: { offsetField: field, expectedOff: null, newOff: 99, expectedCmp: null },
       },
     ]);
     expect(results).toEqual([{ status: 'ok' }]);
@@ -254,14 +254,14 @@ describe('applyApiBatch', () => {
 
   it('reads progress of many APIs in one pipeline', async () => {
     const progress = await readApiProgress(redis, space, field, ['ap1', 'ap3', 'never']);
-    expect(progress).toEqual({ off: [10, 3, -1], cmp: [-1, h, -1] });
+    expect(progress).toEqual({ off: [10, 3, null], cmp: [null, h, null] });
   });
 });
 
 describe('applyApiBatch with a bound on writes per call', () => {
   const now = Date.now();
   const h = hourOf(now);
-  const cas = (newOff: number) => ({ offsetField: 'topic/0', expectedOff: -1, newOff, expectedCmp: -1 });
+  const cas = (newOff: number) => ({ offsetField: 'topic/0', expectedOff: null, newOff, expectedCmp: null });
 
   /** The same 300 tuples over two hours (by default the current and the last) for each API: 30 keys, 10 identities, 3 tag sets. */
   async function counterFor(api: string, hour = h) {
@@ -284,7 +284,7 @@ describe('applyApiBatch with a bound on writes per call', () => {
 
   it('stages the fields beyond the bound with the offset and applies them in bounded calls right after', async () => {
     const [whole, bounded] = ['bound_whole', 'bound_chunked'];
-    const inc = expand(await counterFor(whole), { now, retention, cmp: -1 });
+    const inc = expand(await counterFor(whole), { now, retention, cmp: null });
     await counterFor(bounded);
     expect(await applyApiBatches(redis, space, [{ apiId: whole, increments: inc, cas: cas(5) }])).toEqual([
       { status: 'ok' },
@@ -305,7 +305,7 @@ describe('applyApiBatch with a bound on writes per call', () => {
     // Hours of two days ago: written as section parts (aggregate.ts closedForParts), a few per cube.
     const [whole, bounded] = ['parts_whole', 'parts_chunked'];
     const closed = h - 48;
-    const inc = expand(await counterFor(whole, closed), { now, retention, cmp: -1, partsMinRows: 4 });
+    const inc = expand(await counterFor(whole, closed), { now, retention, cmp: null, partsMinRows: 4 });
     await counterFor(bounded, closed);
     const parts = inc.buckets.flatMap((b) => [...b.parts.values()]);
     expect(parts.length).toBeGreaterThan(4);
@@ -339,7 +339,7 @@ describe('applyApiBatch with a bound on writes per call', () => {
 
   it('applies every chunk once when two writers of one API (two partitions) stage at the same time', async () => {
     const api = 'bound_two_writers';
-    const inc = expand(await counterFor(api), { now, retention, cmp: -1 });
+    const inc = expand(await counterFor(api), { now, retention, cmp: null });
     const other = connectTarget(t.redis);
     const field = (partition: number) => ({ ...cas(5), offsetField: `topic/${partition}` });
     const results = await Promise.all([
@@ -359,7 +359,7 @@ describe('applyApiBatch with a bound on writes per call', () => {
 
   it('leaves the staged chunks of a writer that died after its call to whoever drains them, each once', async () => {
     const [whole, crashed] = ['crash_whole', 'crash_staged'];
-    const inc = expand(await counterFor(whole), { now, retention, cmp: -1 });
+    const inc = expand(await counterFor(whole), { now, retention, cmp: null });
     await counterFor(crashed);
     await applyApiBatches(redis, space, [{ apiId: whole, increments: inc, cas: cas(5) }]);
     // The call alone (the writer dies before applying the chunks): the offset moved, the chunks wait.
@@ -382,7 +382,7 @@ describe('applyApiBatch with a bound on writes per call', () => {
   });
   it("applies a stage left behind before a rebuild's copy carries the API over", async () => {
     const [whole, crashed] = ['copy_whole', 'copy_staged'];
-    const inc = expand(await counterFor(whole), { now, retention, cmp: -1 });
+    const inc = expand(await counterFor(whole), { now, retention, cmp: null });
     await counterFor(crashed);
     await applyApiBatches(redis, space, [{ apiId: whole, increments: inc, cas: cas(5) }]);
     expect((await applyApiBatch(redis, space, crashed, inc, cas(5), 40)).result).toEqual({ status: 'ok' });
@@ -400,12 +400,12 @@ describe('applyApiBatch with a bound on writes per call', () => {
 
 describe('advanceWatermark', () => {
   it('moves only from the expected value', async () => {
-    expect(await readWatermark(redis, space, 'wmt', 0)).toBe(-1);
-    expect(await advanceWatermark(redis, space, 'wmt', 0, -1, 99)).toEqual({ ok: true });
-    expect(await advanceWatermark(redis, space, 'wmt', 0, -1, 150)).toEqual({ ok: false, actual: 99 });
+    expect(await readWatermark(redis, space, 'wmt', 0)).toBeNull();
+    expect(await advanceWatermark(redis, space, 'wmt', 0, null, 99)).toEqual({ ok: true });
+    expect(await advanceWatermark(redis, space, 'wmt', 0, null, 150)).toEqual({ ok: false, actual: 99 });
     expect(await advanceWatermark(redis, space, 'wmt', 0, 99, 150)).toEqual({ ok: true });
     expect(await readWatermark(redis, space, 'wmt', 0)).toBe(150);
-    expect(await readWatermark(redis, space, 'wmt', 1)).toBe(-1);
+    expect(await readWatermark(redis, space, 'wmt', 1)).toBeNull();
   });
 });
 

@@ -110,7 +110,7 @@ async function ingestCaughtUp(space: KeySpace): Promise<boolean> {
     const offsets = await admin.fetchTopicOffsets(t.topic);
     for (const { partition, high } of offsets) {
       const wm = await readWatermark(redis, space, t.topic, partition);
-      if (wm < Number(high) - 1) return false;
+      if ((wm ?? -1) < Number(high) - 1) return false;
     }
     return true;
   } finally {

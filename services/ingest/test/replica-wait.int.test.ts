@@ -64,9 +64,9 @@ interface Setup {
   redis: RedisClient;
   /** Produces `count` more events; resolves with the partition's last offset. */
   produce(count: number): Promise<number>;
-  wm(): Promise<number>;
-  off(): Promise<number>;
-  reached(what: string, read: () => Promise<number>, last: number): Promise<unknown>;
+  wm(): Promise<number | null>;
+  off(): Promise<number | null>;
+  reached(what: string, read: () => Promise<number | null>, last: number): Promise<unknown>;
 }
 
 /** A private cluster, a worker with a replica wait, one API written once with every replica up. */
@@ -130,9 +130,13 @@ async function setUp(): Promise<Setup> {
   const space: KeySpace = { prefix, generation: 1 };
   const field = partitionField(t.topic, 0);
   const wm = () => readWatermark(redis, space, t.topic, 0);
-  const off = async () => (await readApiProgress(redis, space, field, [api])).off[0]!;
-  const reached = (what: string, read: () => Promise<number>, last: number) =>
-    waitFor(async () => (await read()) >= last, { timeoutMs: 90_000, intervalMs: 200, message: what });
+  const off = async () => (await readApiProgress(redis, space, field, [api])).off[0] ?? null;
+  const reached = (what: string, read: () => Promise<number | null>, last: number) =>
+    waitFor(async () => ((await read()) ?? -1) >= last, {
+      timeoutMs: 90_000,
+      intervalMs: 200,
+      message: what,
+    });
 
   // Warm up: the worker has joined and written the API once, with every replica up.
   await reached('the first batch counted', wm, await produce(500));

@@ -24,7 +24,7 @@ describe('applyApiBatchArgs', () => {
     };
     const { args, staged } = applyApiBatchArgs({ prefix: 'p', generation: 2 }, 'a', inc, {
       offsetField: 'topic/0',
-      expectedOff: -1,
+      expectedOff: null, // none: -1 to the script
       newOff: 41,
       expectedCmp: 7,
     });
@@ -80,7 +80,7 @@ describe('applyApiBatchArgs', () => {
   it('parses every reply', () => {
     expect(parseApplyReply(['ok'])).toEqual({ status: 'ok' });
     expect(parseApplyReply(['off', '12'])).toEqual({ status: 'off', actual: 12 });
-    expect(parseApplyReply(['cmp', '-1'])).toEqual({ status: 'cmp', actual: -1 });
+    expect(parseApplyReply(['cmp', '-1'])).toEqual({ status: 'cmp', actual: null });
     expect(parseApplyReply(['dict', 'k', 3])).toEqual({ status: 'dict', dict: 'k', length: 3 });
     expect(() => parseApplyReply('nope')).toThrow();
   });

@@ -14,17 +14,18 @@ import { command } from '../commands';
 import type { RedisClient } from '../connection';
 import { apiKeys, type KeySpace } from '../keys';
 import { queueCommand } from '../pipeline';
+import { noneArg, noneOf } from './none';
 import { stageIncrements } from '../staged-chunks';
 
 export interface ApplyCas {
   /** "<topic>/<partition>" (keys.ts partitionField) */
   offsetField: string;
-  /** off[api] this writer believes Redis holds; -1 = none. */
-  expectedOff: number;
+  /** off[api] this writer believes Redis holds; null = none. */
+  expectedOff: number | null;
   /** The batch's last offset: off[api] after the call. */
   newOff: number;
-  /** cmp this writer believes Redis holds (decides hour vs rollups); -1 = none. */
-  expectedCmp: number;
+  /** cmp this writer believes Redis holds (decides hour vs rollups); null = none. */
+  expectedCmp: number | null;
 }
 
 /**
@@ -57,9 +58,9 @@ export function applyApiBatchArgs(
   ];
   const argv: (string | number | Buffer)[] = [
     cas.offsetField,
-    cas.expectedOff,
+    noneArg(cas.expectedOff),
     cas.newOff,
-    cas.expectedCmp,
+    noneArg(cas.expectedCmp),
     inc.required.k,
     inc.required.i,
     inc.required.s,
@@ -87,8 +88,10 @@ export function applyApiBatchArgs(
 
 export type ApplyResult =
   | { status: 'ok' }
-  | { status: 'off'; actual: number }
-  | { status: 'cmp'; actual: number }
+  /** off[api] Redis holds (null: none). */
+  | { status: 'off'; actual: number | null }
+  /** cmp Redis holds (null: none). */
+  | { status: 'cmp'; actual: number | null }
   | { status: 'dict'; dict: string; length: number }
   /** A rebuild retired the API in this generation: it moves to `generation`. */
   | { status: 'retired'; generation: number };
@@ -102,7 +105,7 @@ export function parseApplyReply(reply: unknown): ApplyResult {
       return { status };
     case 'off':
     case 'cmp':
-      return { status, actual: Number(a) };
+      return { status, actual: noneOf(a) };
     case 'dict':
       return { status, dict: String(a), length: Number(b) };
     case 'retired':

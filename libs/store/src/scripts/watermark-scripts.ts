@@ -2,18 +2,16 @@
  * The two Lua commands of a partition's progress (docs/design.md "Write path: exactly once"), each
  * with its KEYS/ARGV and its reply decoded side by side: advanceWatermark-1.lua (the watermark's
  * CAS) and confirmOffset-1.lua (off[api] written again for the replica wait). watermark.ts runs them.
- * -1 stands for "none" in both (no message applied yet).
+ * None (no message applied yet) is null here and -1 in the scripts (none.ts).
  */
 import type { ChainableCommander } from 'ioredis';
 import { command } from '../commands';
 import type { RedisClient } from '../connection';
 import { apiKeys, partitionField, watermarkKey, type KeySpace } from '../keys';
 import { queueCommand } from '../pipeline';
+import { noneArg, noneOf } from './none';
 
-const numberOr = (raw: string | null | undefined, fallback: number): number =>
-  raw === null || raw === undefined ? fallback : Number(raw);
-
-export type AdvanceResult = { ok: true } | { ok: false; actual: number };
+export type AdvanceResult = { ok: true } | { ok: false; actual: number | null };
 
 /** advanceWatermark-1.lua: CAS wm of one partition, expected -> next. */
 export async function advanceWatermark(
@@ -21,19 +19,19 @@ export async function advanceWatermark(
   space: KeySpace,
   topic: string,
   partition: number,
-  expected: number,
+  expected: number | null,
   next: number,
 ): Promise<AdvanceResult> {
   const reply = await command<[number, string?]>(redis, 'advanceWatermark')(
     watermarkKey(space),
     partitionField(topic, partition),
-    expected,
+    noneArg(expected),
     next,
   );
-  return reply[0] === 1 ? { ok: true } : { ok: false, actual: numberOr(reply[1], -1) };
+  return reply[0] === 1 ? { ok: true } : { ok: false, actual: noneOf(reply[1]) };
 }
 
-export type ConfirmResult = { status: 'ok' } | { status: 'off'; actual: number };
+export type ConfirmResult = { status: 'ok' } | { status: 'off'; actual: number | null };
 
 /** Queues one confirmOffset-1.lua call: off[api] of `offsetField` written again if it still holds `off`. */
 export function queueConfirmOffset(
@@ -50,5 +48,5 @@ export function queueConfirmOffset(
 /** confirmOffset's reply. */
 export function decodeConfirmOffset(reply: unknown): ConfirmResult {
   const [moved, actual] = reply as [number, string?];
-  return moved === 1 ? { status: 'ok' } : { status: 'off', actual: numberOr(actual, -1) };
+  return moved === 1 ? { status: 'ok' } : { status: 'off', actual: noneOf(actual) };
 }

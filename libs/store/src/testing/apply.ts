@@ -17,12 +17,17 @@ export async function applyCounted(
   counter: TupleCounter,
   { now, retention, offset }: { now: number; retention: Retention; offset: number },
 ) {
-  const cmp = (await readCompactedThrough(redis, space, apiId)) ?? -1;
+  const cmp = await readCompactedThrough(redis, space, apiId);
   const [result] = await applyApiBatches(redis, space, [
     {
       apiId,
       increments: expand(counter, { now, retention, cmp }),
-      cas: { offsetField: 'test/0', expectedOff: offset - 1, newOff: offset, expectedCmp: cmp },
+      cas: {
+        offsetField: 'test/0',
+        expectedOff: offset > 0 ? offset - 1 : null,
+        newOff: offset,
+        expectedCmp: cmp,
+      },
     },
   ]);
   return result;

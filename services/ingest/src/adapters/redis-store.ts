@@ -1,6 +1,6 @@
 /**
- * The StorePort on Redis, through @va/store's scripts and readers. The one place where the
- * store's encoding of none (-1) meets the core's `null` (fromWire/toWire).
+ * The StorePort on Redis, through @va/store's scripts and readers. None is `null` on both sides
+ * (the store converts to the scripts' -1 where it builds their arguments).
  */
 import {
   advanceWatermark,
@@ -20,7 +20,6 @@ import {
   type ReplicaWait,
 } from '@va/store';
 import type { ApplyOutcome, PlannedApply, StorePort } from '../core/ports';
-import { fromWire, toWire } from '../core/types';
 
 export interface RedisStoreOptions {
   /** The replicas that must hold every applied batch (pipeline.ts, ReplicaWait). */
@@ -39,8 +38,7 @@ export function redisStore(redis: RedisClient, prefix: string, options: RedisSto
       // Progress is read for APIs not cached: after a start, a rebalance or a failed batch, which is
       // also when a writer may have died between staging chunks and applying them.
       await drainStaged(redis, space, apiIds);
-      const { off, cmp } = await readApiProgress(redis, space, offsetField, apiIds);
-      return { off: off.map(fromWire), cmp: cmp.map(fromWire) };
+      return readApiProgress(redis, space, offsetField, apiIds);
     },
 
     async assignCodes(space: KeySpace, missing: ReadonlyMap<string, MissingValues>) {
@@ -53,7 +51,7 @@ export function redisStore(redis: RedisClient, prefix: string, options: RedisSto
     },
 
     async apply(space: KeySpace, applies: readonly PlannedApply[]): Promise<ApplyOutcome[]> {
-      const results = await applyApiBatches(
+      return applyApiBatches(
         redis,
         space,
         applies.map((a) => ({
@@ -61,34 +59,25 @@ export function redisStore(redis: RedisClient, prefix: string, options: RedisSto
           increments: a.increments,
           cas: {
             offsetField: a.offsetField,
-            expectedOff: toWire(a.expectedOff),
+            expectedOff: a.expectedOff,
             newOff: a.newOff,
-            expectedCmp: toWire(a.expectedCmp),
+            expectedCmp: a.expectedCmp,
           },
         })),
         options,
-      );
-      return results.map((r) =>
-        r.status === 'off' || r.status === 'cmp' ? { ...r, actual: fromWire(r.actual) } : r,
       );
     },
 
     async confirmApplied(space, offsets) {
       const wait = options.wait;
       if (!wait || wait.replicas === 0) return offsets.map(() => ({ status: 'ok' as const }));
-      const results = await confirmOffsets(redis, space, offsets, wait);
-      return results.map((r) =>
-        r.status === 'ok' ? r : { status: 'off' as const, actual: fromWire(r.actual) },
-      );
+      return confirmOffsets(redis, space, offsets, wait);
     },
 
-    readWatermark: async (space, topic, partition) =>
-      fromWire(await readWatermark(redis, space, topic, partition)),
+    readWatermark: (space, topic, partition) => readWatermark(redis, space, topic, partition),
 
-    async advanceWatermark(space, topic, partition, expected, next) {
-      const moved = await advanceWatermark(redis, space, topic, partition, toWire(expected), next);
-      return moved.ok ? moved : { ok: false, actual: fromWire(moved.actual) };
-    },
+    advanceWatermark: (space, topic, partition, expected, next) =>
+      advanceWatermark(redis, space, topic, partition, expected, next),
 
     onReset(listener) {
       redis.on('close', listener);

@@ -43,6 +43,7 @@ import {
   conflict,
   type Applied,
   type Conflict,
+  type HourIndex,
   type Offset,
   type PartitionBatch,
   type PreparedBatch,
@@ -79,7 +80,7 @@ export class BatchProtocol {
   private spaceEpoch = -1;
   private owners = new Map<string, string>();
   private offs = new Map<string, Map<string, Offset>>();
-  private cmps = new Map<string, Offset>();
+  private cmps = new Map<string, HourIndex>();
   private readonly codes = new CodeCache();
   private readonly resetListeners: (() => void)[] = [];
   private readonly store: StorePort;

@@ -14,7 +14,7 @@
 import { emptyMissing, TupleCounter, type ApiCodes, type MissingValues } from '@va/store';
 import type { DeadLetter } from '../dead-letter';
 import { decodeEvent, expiredDetail, isExpired, type DecodeContext, type ValidEvent } from '../decode';
-import { isCovered, type BatchMessage, type Offset, type PartitionBatch } from './types';
+import { isCovered, type BatchMessage, type HourIndex, type Offset, type PartitionBatch } from './types';
 
 /**
  * What the worker knows of one API while it classifies; `undefined` = not known to this worker
@@ -23,7 +23,7 @@ import { isCovered, type BatchMessage, type Offset, type PartitionBatch } from '
 export interface ApiView {
   owner: string | undefined;
   off: Offset | undefined;
-  cmp: Offset | undefined;
+  cmp: HourIndex | undefined;
   codes: ApiCodes;
 }
 

@@ -5,7 +5,7 @@
 import { expand, type TupleCounter, type WriteContext } from '@va/store';
 import type { Retention } from '@va/core';
 import type { ApplyOutcome, PlannedApply } from './ports';
-import { conflict, toWire, type Conflict, type Offset, type PreparedApi } from './types';
+import { conflict, type Conflict, type HourIndex, type Offset, type PreparedApi } from './types';
 
 /** What expand needs besides an API's cmp: the batch's clock and the write rules. */
 export interface ExpandContext {
@@ -15,17 +15,17 @@ export interface ExpandContext {
   partsMinRows?: number | undefined;
 }
 
-const writeContext = (ctx: ExpandContext, cmp: Offset): WriteContext => ({
+const writeContext = (ctx: ExpandContext, cmp: HourIndex): WriteContext => ({
   now: ctx.now,
   retention: ctx.retention,
-  cmp: toWire(cmp),
+  cmp,
   ...(ctx.partsMinRows !== undefined && { partsMinRows: ctx.partsMinRows }),
 });
 
 /** Expands every non-empty counter with its API's cmp (the hour/rollup split). */
 export function prepareApis(
   counters: ReadonlyMap<string, TupleCounter>,
-  cmpOf: (apiId: string) => Offset,
+  cmpOf: (apiId: string) => HourIndex,
   ctx: ExpandContext,
 ): PreparedApi[] {
   const out: PreparedApi[] = [];
@@ -38,7 +38,7 @@ export function prepareApis(
 }
 
 /** The same counts split again with another cmp (the compactor moved on). */
-export function reexpand(api: PreparedApi, cmp: Offset, ctx: ExpandContext): PreparedApi {
+export function reexpand(api: PreparedApi, cmp: HourIndex, ctx: ExpandContext): PreparedApi {
   return { ...api, cmp, increments: expand(api.counter, writeContext(ctx, cmp)) };
 }
 
@@ -71,7 +71,7 @@ export interface ApplyRound {
   /** Events counted by the successful applies. */
   events: number;
   /** APIs to apply again with the cmp Redis holds (the compactor moved on). */
-  retry: { api: PreparedApi; cmp: Offset }[];
+  retry: { api: PreparedApi; cmp: HourIndex }[];
   /** The first off, retired or dict failure: the batch stops; dict means cached codes are wrong. */
   failed: Conflict | undefined;
 }

@@ -1,9 +1,9 @@
 /**
  * The narrow port between the ingest core and the store (Redis in production, an in-memory fake in
- * unit tests). Stateless: every cache lives in the core. Offsets and cmp are `Offset` (null = none).
+ * unit tests). Stateless: every cache lives in the core. Offsets are `Offset`, cmp an `HourIndex` (null = none).
  */
 import type { ApiCodes, ApiIncrements, KeySpace, MissingValues } from '@va/store';
-import type { Offset } from './types';
+import type { HourIndex, Offset } from './types';
 
 export interface ApiClaim {
   apiId: string;
@@ -21,13 +21,13 @@ export interface PlannedApply {
   /** off[api] after the call: the batch's last offset. */
   newOff: number;
   /** cmp the increments were split with. */
-  expectedCmp: Offset;
+  expectedCmp: HourIndex;
 }
 
 export type ApplyOutcome =
   | { status: 'ok' }
   | { status: 'off'; actual: Offset }
-  | { status: 'cmp'; actual: Offset }
+  | { status: 'cmp'; actual: HourIndex }
   | { status: 'dict'; dict: string; length: number }
   /** A rebuild retired the API in this generation (it is switching to `generation`): nothing written. */
   | { status: 'retired'; generation: number };
@@ -54,7 +54,7 @@ export interface StorePort {
     space: KeySpace,
     offsetField: string,
     apiIds: readonly string[],
-  ): Promise<{ off: Offset[]; cmp: Offset[] }>;
+  ): Promise<{ off: Offset[]; cmp: HourIndex[] }>;
   /** Assigns (or finds) a code for every missing value; returns the codes of those values. */
   assignCodes(space: KeySpace, missing: ReadonlyMap<string, MissingValues>): Promise<Map<string, ApiCodes>>;
   /** One atomic, CAS-checked write per API (pipelined); one outcome per apply, in order. */

@@ -1,20 +1,16 @@
 /**
  * The shapes the ingest core works on (no I/O). "None" is `null` everywhere in TypeScript: no
- * message applied yet (wm, off) or no hour compacted yet (cmp). The Lua scripts' wire encoding of
- * none ("-1") is converted in one place only: fromWire/toWire below.
+ * message applied yet (wm, off) or no hour compacted yet (cmp). @va/store speaks `null` too; the
+ * Lua scripts' encoding of none (-1) stays inside it (libs/store scripts/none.ts).
  */
 import type { IHeaders } from 'kafkajs';
 import type { ApiIncrements, KeySpace, TupleCounter } from '@va/store';
 
-/** A Kafka offset (or an hour index: cmp), or null for "none". */
+/** A Kafka offset (wm, off), or null for "none". */
 export type Offset = number | null;
 
-/**
- * The store's encoding of none (-1: the Lua scripts' wire format, and @va/store's functions) to
- * and from `null`. The only place that knows it; used by adapters/redis-store.ts at the port.
- */
-export const fromWire = (n: number): Offset => (n === -1 ? null : n);
-export const toWire = (o: Offset): number => (o === null ? -1 : o);
+/** An hour index (hours since the epoch) where a compaction point is meant (cmp), or null: none compacted. */
+export type HourIndex = number | null;
 
 /** True when `offset` is covered by `mark` (a wm or an off): Redis already holds it. */
 export const isCovered = (offset: number, mark: Offset): boolean => mark !== null && offset <= mark;
@@ -67,7 +63,7 @@ export interface PreparedApi {
   apiId: string;
   counter: TupleCounter;
   /** cmp the increments were split with; the CAS checks it. */
-  cmp: Offset;
+  cmp: HourIndex;
   increments: ApiIncrements;
 }
 
