@@ -1,5 +1,5 @@
 /**
- * The operator CLI of CONTRACT §6, run as operators run it: `npm run cli -- root-key create ...`
+ * The operator CLI (README "Operations"), run as operators run it: `npm run cli -- root-key create ...`
  * prints the key alone on the first line of stdout; `root-key revoke <key id>`; `api register`.
  */
 import { execFile } from 'node:child_process';
