@@ -7,7 +7,15 @@
  * records of a topic) and `counted` (offsets the ingest worker has applied).
  */
 import { Presets, SingleBar } from 'cli-progress';
-import { formatEta, progressOutput, throughput, type Sample, type Throughput } from '../ops/progress-output';
+import {
+  formatEta,
+  percentDone,
+  progressFields,
+  progressOutput,
+  throughput,
+  type Sample,
+  type Throughput,
+} from '../ops/progress-output';
 
 export type BackfillPhase = 'read' | 'counted';
 
@@ -27,25 +35,14 @@ export function backfillProgressLine(
   counts: ReadCounts | undefined,
   format: 'json' | 'text',
 ): string {
-  const percent = total <= 0 ? 100 : Math.min(100, Math.floor((100 * done) / total));
-  const eventsPerSecond = Math.round(speed.eventsPerSecond);
-  if (format === 'json') {
-    return JSON.stringify({
-      progress: 'backfill',
-      phase,
-      done,
-      total,
-      percent,
-      eventsPerSecond,
-      etaSeconds: speed.etaSeconds,
-      ...counts,
-    });
-  }
+  if (format === 'json')
+    return JSON.stringify({ ...progressFields('backfill', phase, done, total, speed), ...counts });
   const seen =
     phase === 'read' && counts
       ? `${counts.read} read, ${counts.valid} valid, ${counts.dead} dead-lettered`
       : `${done} of ${total} offsets applied`;
-  return `backfill ${phase}: ${percent}%, ${seen}, ${eventsPerSecond} events/s, ETA ${formatEta(speed.etaSeconds)}`;
+  const perSecond = Math.round(speed.eventsPerSecond);
+  return `backfill ${phase}: ${percentDone(done, total)}%, ${seen}, ${perSecond} events/s, ETA ${formatEta(speed.etaSeconds)}`;
 }
 
 const BAR_FORMATS: Record<BackfillPhase, string> = {

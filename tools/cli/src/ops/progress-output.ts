@@ -47,3 +47,26 @@ export function formatEta(seconds: number | null): string {
   if (m > 0) return `${m}m ${String(s).padStart(2, '0')}s`;
   return `${s}s`;
 }
+
+/** Percent of `total` done, 100 when there is nothing to do. */
+export const percentDone = (done: number, total: number): number =>
+  total <= 0 ? 100 : Math.min(100, Math.floor((100 * done) / total));
+
+/** The fields every JSON progress line starts with: the command, its phase, done of total, speed and time left. */
+export function progressFields(
+  command: string,
+  phase: string,
+  done: number,
+  total: number,
+  speed: { eventsPerSecond: number; etaSeconds: number | null },
+) {
+  return {
+    progress: command,
+    phase,
+    done,
+    total,
+    percent: percentDone(done, total),
+    eventsPerSecond: Math.round(speed.eventsPerSecond),
+    etaSeconds: speed.etaSeconds,
+  };
+}

@@ -5,7 +5,15 @@
  * Offsets are events: each record of the replayed topics is one verification event.
  */
 import { MultiBar, Presets, type SingleBar } from 'cli-progress';
-import { formatEta, progressOutput, throughput, type Sample, type Throughput } from '../ops/progress-output';
+import {
+  formatEta,
+  percentDone,
+  progressFields,
+  progressOutput,
+  throughput,
+  type Sample,
+  type Throughput,
+} from '../ops/progress-output';
 import { doneOf, percentOf, totalOf, type PartitionProgress } from './progress';
 
 const ALL = 'all';
@@ -19,18 +27,12 @@ export function progressLine(
 ): string {
   const total = rows.reduce((s, r) => s + Math.max(0, totalOf(r)), 0);
   const done = rows.reduce((s, r) => s + doneOf(r), 0);
-  const percent = total === 0 ? 100 : Math.floor((100 * done) / total);
+  const percent = percentDone(done, total);
   const behind = rows.filter((r) => r.target < r.source).length;
   const eventsPerSecond = Math.round(speed.perSecond);
   if (format === 'json') {
     return JSON.stringify({
-      progress: 'rebuild',
-      phase,
-      done,
-      total,
-      percent,
-      eventsPerSecond,
-      etaSeconds: speed.etaSeconds,
+      ...progressFields('rebuild', phase, done, total, { eventsPerSecond, etaSeconds: speed.etaSeconds }),
       partitionsBehind: behind,
       partitions: rows.map((r) => ({ partition: r.field, done: doneOf(r), total: Math.max(0, totalOf(r)) })),
     });
