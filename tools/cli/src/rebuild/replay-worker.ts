@@ -44,10 +44,24 @@ async function carriedOver(
     event.hour < boundaryHour && offset <= (carries.get(event.apiId)?.get(field) ?? -1);
 }
 
+/**
+ * The parent died (SIGKILL, crash): stop consuming now; `rebuild resume` takes over from Redis. Three
+ * ways to see it, because a parent killed while this process was still starting closes the IPC
+ * channel before any listener exists (then no 'disconnect' ever comes, and an orphan would replay on
+ * beside the resumed rebuild's own replay): the channel already gone, its 'disconnect', and the
+ * parent process id changing (the orphan is adopted by init or a subreaper).
+ */
+function exitWithParent(): void {
+  const parent = process.ppid;
+  process.on('disconnect', () => process.exit(1));
+  if (!process.connected) process.exit(1);
+  setInterval(() => {
+    if (process.ppid !== parent) process.exit(1);
+  }, 500).unref();
+}
+
 async function main(): Promise<void> {
   const options = JSON.parse(process.argv[2] ?? '{}') as ReplayWorkerOptions;
-  // The parent died (SIGKILL, crash): stop consuming now; `rebuild resume` takes over from Redis.
-  process.on('disconnect', () => process.exit(1));
   // The CLI's own output is on stdout: the worker logs only errors unless LOG_LEVEL says otherwise
   // (its warnings are routine here: CAS retries while the rebuild compacts what it is writing).
   const config = loadConfig(process.env, { LOG_LEVEL: 'error' });
@@ -96,6 +110,7 @@ async function main(): Promise<void> {
   await send({ kind: 'started' });
 }
 
+exitWithParent();
 main().catch(async (err: unknown) => {
   await send({ kind: 'fatal', message: err instanceof Error ? err.message : String(err) });
   process.exit(1);
