@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ROW_COST_US, sectionRowsBound, sumCostUs } from './read-cost';
 import type { CubeQuery } from './read';
+import { cubeQuery } from './testing/cube-query';
 
-const cube = (over: Partial<CubeQuery>): CubeQuery => ({
-  cube: 'f',
-  keys: null,
-  identities: null,
-  sets: null,
-  group: { key: false, identity: false, set: false },
-  ...over,
-});
+const cube = (over: Partial<CubeQuery>): CubeQuery => cubeQuery({ cube: 'f', ...over });
 const sizes = { k: 10_000, i: 2_000, s: 1_000 };
 
 describe('read cost', () => {

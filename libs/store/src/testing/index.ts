@@ -8,3 +8,4 @@ export * from './expect-store';
 export * from './seal';
 export * from './redis';
 export { readBucketsOnce } from '../read/protocol';
+export { cubeQuery } from './cube-query';

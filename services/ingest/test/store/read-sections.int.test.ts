@@ -11,7 +11,7 @@ import type { VerificationEvent } from '@va/contracts';
 import { daysOfMonth, hourOf, monthOfDay, type BucketRead } from '@va/core';
 import { loadConfig } from '@va/config';
 import { testRedisTarget } from '@va/testkit/support';
-import { beginSealOnly, connectTarget, deletePrefix, sealNow } from '@va/store/testing';
+import { beginSealOnly, connectTarget, deletePrefix, sealNow, cubeQuery } from '@va/store/testing';
 import { seedEvents } from '../../src/testing';
 import {
   apiKeys,
@@ -86,14 +86,7 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-const q = (over: Partial<CubeQuery>): CubeQuery => ({
-  cube: 'k',
-  keys: null,
-  identities: null,
-  sets: null,
-  group: { key: false, identity: false, set: false },
-  ...over,
-});
+const q = cubeQuery;
 const none = { key: false, identity: false, set: false };
 const range = (n: number) => Array.from({ length: n }, (_, c) => c);
 

@@ -7,7 +7,7 @@ import type { VerificationEvent } from '@va/contracts';
 import { hourOf, type BucketRead } from '@va/core';
 import { loadConfig } from '@va/config';
 import { testRedisTarget } from '@va/testkit/support';
-import { connectTarget, deletePrefix, readBucketsOnce } from '@va/store/testing';
+import { connectTarget, deletePrefix, readBucketsOnce, cubeQuery } from '@va/store/testing';
 import { seedEvents } from '../../src/testing';
 import {
   apiKeys,
@@ -41,14 +41,7 @@ const events: VerificationEvent[] = Array.from({ length: 400 }, (_, n) => ({
   tags: n % 3 === 0 ? [] : [`t${n % 4}`, 'all'],
 }));
 const reads: BucketRead[] = [0, 1, 2].map((i) => ({ res: 'h', index: h0 + i, slice: null }));
-const q = (over: Partial<CubeQuery>): CubeQuery => ({
-  cube: 'k',
-  keys: null,
-  identities: null,
-  sets: null,
-  group: { key: false, identity: false, set: false },
-  ...over,
-});
+const q = cubeQuery;
 
 beforeAll(async () => {
   redis = connectTarget(testRedisTarget());
