@@ -33,7 +33,6 @@ import {
   hoursOfMonth,
   lastHourOf,
   monthOfHour,
-  planReads,
   rowCapError,
   sliceCount,
   timeOrdered,
@@ -42,7 +41,6 @@ import {
   type BuildRowsOptions,
   type Cell,
   type ParsedQuery,
-  type PlanInput,
   type Precision,
   type ReadPlan,
   type RowBound,
@@ -64,6 +62,7 @@ import { RowCapError } from '../http/api-error';
 import type { ReadDeps } from './deps';
 import { refuseCostly } from './cost-refusal';
 import { cubeQueryOf, dictionariesOf } from './cube-query';
+import { groupSources, memoPlan, plannedWith } from './read-plan';
 import { onOneGeneration, parseGeneration, type GenerationWitness } from './one-generation';
 import type { Prefetched } from './start';
 
@@ -359,68 +358,15 @@ const totalCube: CubeQuery = {
   group: { key: false, identity: false, set: false },
 };
 
-function distinctTags(sets: readonly number[], dicts: ReadDictionaries): number {
-  const seen = new Set<string>();
-  for (const code of sets) for (const tag of dicts.tagSet(code) ?? []) seen.add(tag);
-  return seen.size;
-}
-
-/** What the dictionaries (after the filters) allow each grouped dimension. */
-export function groupSources(cube: CubeQuery, dicts: ReadDictionaries, query: ParsedQuery) {
-  const g = query.groupBy;
-  const bySets = g.tag || g.tags;
-  // Without a tag filter: every set, counted from the dictionary (no walk over the sets per request).
-  const tags = !g.tag ? 0 : cube.sets === null ? dicts.tagCount() : distinctTags(cube.sets, dicts);
-  return {
-    keys: cube.keys?.length ?? dicts.size('k'),
-    identities: cube.identities?.length ?? dicts.size('i'),
-    tagSets: bySets ? (cube.sets?.length ?? dicts.size('s')) : 0,
-    tags,
-  };
-}
-
-/**
- * Plans made lately, by their whole input (planReads is pure, its plans are never changed):
- * planning a range since 1970 takes milliseconds of the main thread, and a dashboard or a
- * client retrying a refused query asks the same range again and again. Hours change the
- * input (horizons, data-through hour), so entries age out by themselves.
- */
-const PLAN_MEMO_ENTRIES = 64;
-const planMemo = new Map<string, ReadPlan>();
-
-/** The compaction point each plan of fullPlan was made with. */
-const planCompactedThrough = new WeakMap<ReadPlan, number | null>();
-
 function fullPlan(r: Reader, granularity: ParsedQuery['groupBy']['granularity']): ReadPlan {
-  const input: PlanInput = {
+  return memoPlan({
     startHour: r.startHour,
     endHour: r.query.endHour,
     ...(granularity && { granularity }),
     compactedThrough: r.compactedThrough,
     horizons: horizonsAt(r.now, r.deps.config.retention),
     dataThroughHour: hourOf(r.now + FUTURE_MS),
-  };
-  const { horizons: hz } = input;
-  const key = [
-    input.startHour,
-    input.endHour,
-    granularity,
-    input.compactedThrough,
-    hz.hour,
-    hz.day,
-    hz.month,
-    input.dataThroughHour,
-  ].join(' ');
-  let plan = planMemo.get(key);
-  if (plan) {
-    planMemo.delete(key); // most recently used last
-  } else {
-    plan = planReads(input);
-    if (planMemo.size >= PLAN_MEMO_ENTRIES) planMemo.delete(planMemo.keys().next().value!);
-    planCompactedThrough.set(plan, input.compactedThrough);
-  }
-  planMemo.set(key, plan);
-  return plan;
+  });
 }
 
 /** What readCells reads of the cube: which plan, which of its reads, which groups. */
@@ -450,7 +396,7 @@ async function readCells(
     // the same query may have moved it: its reads would then be checked against a point the plan
     // was not made with, and an hour compacted in between counted twice).
     const plan =
-      attempt === 1 && planned && planCompactedThrough.get(planned) === r.compactedThrough
+      attempt === 1 && planned && plannedWith(planned) === r.compactedThrough
         ? planned
         : fullPlan(r, granularity);
     const reads = plan.reads.filter(

@@ -14,7 +14,7 @@ import { sumCacheStats, type KeySpace, type SectionCacheStats } from '@va/store'
 import type { VerificationsDeps } from './deps';
 import { cubeQueryOf, dictionariesOf } from './cube-query';
 import { FifoPool } from './fifo-pool';
-import { groupSources } from './read-answer';
+import { groupSources } from './read-plan';
 import type { ReadResult, ReadTask, WorkerSetup } from './read-worker';
 
 /**
