@@ -58,7 +58,7 @@ export const TAG_VOCABULARY: readonly string[] = [
   'tier:gold',
 ];
 
-const OUTCOME_WEIGHTS: Record<Outcome, number> = {
+export const OUTCOME_WEIGHTS: Record<Outcome, number> = {
   VALID: 80,
   NOT_FOUND: 4,
   FORBIDDEN: 2,
@@ -69,7 +69,7 @@ const OUTCOME_WEIGHTS: Record<Outcome, number> = {
   INSUFFICIENT_PERMISSIONS: 1.5,
   EXPIRED: 1,
 };
-const REGIONS = ['us-east-1', 'eu-west-1', 'ap-south-1'];
+export const REGIONS = ['us-east-1', 'eu-west-1', 'ap-south-1'];
 
 /** mulberry32: small, fast, good enough for test traffic. Returns [0, 1). */
 export function seededRandom(seed: number): () => number {
@@ -104,7 +104,7 @@ export function zipfSampler(n: number, s = 1.1): (u: number) => number {
   };
 }
 
-function weighted<T extends string>(weights: Record<T, number>): (u: number) => T {
+export function weighted<T extends string>(weights: Record<T, number>): (u: number) => T {
   const entries = Object.entries(weights) as [T, number][];
   const total = entries.reduce((s, [, w]) => s + w, 0);
   return (u) => {
@@ -118,7 +118,7 @@ function weighted<T extends string>(weights: Record<T, number>): (u: number) => 
 }
 
 /** A fixed pseudo-random integer per (n, salt): keeps a key's identity stable. */
-function hash32(n: number, salt: number): number {
+export function hash32(n: number, salt: number): number {
   let h = Math.imul(n ^ salt, 0x9e3779b1);
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
