@@ -36,6 +36,7 @@ export { type ApiIncrements, expand, TupleCounter, type WriteContext } from './a
 export { applyApiBatches, drainStaged } from './apply';
 export { confirmOffsets, readApiProgress, readGeneration, readWatermark, readWatermarks } from './watermark';
 export { registerApisFromEvents } from './api-registration';
+export { type ChangeSignal, decodeChangeSignal, encodeChangeSignal, publishChanges } from './change-signal';
 export { workspaceApis } from './workspace-apis';
 export { ReadDictionaries } from './read-dictionaries';
 export {

@@ -30,6 +30,10 @@
  *   <p>:backfill:path:<sha256>  string  key of the progress record last used from the file path with this hash
  *                                       (a path whose backfill is unfinished refuses other content)
  *
+ * Pub/sub channels (not keys: nothing is stored; plain PUBLISH, which a Redis Cluster broadcasts to every node):
+ *   <p>:changes                 the ingest worker's change signal after each committed batch: which APIs
+ *                                       changed (change-signal.ts); the query service's live streams listen
+ *
  * Counter keys of generation g and API a, all in hash slot {a} so that one Lua script
  * may touch every key of one API atomically, also on Redis Cluster:
  *   <p>:g<g>:{a}:dict:<d>       list    dictionary d ∈ k (keyId), i (identity "id\nexternalId"), s (tag set
@@ -122,6 +126,8 @@ export const globalKeys = (prefix: string) => ({
   querySubjectSlots: (hash: string, subject: string) => `${prefix}:slots:{${hash}}:s:${subject}`,
   backfill: (sha256: string) => `${prefix}:backfill:${sha256}`,
   backfillPath: (pathSha256: string) => `${prefix}:backfill:path:${pathSha256}`,
+  /** Pub/sub channel of the change signal (change-signal.ts): not a key, nothing is stored under it. */
+  changesChannel: `${prefix}:changes`,
 });
 
 export const code36 = (code: number): string => code.toString(36);

@@ -113,6 +113,14 @@ export class FakeStore implements StorePort {
     return Promise.resolve({ ok: true as const });
   }
 
+  /** The change signals published, in order (publishChanges). */
+  readonly published: { generation: number; apiIds: string[] }[] = [];
+
+  publishChanges(space: KeySpace, apiIds: readonly string[]): Promise<void> {
+    this.published.push({ generation: space.generation, apiIds: [...apiIds] });
+    return Promise.resolve();
+  }
+
   onReset(listener: () => void): () => void {
     this.resetListeners.push(listener);
     return () => {

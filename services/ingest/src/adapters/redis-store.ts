@@ -8,6 +8,7 @@ import {
   confirmOffsets,
   drainStaged,
   isCluster,
+  publishChanges,
   DictionaryWriter,
   readApiProgress,
   readGeneration,
@@ -75,6 +76,8 @@ export function redisStore(redis: RedisClient, prefix: string, options: RedisSto
     },
 
     readWatermark: (space, topic, partition) => readWatermark(redis, space, topic, partition),
+
+    publishChanges: (space, apiIds) => publishChanges(redis, space, apiIds),
 
     advanceWatermark: (space, topic, partition, expected, next) =>
       advanceWatermark(redis, space, topic, partition, expected, next),

@@ -7,8 +7,9 @@
  *                        new APIs, load the progress and codes it lacks, pre-aggregate. Skips what
  *                        the store already holds (offsets <= wm, and per API <= off[api]).
  *   commit(prepared, wm) one apply per API (pipelined, CAS on off/cmp/dictionaries), then the wm
- *                        CAS. Says `applied`, or `conflict`: the partition must be re-synchronized
- *                        from the store (another worker owns it, or Redis lost writes).
+ *                        CAS, then the change signal (the batch's APIs, not awaited). Says `applied`,
+ *                        or `conflict`: the partition must be re-synchronized from the store (another
+ *                        worker owns it, or Redis lost writes).
  *
  * Commits of one partition must run one after the other, each with the wm the previous one set.
  * The decisions are pure functions (classify.ts, plan.ts); this class holds the caches and does
@@ -249,7 +250,20 @@ export class BatchProtocol {
       this.forgetPartition(p.topic, p.partition);
       return conflict('wm', `wm is ${String(moved.actual)}, expected ${String(wm)}`);
     }
+    this.announce(p);
     return { status: 'applied', applied, skipped: p.skipped, deadLettered: p.deadLettered };
+  }
+
+  /**
+   * Publishes which APIs the committed batch changed (live streams re-read their queries). Not awaited: the
+   * commit is done, and a signal lost to a failing connection is caught up by the streams' periodic re-read.
+   */
+  private announce(p: PreparedBatch): void {
+    if (p.apis.length === 0) return;
+    const apiIds = p.apis.map((a) => a.apiId);
+    this.store.publishChanges(p.space, apiIds).catch((err: unknown) => {
+      this.deps.logger?.debug({ err }, 'change signal not published');
+    });
   }
 
   /**

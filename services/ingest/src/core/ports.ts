@@ -76,6 +76,11 @@ export interface StorePort {
     next: number,
   ): Promise<WatermarkMove>;
   /**
+   * The change signal of a committed batch (@va/store change-signal.ts): which APIs it changed, for the
+   * query service's live streams. A hint: the core does not wait for it, and a lost one is not an error.
+   */
+  publishChanges(space: KeySpace, apiIds: readonly string[]): Promise<void>;
+  /**
    * Called when the store may have lost what the core cached (a connection or cluster node lost).
    * Returns the function that stops it.
    */
