@@ -71,6 +71,13 @@ export function verificationsQuerySchema(maxRows: number) {
           examples: [1767312000000],
         }),
       ),
+      timeZone: Type.Optional(
+        Type.String({
+          description:
+            'IANA time zone of the day and month slices (default UTC): a day starts at local midnight (23 or 25 hours on a DST change), a month on its local first. Row times stay unix ms. Hour slices are always the UTC hours; start and end are still truncated to their UTC hour. Where a local midnight falls inside a UTC hour (offsets such as +05:30), that hour counts in the slice holding its start and the answer carries X-Precision: hour.',
+          examples: ['America/New_York'],
+        }),
+      ),
       groupBy: Type.Optional(
         list(
           Type.Union(GROUP_BY.map((g) => Type.Literal(g))),
@@ -114,7 +121,16 @@ export const VerificationsQuery = verificationsQuerySchema(DEFAULT_MAX_ROWS);
 export type VerificationsQuery = Static<typeof VerificationsQuery>;
 
 /** Parameters that take one value only; a repeat is invalid_input. */
-export const SCALAR_PARAMS = ['apiId', 'externalId', 'start', 'end', 'limit', 'orderBy', 'order'] as const;
+export const SCALAR_PARAMS = [
+  'apiId',
+  'externalId',
+  'start',
+  'end',
+  'timeZone',
+  'limit',
+  'orderBy',
+  'order',
+] as const;
 /** Parameters that take lists (repeated and/or comma-separated). */
 export const LIST_PARAMS = ['keyId', 'tag', 'groupBy'] as const;
 /** Integer parameters: the query string carries them as plain decimal digits. */

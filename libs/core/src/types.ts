@@ -12,6 +12,11 @@ export interface ParsedQuery {
   startHour?: number;
   /** Hour index of trunc(end); end defaults to the server's now. Inclusive. */
   endHour: number;
+  /**
+   * IANA zone of the day and month slices (libs/core/src/calendar.ts); absent = UTC, and a
+   * zone that is UTC under another name (Etc/UTC, GMT) is absent too.
+   */
+  timeZone?: string;
   groupBy: {
     key: boolean;
     identity: boolean;

@@ -9,6 +9,7 @@ import { toSchemaInput } from './coerce';
 import { collectParams } from './params';
 import { crossFieldErrors } from './rules';
 import { queryCheckers, schemaErrors } from './schemaErrors';
+import { timeZoneErrors, zoneOfQuery } from './timeZone';
 
 export interface ParseQueryOptions {
   /** Server time (unix ms): the default of `end`. */
@@ -36,6 +37,7 @@ export function parseQuery(params: Iterable<[string, string]>, options: ParseQue
     ...collected.errors,
     ...fromSchema.errors,
     ...crossFieldErrors(passed, failed, options.now),
+    ...timeZoneErrors(passed.timeZone),
   ];
   if (errors.length > 0) return { ok: false, errors };
   if (!checkers.full.Check(input)) throw new Error('parseQuery: no error reported for an invalid query');
@@ -63,6 +65,8 @@ function toParsedQuery(q: VerificationsQuery, now: number): ParsedQuery {
   if (q.keyId !== undefined) parsed.keyIds = q.keyId;
   if (q.tag !== undefined) parsed.tags = q.tag;
   if (q.start != null) parsed.startHour = hourOf(q.start);
+  const timeZone = zoneOfQuery(q.timeZone);
+  if (timeZone !== undefined) parsed.timeZone = timeZone;
   if (q.limit !== undefined) parsed.limit = q.limit;
   if (q.orderBy !== undefined) parsed.orderBy = q.orderBy;
   if (q.order !== undefined) parsed.order = q.order;
