@@ -8,3 +8,4 @@ export * from './query';
 export * from './read-token';
 export * from './message-key';
 export * from './apis';
+export * from './alerts';

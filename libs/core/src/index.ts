@@ -38,3 +38,4 @@ export { countedCells, groupCount } from './rows/groupCount';
 export { counterValue, topGroupsOf, topThreshold, type TopGroups } from './rows/top-groups';
 export { TOTAL } from './rows/counts';
 export { ByteWriter, jsonText } from './rows/json';
+export { alertId, alertPeriodStart } from './alerts/alert-id';

@@ -2,6 +2,8 @@
 // libs/store). Test helpers are @va/store/testing's. A name is added here when a module outside
 // libs/store needs it, not because its module has it.
 export {
+  alertGlobalKeys,
+  alertKeys,
   apiKeys,
   type DictName,
   generationRoot,
@@ -38,6 +40,23 @@ export { confirmOffsets, readApiProgress, readGeneration, readWatermark, readWat
 export { registerApisFromEvents } from './api-registration';
 export { type ChangeSignal, decodeChangeSignal, encodeChangeSignal, publishChanges } from './change-signal';
 export { workspaceApis } from './workspace-apis';
+export {
+  type AlertRules,
+  countAlertRules,
+  createAlertRule,
+  deleteAlertRule,
+  findAlertRule,
+  readAlertRules,
+  readAlertRulesVersion,
+} from './alert-rules';
+export {
+  appendCrossing,
+  CROSSING_FIELDS,
+  type CrossingFields,
+  CROSSINGS_GROUP,
+  decodeCrossing,
+  encodeCrossing,
+} from './crossing-codec';
 export { ReadDictionaries } from './read-dictionaries';
 export {
   type ApiMeta,

@@ -64,6 +64,20 @@
  *                                       moved) and applyStagedChunk applies, one per call (docs/store-v2.md
  *                                       "Applies staged in chunks"); empty but for a few ms, or after a crash
  *
+ * Alert keys of API a (docs/alerts.md): in hash slot {a}, beside its counters (so the apply script can read
+ * the rules' version and append crossings atomically with the counts), but not generation-scoped: rules,
+ * crossings and deliveries outlive a rebuild (a rebuild finds the same alert ids, which delivery knows):
+ *   <p>:{a}:alerts:rules        hash    ruleId -> the rule as JSON (alert-rules.ts)
+ *   <p>:{a}:alerts:rules:v      string  version of the API's rules: INCR on every create and delete, so that a
+ *                                       writer caching the rules notices a change
+ *   <p>:{a}:alerts:crossings    stream  crossings detected (crossing-codec.ts: one entry per crossing); read by
+ *                                       the delivery worker's consumer group "delivery"
+ *   <p>:{a}:alerts:deliveries   stream  the delivery log of the API: one entry per attempt (capped)
+ * Global alert keys:
+ *   <p>:alerts:apis             set     apiIds that have (or had) a rule: the APIs whose crossings delivery reads
+ *   <p>:alerts:endpoints:<ws>   hash    endpointId -> webhook endpoint of workspace ws as JSON (url, secret,
+ *                                       ruleIds); the secret is never answered after creation
+ *
  * Progress of a partition (generation-scoped, its own slot):
  *   <p>:g<g>:wm                 hash    "<topic>/<partition>" -> offset through which every message is applied
  *
@@ -128,6 +142,23 @@ export const globalKeys = (prefix: string) => ({
   backfillPath: (pathSha256: string) => `${prefix}:backfill:path:${pathSha256}`,
   /** Pub/sub channel of the change signal (change-signal.ts): not a key, nothing is stored under it. */
   changesChannel: `${prefix}:changes`,
+});
+
+/** Alert keys of one API (all in its slot {apiId}, not generation-scoped; header above). */
+export function alertKeys(prefix: string, apiId: string) {
+  const base = `${prefix}:{${apiId}}:alerts`;
+  return {
+    rules: `${base}:rules`,
+    rulesVersion: `${base}:rules:v`,
+    crossings: `${base}:crossings`,
+    deliveries: `${base}:deliveries`,
+  };
+}
+
+/** Global alert keys (header above). */
+export const alertGlobalKeys = (prefix: string) => ({
+  apis: `${prefix}:alerts:apis`,
+  endpoints: (workspaceId: string) => `${prefix}:alerts:endpoints:${workspaceId}`,
 });
 
 export const code36 = (code: number): string => code.toString(36);
