@@ -18,6 +18,7 @@ export const Datapoint = Type.Object(
     identity: Type.Optional(Type.Object({ id: Type.String(), externalId: Type.String() })),
     tag: Type.Optional(Type.String()),
     tags: Type.Optional(Type.Array(Type.String())),
+    region: Type.Optional(Type.String({ description: 'the region of groupBy=region' })),
   },
   { $id: 'Datapoint' },
 );

@@ -13,6 +13,7 @@ export const VerificationEvent = Type.Object(
     outcome: Type.Union(OUTCOMES.map((o) => Type.Literal(o))),
     identity: Type.Optional(Type.Object({ id: Identifier, externalId: ExternalId })),
     tags: Type.Optional(Type.Array(Tag, { maxItems: 20 })),
+    /** Counted (docs/api.md#grouping); empty = no region. Any text: no pattern, unlike tags. */
     region: Type.Optional(Type.String({ maxLength: 255 })),
   },
   { $id: 'VerificationEvent' },

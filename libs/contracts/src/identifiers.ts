@@ -33,3 +33,8 @@ export const externalId = (description?: string, examples?: string[]) =>
 export const Identifier = identifier();
 export const ExternalId = externalId();
 export const Tag = Type.String({ pattern: TAG_PATTERN, minLength: 1, maxLength: 128 });
+/**
+ * A region in a query's filter: any text of 1–255 characters, as the event's region (event.ts) has
+ * no pattern. List items are split on commas, so a region holding a comma cannot be named.
+ */
+export const Region = Type.String({ minLength: 1, maxLength: 255 });

@@ -1,12 +1,12 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { externalId, identifier, Identifier, Tag } from './identifiers';
+import { externalId, identifier, Identifier, Region, Tag } from './identifiers';
 import { TEXT_RULE } from './text';
 import { OUTCOME_FIELDS } from './outcomes';
 
 export const MAX_TIME_MS = 253402300799999; // 9999-12-31T23:59:59.999Z
 export const DEFAULT_MAX_ROWS = 100_000;
 
-export const GROUP_BY = ['key', 'identity', 'tags', 'tag', 'month', 'day', 'hour'] as const;
+export const GROUP_BY = ['key', 'identity', 'tags', 'tag', 'region', 'month', 'day', 'hour'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 export const GRANULARITIES = ['hour', 'day', 'month'] as const;
 export type Granularity = (typeof GRANULARITIES)[number];
@@ -57,6 +57,13 @@ export function verificationsQuerySchema(maxRows: number) {
           [['plan:pro'], ['plan:pro', 'region:eu']],
         ),
       ),
+      region: Type.Optional(
+        list(
+          Region,
+          'Only verifications whose region is any of these (each 1–255 characters; a region holding a comma cannot be named here). Events without a region never match.',
+          [['eu-west-1'], ['eu-west-1', 'us-east-1']],
+        ),
+      ),
       start: Type.Optional(
         Type.Union([Millis, Type.Null()], {
           description:
@@ -81,7 +88,7 @@ export function verificationsQuerySchema(maxRows: number) {
       groupBy: Type.Optional(
         list(
           Type.Union(GROUP_BY.map((g) => Type.Literal(g))),
-          'Groups: any of key, identity, tag or tags (not both), and at most one time granularity of hour, day, month. Time slices are UTC; time-only grouping fills empty slices with zeros.',
+          'Groups: any of key, identity, tag or tags (not both), region, and at most one time granularity of hour, day, month. Time slices are UTC; time-only grouping fills empty slices with zeros. Events without a region are left out of groupBy=region.',
           [['day'], ['key', 'day']],
         ),
       ),
@@ -98,7 +105,7 @@ export function verificationsQuerySchema(maxRows: number) {
           ORDER_BY.map((o) => Type.Literal(o)),
           {
             description:
-              'Sort field (time needs a time granularity); ties fall back to the default order: time, then keyId, identity id, tag, tags.',
+              'Sort field (time needs a time granularity); ties fall back to the default order: time, then keyId, identity id, tag, tags, region.',
             examples: ['total'],
           },
         ),
@@ -132,7 +139,7 @@ export const SCALAR_PARAMS = [
   'order',
 ] as const;
 /** Parameters that take lists (repeated and/or comma-separated). */
-export const LIST_PARAMS = ['keyId', 'tag', 'groupBy'] as const;
+export const LIST_PARAMS = ['keyId', 'tag', 'region', 'groupBy'] as const;
 /** Integer parameters: the query string carries them as plain decimal digits. */
 export const INTEGER_PARAMS = ['start', 'end', 'limit'] as const;
 /** Integer parameters for which an empty value or `null` means absent (docs/api.md#parameters). */

@@ -31,6 +31,13 @@ describe('matchesFilters', () => {
     expect(matchesFilters({ tags: [] }, {})).toBe(true);
   });
 
+  it('regions: any of; no region never matches', () => {
+    expect(matchesFilters({ regions: ['eu', 'us'] }, { region: 'us' })).toBe(true);
+    expect(matchesFilters({ regions: ['eu'] }, { region: 'us' })).toBe(false);
+    expect(matchesFilters({ regions: ['eu'] }, { tags: ['eu'] })).toBe(false);
+    expect(matchesFilters({ regions: [] }, {})).toBe(true);
+  });
+
   it('all filters together', () => {
     const q = { externalId: 'alice', keyIds: ['k'], tags: ['t'] };
     expect(matchesFilters(q, { keyId: 'k', identity: alice, tags: ['t', 'u'] })).toBe(true);

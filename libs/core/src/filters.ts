@@ -13,10 +13,12 @@ export interface FilterDims {
   identity?: Identity;
   /** The tag set; repeats and order do not matter. Absent = no tags. */
   tags?: readonly string[];
+  /** Absent: no region (or a source without the tag-set dimension). */
+  region?: string;
 }
 
 export function matchesFilters(
-  query: Pick<ParsedQuery, 'externalId' | 'keyIds' | 'tags'>,
+  query: Pick<ParsedQuery, 'externalId' | 'keyIds' | 'tags' | 'regions'>,
   dims: FilterDims,
 ): boolean {
   // An externalId no event carries matches nothing: that is not an error (docs/api.md#filters).
@@ -28,6 +30,10 @@ export function matchesFilters(
     // All of the wanted tags must be in the set (a subset test, not any-of).
     const have = dims.tags ?? [];
     for (const wanted of query.tags) if (!have.includes(wanted)) return false;
+  }
+  if (query.regions !== undefined && query.regions.length > 0) {
+    // Any of the regions; an event without a region matches none.
+    if (dims.region === undefined || !query.regions.includes(dims.region)) return false;
   }
   return true;
 }

@@ -8,6 +8,8 @@ export interface ParsedQuery {
   keyIds?: string[];
   /** Deduplicated; absent = no tag filter. An event matches when its tag set contains all of them. */
   tags?: string[];
+  /** Deduplicated; absent = no region filter. An event matches when its region is one of them. */
+  regions?: string[];
   /** Hour index (floor(ms / 3_600_000)) of trunc(start); absent = from the first slice holding data. */
   startHour?: number;
   /** Hour index of trunc(end); end defaults to the server's now. Inclusive. */
@@ -22,6 +24,8 @@ export interface ParsedQuery {
     identity: boolean;
     tag: boolean;
     tags: boolean;
+    /** Set (true) only when grouping by region: absent = false. */
+    region?: boolean;
     granularity?: Granularity;
   };
   limit?: number;
@@ -47,6 +51,8 @@ export interface Cell {
   identity?: Identity;
   /** The event's tag set, sorted, deduplicated. */
   tags?: readonly string[];
+  /** The event's region; absent = none (left out of groupBy=region). */
+  region?: string;
   /** Nine counts in OUTCOMES order. */
   counts: readonly number[];
 }

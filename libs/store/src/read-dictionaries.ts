@@ -2,9 +2,10 @@
  * The read side of one API's dictionaries, for query answering: a DictionaryReader (which
  * loads entries incrementally) plus what a query needs on top of it, all kept in step
  * with the loaded entries (dictionaries are append-only, so normally they are only extended):
- *   - decoded values shared per code (one Identity object, one tag array per code), so
+ *   - decoded values shared per code (one Identity object, one tag array and region per code), so
  *     that every cell of a code carries the same objects;
- *   - inverted indexes for filters: externalId -> identity codes, tag -> tag-set codes.
+ *   - inverted indexes for filters: externalId -> identity codes, tag -> tag-set codes,
+ *     region -> tag-set codes (a tag-set code is a tag set and a region: dictionary-values.ts).
  * A Redis that restarted without the tail of its AOF has forgotten the last codes and may have
  * given them to other values since: the DictionaryReader notices and loads again from the start
  * (`resets`), and then everything derived here is dropped and rebuilt from the reloaded entries,
@@ -22,8 +23,10 @@ export class ReadDictionaries {
   readonly reader: DictionaryReader;
   private readonly identities: Identity[] = [];
   private readonly tagSets: (readonly string[])[] = [];
+  private readonly regions: (string | undefined)[] = [];
   private readonly byExternalId = new Map<string, number[]>();
   private readonly byTag = new Map<string, number[]>();
+  private readonly byRegion = new Map<string, number[]>();
   /** reader.resets when the derived values were last (re)built. */
   private builtAtReset = 0;
   /** Loads run one at a time: two concurrent loads would append the same entries twice. */
@@ -70,6 +73,28 @@ export class ReadDictionaries {
     return this.tagSets[code];
   }
 
+  /** The region of a tag-set code (undefined: no region, or a code not loaded). */
+  region(code: number): string | undefined {
+    return this.regions[code];
+  }
+
+  /** Distinct regions over every loaded tag-set code. */
+  regionCount(): number {
+    return this.byRegion.size;
+  }
+
+  /** Whether two tag-set codes can share their tags (some code carries a region). */
+  hasRegions(): boolean {
+    return this.byRegion.size > 0;
+  }
+
+  /** Codes of the tag sets whose region is one of the given ones (unknown ones match nothing). */
+  setCodesInRegions(regions: readonly string[]): number[] {
+    const out: number[] = [];
+    for (const region of new Set(regions)) out.push(...(this.byRegion.get(region) ?? NONE));
+    return out;
+  }
+
   /** Codes of the given keyIds that some event carried (unknown ones match nothing). */
   keyCodes(keyIds: readonly string[]): number[] {
     const out: number[] = [];
@@ -109,8 +134,10 @@ export class ReadDictionaries {
       this.builtAtReset = this.reader.resets;
       this.identities.length = 0;
       this.tagSets.length = 0;
+      this.regions.length = 0;
       this.byExternalId.clear();
       this.byTag.clear();
+      this.byRegion.clear();
     }
     const identityValues = this.reader.all('i');
     for (let code = this.identities.length; code < identityValues.length; code++) {
@@ -122,12 +149,18 @@ export class ReadDictionaries {
     }
     const setValues = this.reader.all('s');
     for (let code = this.tagSets.length; code < setValues.length; code++) {
-      const tags = parseTagSet(setValues[code]!);
+      const { tags, region } = parseTagSet(setValues[code]!);
       this.tagSets.push(tags);
+      this.regions.push(region);
       for (const tag of tags) {
         const codes = this.byTag.get(tag);
         if (codes) codes.push(code);
         else this.byTag.set(tag, [code]);
+      }
+      if (region !== undefined) {
+        const codes = this.byRegion.get(region);
+        if (codes) codes.push(code);
+        else this.byRegion.set(region, [code]);
       }
     }
   }

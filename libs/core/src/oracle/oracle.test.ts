@@ -151,6 +151,59 @@ describe('oracle: retention model', () => {
   });
 });
 
+describe('oracle: regions', () => {
+  const now = utc(2026, 3, 2, 10, 30);
+  const options = { now, maxRows: 100 };
+  const q = (extra: Partial<ParsedQuery> = {}): ParsedQuery => ({
+    apiId: 'api',
+    endHour: hourOf(now),
+    groupBy: noGroups,
+    ...extra,
+  });
+  const events = [
+    event(utc(2026, 3, 1), { region: 'eu', tags: ['a'] }),
+    event(utc(2026, 3, 1), { region: 'us', tags: ['a'] }),
+    event(utc(2026, 3, 1), { region: 'eu' }),
+    event(utc(2026, 3, 1), { tags: ['a'] }), // no region
+    event(utc(2026, 3, 1), { region: '', tags: ['a'] }), // an empty region is no region
+  ];
+
+  it('filters by any of the regions; an event without a region matches none', () => {
+    const total = (extra: Partial<ParsedQuery>) => {
+      const result = oracle(events, q(extra), options);
+      return result.ok ? result.rows[0]!.total : -1;
+    };
+    expect(total({ regions: ['eu'] })).toBe(2);
+    expect(total({ regions: ['eu', 'us'] })).toBe(3);
+    expect(total({ regions: ['eu'], tags: ['a'] })).toBe(1);
+    expect(total({ regions: ['nowhere'] })).toBe(0);
+  });
+
+  it('groups by region, leaving out events without one, after tags in the default order', () => {
+    const byRegion = oracle(events, q({ groupBy: { ...noGroups, region: true } }), options);
+    expect(byRegion.ok && byRegion.rows.map((r) => [r.region, r.total])).toEqual([
+      ['eu', 2],
+      ['us', 1],
+    ]);
+    const byTagsAndRegion = oracle(
+      events,
+      q({ groupBy: { ...noGroups, tags: true, region: true } }),
+      options,
+    );
+    expect(byTagsAndRegion.ok && byTagsAndRegion.rows.map((r) => [r.tags, r.region, r.total])).toEqual([
+      [[], 'eu', 1],
+      [['a'], 'eu', 1],
+      [['a'], 'us', 1],
+    ]);
+    // groupBy=tags ignores regions: one row per tag set whatever the regions.
+    const byTags = oracle(events, q({ groupBy: { ...noGroups, tags: true } }), options);
+    expect(byTags.ok && byTags.rows.map((r) => [r.tags, r.region, r.total])).toEqual([
+      [[], undefined, 1],
+      [['a'], undefined, 4],
+    ]);
+  });
+});
+
 describe('oracle and buildRows agree (in memory)', () => {
   const BASE = utc(2026, 1, 29); // ten days across a month boundary
   const SPAN_HOURS = 10 * 24;
@@ -161,6 +214,7 @@ describe('oracle and buildRows agree (in memory)', () => {
     { id: 'i2', externalId: 'bobby' }, // one id, two externalIds
   ];
   const tagPool = ['a', 'b', 'é', 'B'];
+  const regionPool = ['eu', 'us', 'a', 'a,b'];
 
   const eventArb = fc.record({
     requestId: fc.constant('r'),
@@ -171,6 +225,7 @@ describe('oracle and buildRows agree (in memory)', () => {
     outcome: fc.constantFrom(...OUTCOMES),
     identity: fc.option(fc.constantFrom(...identities), { nil: undefined }),
     tags: fc.option(fc.array(fc.constantFrom(...tagPool), { maxLength: 4 }), { nil: undefined }),
+    region: fc.option(fc.constantFrom(...regionPool, ''), { nil: undefined }),
   });
 
   const hourArb = fc.integer({ min: hourOf(BASE) - 5, max: hourOf(BASE) + SPAN_HOURS + 5 });
@@ -181,8 +236,9 @@ describe('oracle and buildRows agree (in memory)', () => {
       externalId: fc.option(fc.constantFrom('alice', 'bob', 'bobby', 'nobody'), HALF),
       keyIds: fc.option(fc.subarray(keys, { minLength: 1 }), HALF),
       tags: fc.option(fc.subarray(tagPool, { minLength: 1, maxLength: 2 }), HALF),
+      regions: fc.option(fc.subarray([...regionPool, 'nowhere'], { minLength: 1, maxLength: 2 }), HALF),
       hours: fc.tuple(fc.option(hourArb, HALF), hourArb),
-      dims: fc.subarray(['key', 'identity', 'tag', 'tags'] as const),
+      dims: fc.subarray(['key', 'identity', 'tag', 'tags', 'region'] as const),
       granularity: fc.option(fc.constantFrom('hour' as const, 'day' as const, 'month' as const), HALF),
       limit: fc.option(fc.integer({ min: 1, max: 60 }), HALF),
       orderBy: fc.option(
@@ -204,6 +260,7 @@ describe('oracle and buildRows agree (in memory)', () => {
           identity: r.dims.includes('identity'),
           tag: r.dims.includes('tag'),
           tags: r.dims.includes('tags') && !r.dims.includes('tag'),
+          ...(r.dims.includes('region') && { region: true }),
           ...(r.granularity && { granularity: r.granularity }),
         },
       };
@@ -211,6 +268,7 @@ describe('oracle and buildRows agree (in memory)', () => {
       if (r.externalId !== undefined) q.externalId = r.externalId;
       if (r.keyIds !== undefined) q.keyIds = r.keyIds;
       if (r.tags !== undefined) q.tags = r.tags;
+      if (r.regions !== undefined) q.regions = r.regions;
       if (r.limit !== undefined) q.limit = r.limit;
       if (r.orderBy !== undefined && (r.orderBy !== 'time' || r.granularity)) q.orderBy = r.orderBy;
       if (r.order !== undefined) q.order = r.order;

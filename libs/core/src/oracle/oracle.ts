@@ -37,6 +37,7 @@ interface GroupValues {
   identity?: Identity;
   tag?: string;
   tags?: string[];
+  region?: string;
 }
 
 interface Counted {
@@ -66,8 +67,13 @@ export function oracle(
       shownAt =
         (query.startHour === undefined || hour >= query.startHour) && hour <= query.endHour ? hour : null;
     if (shownAt === null) continue;
-    if (!matchesFilters(query, { keyId: event.keyId, identity: event.identity, tags: event.tags ?? [] }))
-      continue;
+    const dims = {
+      keyId: event.keyId,
+      identity: event.identity,
+      tags: event.tags ?? [],
+      region: regionOf(event),
+    };
+    if (!matchesFilters(query, dims)) continue;
     for (const group of groupsOf(event, query))
       counted.push({ group, groupKey: JSON.stringify(group), hour: shownAt, outcome: event.outcome });
   }
@@ -114,7 +120,11 @@ export function oracle(
 const minimum = (values: number[]) => values.reduce((min, v) => Math.min(min, v), Infinity);
 
 const hasGroupDimension = (q: ParsedQuery) =>
-  q.groupBy.key || q.groupBy.identity || q.groupBy.tag || q.groupBy.tags;
+  q.groupBy.key || q.groupBy.identity || q.groupBy.tag || q.groupBy.tags || q.groupBy.region === true;
+
+/** docs/api.md#grouping: an empty region is no region. */
+const regionOf = (event: VerificationEvent): string | undefined =>
+  event.region === undefined || event.region === '' ? undefined : event.region;
 
 /** The rows an event counts in (docs/api.md#grouping); tags are a set. */
 function groupsOf(event: VerificationEvent, query: ParsedQuery): GroupValues[] {
@@ -124,6 +134,11 @@ function groupsOf(event: VerificationEvent, query: ParsedQuery): GroupValues[] {
   if (by.identity) {
     if (!event.identity) return []; // events without identity are left out
     base.identity = { id: event.identity.id, externalId: event.identity.externalId };
+  }
+  if (by.region) {
+    const region = regionOf(event);
+    if (region === undefined) return []; // events without a region are left out
+    base.region = region;
   }
   const tagSet = [...new Set(event.tags ?? [])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   if (by.tag) return tagSet.map((tag) => ({ ...base, tag })); // untagged: no row
@@ -140,6 +155,7 @@ function emptyRow(time: number | undefined, group: GroupValues): Datapoint {
     ...(group.identity !== undefined && { identity: { ...group.identity } }),
     ...(group.tag !== undefined && { tag: group.tag }),
     ...(group.tags !== undefined && { tags: [...group.tags] }),
+    ...(group.region !== undefined && { region: group.region }),
   };
 }
 
@@ -148,7 +164,7 @@ function compareText(a: string | undefined, b: string | undefined): number {
   return a < b ? -1 : 1; // UTF-16 code units, as JS `<` does; never localeCompare
 }
 
-/** docs/api.md#order-and-limit: time, keyId, identity id, tag, tags joined with ','. */
+/** docs/api.md#order-and-limit: time, keyId, identity id, tag, tags joined with ',', region. */
 function defaultOrder(a: Datapoint, b: Datapoint): number {
   return (
     (a.time ?? 0) - (b.time ?? 0) ||
@@ -156,7 +172,8 @@ function defaultOrder(a: Datapoint, b: Datapoint): number {
     compareText(a.identity?.id, b.identity?.id) ||
     compareText(a.identity?.externalId, b.identity?.externalId) ||
     compareText(a.tag, b.tag) ||
-    compareText(a.tags?.join(','), b.tags?.join(','))
+    compareText(a.tags?.join(','), b.tags?.join(',')) ||
+    compareText(a.region, b.region)
   );
 }
 

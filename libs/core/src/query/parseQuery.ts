@@ -57,6 +57,7 @@ function toParsedQuery(q: VerificationsQuery, now: number): ParsedQuery {
       identity: groupBy.includes('identity'),
       tag: groupBy.includes('tag'),
       tags: groupBy.includes('tags'),
+      ...(groupBy.includes('region') && { region: true }),
       ...(granularity && { granularity }),
     },
   };
@@ -64,6 +65,7 @@ function toParsedQuery(q: VerificationsQuery, now: number): ParsedQuery {
   if (q.externalId !== undefined) parsed.externalId = q.externalId;
   if (q.keyId !== undefined) parsed.keyIds = q.keyId;
   if (q.tag !== undefined) parsed.tags = q.tag;
+  if (q.region !== undefined) parsed.regions = q.region;
   if (q.start != null) parsed.startHour = hourOf(q.start);
   const timeZone = zoneOfQuery(q.timeZone);
   if (timeZone !== undefined) parsed.timeZone = timeZone;

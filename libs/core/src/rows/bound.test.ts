@@ -29,6 +29,14 @@ describe('groupsUpperBound', () => {
     expect(groupsUpperBound(query({ key: true, tags: true }).groupBy, sources)).toBe(100);
     expect(groupsUpperBound(query({ identity: true, tag: true }).groupBy, sources)).toBe(21);
   });
+
+  it('bounds regions by their count, and tags with regions by the tag-set codes (one per set and region)', () => {
+    const sources = { keys: 20, identities: 7, tagSets: 5, tags: 3, regions: 2 };
+    expect(groupsUpperBound(query({ region: true }).groupBy, sources)).toBe(2);
+    expect(groupsUpperBound(query({ key: true, region: true }).groupBy, sources)).toBe(40);
+    expect(groupsUpperBound(query({ tags: true, region: true }).groupBy, sources)).toBe(5);
+    expect(groupsUpperBound(query({ tag: true, region: true }).groupBy, sources)).toBe(6);
+  });
 });
 
 describe('boundRows', () => {
@@ -96,5 +104,7 @@ describe('everyEventHasAGroup', () => {
     expect(everyEventHasAGroup(query({ key: true }, { keyIds: ['k'] }))).toBe(false);
     expect(everyEventHasAGroup(query({ key: true }, { externalId: 'e' }))).toBe(false);
     expect(everyEventHasAGroup(query({ key: true }, { tags: ['t'] }))).toBe(false);
+    expect(everyEventHasAGroup(query({ region: true }))).toBe(false);
+    expect(everyEventHasAGroup(query({ key: true }, { regions: ['eu'] }))).toBe(false);
   });
 });

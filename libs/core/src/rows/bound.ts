@@ -36,6 +36,8 @@ export interface GroupSources {
   tagSets: number;
   /** Distinct tags over every tag set. */
   tags: number;
+  /** Distinct regions over every tag set (absent: 0). */
+  regions?: number;
 }
 
 /** At most this many groups can have data: the product of the grouped dimensions' entries. */
@@ -43,7 +45,9 @@ export function groupsUpperBound(groupBy: ParsedQuery['groupBy'], sources: Group
   let bound = 1;
   if (groupBy.key) bound *= sources.keys;
   if (groupBy.identity) bound *= sources.identities;
+  // A tag-set code is one (tag set, region): it bounds the groups of tags and region together.
   if (groupBy.tags) bound *= sources.tagSets;
+  else if (groupBy.region) bound *= sources.regions ?? 0;
   if (groupBy.tag) bound *= sources.tags;
   return bound;
 }
@@ -73,7 +77,7 @@ export function boundRows(input: RowBoundInput): RowBound {
   const { query, maxRows } = input;
   if (query.limit !== undefined && query.limit <= maxRows) return { kind: 'fits' };
   const g = query.groupBy;
-  const grouped = g.key || g.identity || g.tag || g.tags;
+  const grouped = g.key || g.identity || g.tag || g.tags || g.region === true;
   const slices = g.granularity ? sliceCount(input.startHour, query.endHour, g.granularity) : 1;
   const exact = query.startHour !== undefined;
   if (!grouped) {
@@ -87,17 +91,19 @@ export function boundRows(input: RowBoundInput): RowBound {
 
 /**
  * Every matching event counts in some group: groupBy key and / or tags (time aside), no
- * identity or tag grouping (events without identity or tags are left out of those) and no
- * filter. Then any event in the range makes a group, and the total of the range tells whether
+ * identity, tag or region grouping (events without identity, tags or region are left out of
+ * those) and no filter. Then any event in the range makes a group, and the total of the range tells whether
  * some group has data.
  */
 export function everyEventHasAGroup(query: ParsedQuery): boolean {
-  const { identity, tag } = query.groupBy;
+  const { identity, tag, region } = query.groupBy;
   return (
     !identity &&
     !tag &&
+    region !== true &&
     query.keyIds === undefined &&
     query.externalId === undefined &&
-    query.tags === undefined
+    query.tags === undefined &&
+    query.regions === undefined
   );
 }

@@ -40,6 +40,7 @@ export function toDatapoint(time: number | null, counters: readonly number[], gr
     row.identity = { id: group.identity.id, externalId: group.identity.externalId };
   if (group.tag !== undefined) row.tag = group.tag;
   if (group.tags !== undefined) row.tags = [...group.tags];
+  if (group.region !== undefined) row.region = group.region;
   return row;
 }
 
@@ -57,7 +58,7 @@ const ROW_BYTES = TIME_KEY.length + COUNTER_KEYS.reduce((sum, k) => sum + k.leng
 
 /**
  * The JSON of a group's fields, as JSON.stringify writes them after the counters of
- * toDatapoint's row (keyId, identity, tag, tags), and the row's closing brace; once per group.
+ * toDatapoint's row (keyId, identity, tag, tags, region), and the row's closing brace; once per group.
  */
 export function groupJson(group: Group): string {
   let json = '';
@@ -68,6 +69,7 @@ export function groupJson(group: Group): string {
   }
   if (group.tag !== undefined) json += `,"tag":${JSON.stringify(group.tag)}`;
   if (group.tags !== undefined) json += `,"tags":${JSON.stringify(group.tags)}`;
+  if (group.region !== undefined) json += `,"region":${JSON.stringify(group.region)}`;
   return `${json}}`;
 }
 

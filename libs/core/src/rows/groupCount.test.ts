@@ -38,6 +38,38 @@ describe('groupCount', () => {
     }
   });
 
+  it('merges cells of one tag set in several regions under tags, and leaves cells without region out of region', () => {
+    const regional: Cell[] = [
+      { slice: null, keyId: 'a', tags: ['x'], region: 'eu', counts: counts(1) },
+      { slice: null, keyId: 'a', tags: ['x'], region: 'us', counts: counts(2) },
+      { slice: null, keyId: 'a', tags: ['x'], counts: counts(4) },
+      { slice: null, keyId: 'b', tags: [], region: 'eu', counts: counts(8) },
+    ];
+    const rows = (g: Partial<ParsedQuery['groupBy']>) => {
+      const built = buildRows(groupBy(g), regional, { slices: null, trimLeading: false, maxRows: 1000 });
+      if (!built.ok) throw new Error('over the cap');
+      expect(groupCount(groupBy(g), regional)).toBe(built.rows.length);
+      return built.rows.map((r) => [r.tags ?? r.tag ?? r.keyId, r.region, r.total]);
+    };
+    expect(rows({ tags: true })).toEqual([
+      [[], undefined, 8],
+      [['x'], undefined, 7],
+    ]);
+    expect(rows({ region: true })).toEqual([
+      [undefined, 'eu', 9],
+      [undefined, 'us', 2],
+    ]);
+    expect(rows({ tag: true, region: true })).toEqual([
+      ['x', 'eu', 1],
+      ['x', 'us', 2],
+    ]);
+    expect(rows({ key: true, region: true })).toEqual([
+      ['a', 'eu', 1],
+      ['a', 'us', 2],
+      ['b', 'eu', 8],
+    ]);
+  });
+
   it('is 0 for a grouped query without data, 1 for an ungrouped one', () => {
     expect(groupCount(groupBy({ key: true }), [])).toBe(0);
     expect(groupCount(groupBy({ granularity: 'hour' }), [])).toBe(1);

@@ -1,6 +1,6 @@
 /**
  * Groups of rows: one per distinct combination of the dimensions a query groups by
- * (key, identity, tag or tags). Cells find their group through a trie of Maps, one level
+ * (key, identity, tag or tags, region). Cells find their group through a trie of Maps, one level
  * per dimension value, so that no key string is built per cell: readers hand over the
  * same string objects for the same dictionary code, whose hashes V8 caches.
  */
@@ -11,6 +11,7 @@ export interface GroupDims {
   identity: boolean;
   tag: boolean;
   tags: boolean;
+  region: boolean;
 }
 
 export const groupDimsOf = (query: ParsedQuery): GroupDims => ({
@@ -18,9 +19,11 @@ export const groupDimsOf = (query: ParsedQuery): GroupDims => ({
   identity: query.groupBy.identity,
   tag: query.groupBy.tag,
   tags: query.groupBy.tags,
+  region: query.groupBy.region === true,
 });
 
-export const hasGroupDims = (dims: GroupDims): boolean => dims.key || dims.identity || dims.tag || dims.tags;
+export const hasGroupDims = (dims: GroupDims): boolean =>
+  dims.key || dims.identity || dims.tag || dims.tags || dims.region;
 
 /** The values of the grouped dimensions of one group (only those grouped by are set). */
 export interface Group {
@@ -30,6 +33,7 @@ export interface Group {
   tags?: readonly string[];
   /** tags joined with ',': the sort key of docs/api.md#order-and-limit. */
   tagsKey?: string;
+  region?: string;
 }
 
 interface TrieNode {
@@ -50,8 +54,9 @@ function child(node: TrieNode, part: string): TrieNode {
 
 /**
  * Numbers groups in the order they are first met. Path: keyId, identity id, identity
- * externalId, then the members of the tag set (the last level, so a set and its
- * extensions cannot collide: each node holds its own group) or the single tag.
+ * externalId, region, then the members of the tag set (the last level, so a set and its
+ * extensions cannot collide: each node holds its own group) or the single tag. Cells of
+ * several dictionary codes may reach one group (a tag set in two regions under groupBy=tags).
  */
 export function groupIndex(dims: GroupDims) {
   const root: TrieNode = {};
@@ -71,8 +76,8 @@ export function groupIndex(dims: GroupDims) {
     emptyGroup: (): number => groupAt(root, { slice: null, counts: [] }, undefined),
     /**
      * Calls `visit` with the number of every group the cell counts in: none when it has
-     * no identity under groupBy=identity or no tag under groupBy=tag, one per distinct
-     * tag under groupBy=tag. Throws when a reader left out a grouped dimension (a bug).
+     * no identity under groupBy=identity, no region under groupBy=region or no tag under
+     * groupBy=tag, one per distinct tag under groupBy=tag. Throws when a reader left out a grouped dimension (a bug).
      */
     forEachGroupOf(cell: Cell, visit: (group: number) => void): void {
       let node = root;
@@ -83,6 +88,10 @@ export function groupIndex(dims: GroupDims) {
       if (dims.identity) {
         if (cell.identity === undefined) return; // events without identity are left out
         node = child(child(node, cell.identity.id), cell.identity.externalId);
+      }
+      if (dims.region) {
+        if (cell.region === undefined) return; // events without a region are left out
+        node = child(node, cell.region);
       }
       if (dims.tags) {
         if (cell.tags === undefined) throw new Error('buildRows: groupBy=tags needs tags on every cell');
@@ -112,6 +121,7 @@ function newGroup(cell: Cell, dims: GroupDims, tag: string | undefined): Group {
     group.tags = cell.tags;
     group.tagsKey = cell.tags.join(',');
   }
+  if (dims.region) group.region = cell.region;
   return group;
 }
 
@@ -119,7 +129,8 @@ const compareStrings = (a: string | undefined, b: string | undefined): number =>
   a === b || a === undefined || b === undefined ? 0 : a < b ? -1 : 1;
 
 /**
- * The default order of groups (docs/api.md#order-and-limit): keyId, identity id, tag, tags joined with ','.
+ * The default order of groups (docs/api.md#order-and-limit): keyId, identity id, tag, tags joined with ',',
+ * region.
  * Strings compare by UTF-16 code units (JS `<`), not by locale. Two identities with one id
  * but different externalIds are ordered by externalId, so the order is total.
  */
@@ -129,6 +140,7 @@ export function compareGroups(a: Group, b: Group): number {
     compareStrings(a.identity?.id, b.identity?.id) ||
     compareStrings(a.identity?.externalId, b.identity?.externalId) ||
     compareStrings(a.tag, b.tag) ||
-    compareStrings(a.tagsKey, b.tagsKey)
+    compareStrings(a.tagsKey, b.tagsKey) ||
+    compareStrings(a.region, b.region)
   );
 }

@@ -44,6 +44,9 @@ describe('topGroupsOf', () => {
     expect(topGroupsOf(query({ limit: 11 }), 10)).toBeUndefined();
     expect(topGroupsOf(query({ groupBy: { identity: false, tag: true } }), MAX_ROWS)).toBeUndefined();
     expect(topGroupsOf(query({ groupBy: { identity: false } }), MAX_ROWS)).toBeUndefined();
+    // Many tag-set codes (a tag set in each region) make one row of a region.
+    expect(topGroupsOf(query({ groupBy: { identity: false, region: true } }), MAX_ROWS)).toBeUndefined();
+    expect(topGroupsOf(query({ groupBy: { region: true } }), MAX_ROWS)).toBeUndefined();
   });
 });
 

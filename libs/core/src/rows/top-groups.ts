@@ -3,7 +3,8 @@
  *
  * It holds for one slice (no time granularity), `orderBy` a counter in `desc` order and a `limit`
  * within the row cap, and groups that are rows one to one (key, identity, tags; not `tag`, whose rows
- * split a tag set). Then the first `limit` rows are among the groups whose counter is at least the
+ * split a tag set, nor `region`, whose rows join many tag-set codes). Under `tags` the reader also
+ * checks that no tag-set code carries a region (two codes with the same tags are one row then). Then the first `limit` rows are among the groups whose counter is at least the
  * limit-th largest value over all groups: ties at that value are kept, so the default order that
  * breaks them sees the same groups, and a group that counts nothing (it creates no row) can only tie
  * at 0, where nothing is dropped. The row cap is not affected: with a limit within it, no answer is
@@ -24,7 +25,7 @@ export function topGroupsOf(query: ParsedQuery, maxRows: number): TopGroups | un
   const { groupBy, orderBy, order, limit } = query;
   if (groupBy.granularity !== undefined || orderBy === undefined || orderBy === 'time') return undefined;
   if (order !== 'desc' || limit === undefined || limit > maxRows) return undefined;
-  if (groupBy.tag || !(groupBy.key || groupBy.identity || groupBy.tags)) return undefined;
+  if (groupBy.tag || groupBy.region || !(groupBy.key || groupBy.identity || groupBy.tags)) return undefined;
   return { counter: counterIndex(orderBy), limit };
 }
 

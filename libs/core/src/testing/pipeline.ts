@@ -15,6 +15,7 @@ import type { Cell, ParsedQuery } from '../types';
 /** The dimensions an event has in a cube, or null when the cube holds no trace of it. */
 function project(event: VerificationEvent, cube: Cube): FilterDims | null {
   const tags = [...new Set(event.tags ?? [])].sort();
+  const region = event.region === '' ? undefined : event.region;
   switch (cube) {
     case 't':
       return {};
@@ -23,9 +24,9 @@ function project(event: VerificationEvent, cube: Cube): FilterDims | null {
     case 'i':
       return event.identity ? { identity: event.identity } : null; // cube i: only events with identity
     case 's':
-      return { tags };
+      return { tags, ...(region !== undefined && { region }) };
     case 'f':
-      return { keyId: event.keyId, identity: event.identity, tags };
+      return { keyId: event.keyId, identity: event.identity, tags, ...(region !== undefined && { region }) };
   }
 }
 

@@ -1,4 +1,4 @@
-/** Summed counts as cells with decoded dimensions (dictionary codes to keys, identities, tag sets). */
+/** Summed counts as cells with decoded dimensions (dictionary codes to keys, identities, tag sets and regions). */
 import { type Cell } from '@va/core';
 import type { ReadDictionaries } from '../read-dictionaries';
 import { CodeCounts, groupCodes } from '../read-fields';
@@ -28,7 +28,11 @@ export async function decodeCells(counts: CodeCounts, dicts: ReadDictionaries): 
       const cell: Cell = { slice, counts: values };
       if (k !== undefined) cell.keyId = decoded(dicts.keyId(k), 'k', k);
       if (i !== undefined) cell.identity = decoded(dicts.identity(i), 'i', i);
-      if (s !== undefined) cell.tags = decoded(dicts.tagSet(s), 's', s);
+      if (s !== undefined) {
+        cell.tags = decoded(dicts.tagSet(s), 's', s);
+        const region = dicts.region(s);
+        if (region !== undefined) cell.region = region;
+      }
       cells.push(cell);
     }
   }

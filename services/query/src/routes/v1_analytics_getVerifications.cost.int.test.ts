@@ -93,7 +93,7 @@ describe('#40 heavy requests: refused before their counters are read when the es
     expect(error.detail).toMatch(/counter rows/);
     for (const narrow of [
       'shorter range (start, end)',
-      'filter (keyId, externalId, tag)',
+      'filter (keyId, externalId, tag, region)',
       'fewer groupBy dimensions (it groups by key and tags)',
       'coarser granularity (groupBy=day or month instead of hour)',
     ])

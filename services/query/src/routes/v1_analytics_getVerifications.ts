@@ -73,8 +73,8 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
         operationId: 'getVerifications',
         summary: 'Counts of key verifications',
         description:
-          'Counts of verification outcomes for one API, filtered by externalId, keys and tags, grouped by key, ' +
-          'identity, tag or tag set and by hour, day or month. Lists may repeat the parameter or use commas. ' +
+          'Counts of verification outcomes for one API, filtered by externalId, keys, tags and regions, grouped by key, ' +
+          'identity, tag or tag set, region and by hour, day or month. Lists may repeat the parameter or use commas. ' +
           'The header X-Precision (day or month) marks answers where part of the range was older than the ' +
           'hour retention and came from day or month rollups. With a read token, only its API and its ' +
           'externalId can be read (the externalId filter is then implied; another one is 403).',

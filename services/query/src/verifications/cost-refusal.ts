@@ -57,10 +57,14 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 /** What to narrow, from what the query asks: always the range and a filter, then what it groups by. */
 export function tooExpensiveDetail(query: ParsedQuery, rows: number, ms: number, maxMs: number): string {
   const g = query.groupBy;
-  const dimensions = [g.key && 'key', g.identity && 'identity', g.tag && 'tag', g.tags && 'tags'].filter(
-    (d): d is string => typeof d === 'string',
-  );
-  const narrow = ['a shorter range (start, end)', 'a filter (keyId, externalId, tag)'];
+  const dimensions = [
+    g.key && 'key',
+    g.identity && 'identity',
+    g.tag && 'tag',
+    g.tags && 'tags',
+    g.region && 'region',
+  ].filter((d): d is string => typeof d === 'string');
+  const narrow = ['a shorter range (start, end)', 'a filter (keyId, externalId, tag, region)'];
   if (dimensions.length >= 2)
     narrow.push(`fewer groupBy dimensions (it groups by ${dimensions.join(' and ')})`);
   if (g.granularity === 'hour') narrow.push('a coarser granularity (groupBy=day or month instead of hour)');

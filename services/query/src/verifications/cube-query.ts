@@ -8,7 +8,9 @@ export function dictionariesOf(query: ParsedQuery): DictName[] {
   const out: DictName[] = [];
   if (query.keyIds !== undefined || query.groupBy.key) out.push('k');
   if (query.externalId !== undefined || query.groupBy.identity) out.push('i');
-  if (query.tags !== undefined || query.groupBy.tag || query.groupBy.tags) out.push('s');
+  const g = query.groupBy;
+  // Region is part of the tag-set dimension (libs/store dictionary-values.ts).
+  if (query.tags !== undefined || query.regions !== undefined || g.tag || g.tags || g.region) out.push('s');
   return out;
 }
 
@@ -25,11 +27,23 @@ export function cubeQueryOf(query: ParsedQuery, dicts: ReadDictionaries): CubeQu
     ...(dimension && { codeCount: dicts.size(dimension) }),
     keys: query.keyIds !== undefined ? dicts.keyCodes(query.keyIds) : null,
     identities: query.externalId !== undefined ? [...dicts.identityCodesOf(query.externalId)] : null,
-    sets: query.tags !== undefined ? dicts.setCodesWithAll(query.tags) : null,
+    sets: setCodesOf(query, dicts),
     group: {
       key: query.groupBy.key,
       identity: query.groupBy.identity,
-      set: query.groupBy.tag || query.groupBy.tags,
+      set: query.groupBy.tag || query.groupBy.tags || query.groupBy.region === true,
     },
   };
+}
+
+/**
+ * The tag-set codes the tag and region filters allow (null: neither filters). A tag-set code is a
+ * tag set and a region (libs/store dictionary-values.ts): both filters select among the same codes.
+ */
+function setCodesOf(query: ParsedQuery, dicts: ReadDictionaries): number[] | null {
+  const withTags = query.tags !== undefined ? dicts.setCodesWithAll(query.tags) : null;
+  const inRegions = query.regions !== undefined ? dicts.setCodesInRegions(query.regions) : null;
+  if (withTags === null || inRegions === null) return withTags ?? inRegions;
+  const allowed = new Set(inRegions);
+  return withTags.filter((code) => allowed.has(code));
 }

@@ -279,7 +279,8 @@ async function readRowsInput(
   const granularity = query.groupBy.granularity;
   if (!granularity) {
     // A top-N by a counter builds rows for its largest groups only (libs/core top-groups.ts).
-    const top = topGroupsOf(query, config.maxRows);
+    // Not when two tag-set codes can be one row (the same tags in two regions): the store ranks codes.
+    const top = cubeQuery.group.set && r.dicts.hasRegions() ? undefined : topGroupsOf(query, config.maxRows);
     const read = wholeRange
       ? { cells: wholeRange, precision: undefined }
       : await readCells(r, cubeQuery, { top });

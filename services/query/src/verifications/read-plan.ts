@@ -12,17 +12,32 @@ function distinctTags(sets: readonly number[], dicts: ReadDictionaries): number 
   return seen.size;
 }
 
+function distinctRegions(sets: readonly number[], dicts: ReadDictionaries): number {
+  const seen = new Set<string>();
+  for (const code of sets) {
+    const region = dicts.region(code);
+    if (region !== undefined) seen.add(region);
+  }
+  return seen.size;
+}
+
 /** What the dictionaries (after the filters) allow each grouped dimension. */
 export function groupSources(cube: CubeQuery, dicts: ReadDictionaries, query: ParsedQuery) {
   const g = query.groupBy;
-  const bySets = g.tag || g.tags;
+  const bySets = g.tag || g.tags || g.region === true;
   // Without a tag filter: every set, counted from the dictionary (no walk over the sets per request).
   const tags = !g.tag ? 0 : cube.sets === null ? dicts.tagCount() : distinctTags(cube.sets, dicts);
+  const regions = !g.region
+    ? 0
+    : cube.sets === null
+      ? dicts.regionCount()
+      : distinctRegions(cube.sets, dicts);
   return {
     keys: cube.keys?.length ?? dicts.size('k'),
     identities: cube.identities?.length ?? dicts.size('i'),
     tagSets: bySets ? (cube.sets?.length ?? dicts.size('s')) : 0,
     tags,
+    regions,
   };
 }
 
