@@ -173,7 +173,11 @@ it('counts every event exactly through a worker kill, a Redis AOF loss, a backfi
   const partitions = [t.topic, t.backfillTopic].flatMap((topic) =>
     [0, 1, 2, 3].map((partition) => ({ topic, partition })),
   );
-  const applied = async () => (await readWatermarks(redis, g1, partitions)).reduce((s, wm) => s + wm + 1, 0);
+  const applied = async () =>
+    (await readWatermarks(redis, g1, partitions)).reduce<number>(
+      (s, wm) => s + (wm === null ? 0 : wm + 1),
+      0,
+    );
   await server.kill('SIGKILL');
   await sleep(200 + random() * 500);
   // What Redis held at the crash: a restart with the whole AOF, the worker frozen from here on.

@@ -86,7 +86,7 @@ export async function measureIngest(
   let lastLog = startedAt;
   while (lastAt === undefined) {
     const wms = await readWatermarks(redis, space, partitions);
-    const applied = wms.reduce((sum, wm) => sum + wm + 1, 0);
+    const applied = wms.reduce<number>((sum, wm) => sum + (wm === null ? 0 : wm + 1), 0);
     const t = Date.now();
     if (applied > 0 && firstAt === undefined) {
       firstAt = t;
@@ -94,7 +94,7 @@ export async function measureIngest(
       seconds.push({ t, applied });
     }
     if (firstAt !== undefined && t - seconds[seconds.length - 1]!.t >= 1000) seconds.push({ t, applied });
-    if (wms.every((wm, n) => wm >= ends[n]!.last)) lastAt = t;
+    if (wms.every((wm, n) => (wm ?? -1) >= ends[n]!.last)) lastAt = t;
     if (t - lastLog >= 10_000) {
       log(`ingest: ${applied}/${events} applied`);
       lastLog = t;

@@ -2,8 +2,7 @@
  * Progress of the writers: the partition watermark `wm` (every message through it is applied)
  * and, per API, `off` (the last offset of the partition whose messages of that API are applied),
  * plus `cmp`, the last compacted hour of an API. docs/design.md "Write path: exactly once".
- * None (no message applied yet / no hour compacted) is null in readWatermark and readApiProgress
- * (scripts/none.ts); readWatermarks still counts it as -1 (its callers sum wm + 1).
+ * None (no message applied yet / no hour compacted) is null in every read here (scripts/none.ts).
  */
 import type { RedisClient } from './connection';
 import { apiKeys, globalKeys, partitionField, watermarkKey, type KeySpace } from './keys';
@@ -27,13 +26,13 @@ export async function readWatermarks(
   redis: RedisClient,
   space: KeySpace,
   partitions: readonly { topic: string; partition: number }[],
-): Promise<number[]> {
+): Promise<(number | null)[]> {
   if (partitions.length === 0) return [];
   const raw = await redis.hmget(
     watermarkKey(space),
     ...partitions.map((p) => partitionField(p.topic, p.partition)),
   );
-  return raw.map((r) => numberOr(r, -1));
+  return raw.map(noneOf);
 }
 
 /** off[api] of one partition for many APIs, and cmp of those APIs (one pipeline). */

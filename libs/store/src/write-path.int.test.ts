@@ -13,7 +13,7 @@ import { advanceWatermark } from './scripts/watermark-scripts';
 import { copyApiGeneration } from './generation-copy';
 import { DictionaryReader, DictionaryWriter, emptyMissing } from './dictionary';
 import { apiKeys, globalKeys, type KeySpace } from './keys';
-import { readApiProgress, readWatermark } from './watermark';
+import { readApiProgress, readWatermark, readWatermarks } from './watermark';
 import { type RedisClient } from '@va/store';
 
 const DAY = 86_400_000;
@@ -406,6 +406,12 @@ describe('advanceWatermark', () => {
     expect(await advanceWatermark(redis, space, 'wmt', 0, 99, 150)).toEqual({ ok: true });
     expect(await readWatermark(redis, space, 'wmt', 0)).toBe(150);
     expect(await readWatermark(redis, space, 'wmt', 1)).toBeNull();
+    expect(
+      await readWatermarks(redis, space, [
+        { topic: 'wmt', partition: 0 },
+        { topic: 'wmt', partition: 1 },
+      ]),
+    ).toEqual([150, null]);
   });
 });
 

@@ -232,7 +232,7 @@ async function main(): Promise<void> {
   while (lastAt === undefined) {
     for (const w of workers) if (w.exitCode !== null) throw new Error(`worker exited with ${w.exitCode}`);
     const wms = await readWatermarks(redis, space, ends);
-    applied = wms.reduce((sum, wm) => sum + wm + 1, 0);
+    applied = wms.reduce<number>((sum, wm) => sum + (wm === null ? 0 : wm + 1), 0);
     const t = Date.now();
     if (applied > 0 && firstAt === undefined) {
       firstAt = t;

@@ -73,7 +73,10 @@ describe('backfill beside live traffic', () => {
     // Freshness: one event on the idle stream is counted well under a second later.
     const partitions = [0, 1].map((partition) => ({ topic: t.topic, partition }));
     const applied = async () =>
-      (await readWatermarks(redis, space, partitions)).reduce((s, wm) => s + wm + 1, 0);
+      (await readWatermarks(redis, space, partitions)).reduce<number>(
+        (s, wm) => s + (wm === null ? 0 : wm + 1),
+        0,
+      );
     const before = await applied();
     const sentAt = Date.now();
     await produceMessages(producer, eventMessages([live.next()]), { topic: t.topic });

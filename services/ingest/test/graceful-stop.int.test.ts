@@ -50,7 +50,10 @@ describe('graceful stop', () => {
     const space = { prefix: t.keyPrefix, generation: 1 };
     const partitions = [0, 1, 2, 3].map((partition) => ({ topic: t.topic, partition }));
     const applied = async () =>
-      (await readWatermarks(redis, space, partitions)).reduce((sum, wm) => sum + wm + 1, 0);
+      (await readWatermarks(redis, space, partitions)).reduce<number>(
+        (sum, wm) => sum + (wm === null ? 0 : wm + 1),
+        0,
+      );
     // Stop while batches are being applied.
     await waitFor(async () => (await applied()) > 5_000, { timeoutMs: 30_000 });
     const started = Date.now();

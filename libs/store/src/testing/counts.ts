@@ -34,7 +34,9 @@ export function expectedCounts(
       out.set(e.apiId, c);
     }
     const o = outcomeIndex.get(e.outcome)!;
-    const tags = [...new Set(e.tags ?? [])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).join(',');
+    const set = [...new Set(e.tags ?? [])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).join(',');
+    // The region follows U+001F in the tag-set value; none (or an empty one) adds nothing.
+    const tags = e.region ? `${set}\u001f${e.region}` : set;
     const identity = e.identity ? `${e.identity.id}\n${e.identity.externalId}` : '';
     c.total[o]!++;
     bump(c.byKey, e.keyId, o);
@@ -95,5 +97,5 @@ export async function caughtUp(
   ends: readonly { topic: string; partition: number; last: number }[],
 ): Promise<boolean> {
   const wms = await readWatermarks(redis, space, ends);
-  return ends.every((e, n) => wms[n]! >= e.last);
+  return ends.every((e, n) => (wms[n] ?? -1) >= e.last);
 }

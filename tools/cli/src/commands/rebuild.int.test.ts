@@ -112,7 +112,10 @@ async function settled(generation: number): Promise<void> {
 /** Sum over partitions of (wm + 1) in a generation: offsets applied. */
 async function applied(generation: number): Promise<number> {
   const partitions = await topicOffsets(kafka, [t.topic, t.backfillTopic]);
-  return (await readWatermarks(redis, space(generation), partitions)).reduce((s, wm) => s + wm + 1, 0);
+  return (await readWatermarks(redis, space(generation), partitions)).reduce<number>(
+    (s, wm) => s + (wm === null ? 0 : wm + 1),
+    0,
+  );
 }
 
 /** Queries every API's total over and over until stopped. */

@@ -34,7 +34,7 @@ export interface WaitOptions {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Offsets of the targets already applied, given each partition's wm. */
-export function appliedCount(targets: readonly AppliedTarget[], wms: readonly number[]): number {
+export function appliedCount(targets: readonly AppliedTarget[], wms: readonly (number | null)[]): number {
   return targets.reduce((sum, t, n) => sum + Math.max(0, Math.min(wms[n] ?? -1, t.last) - t.first + 1), 0);
 }
 

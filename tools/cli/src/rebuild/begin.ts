@@ -104,7 +104,7 @@ export async function beginRebuild(deps: RebuildDeps, options: BeginOptions): Pr
         topic: s.topic,
         partition: s.partition,
         byTimestamp: byTime.find((o) => o.topic === s.topic && o.partition === s.partition)?.offset ?? s.high,
-        sourceWm: sourceWms[n]!,
+        sourceWm: sourceWms[n] ?? null,
       })),
     );
   }

@@ -99,12 +99,14 @@ describe('startWatermarks', () => {
       startWatermarks([
         { topic: 'ev', partition: 0, byTimestamp: 500, sourceWm: 900 },
         { topic: 'ev', partition: 1, byTimestamp: 500, sourceWm: 300 },
-        { topic: 'ev', partition: 2, byTimestamp: 0, sourceWm: -1 },
+        { topic: 'ev', partition: 2, byTimestamp: 0, sourceWm: null },
+        { topic: 'ev', partition: 3, byTimestamp: 500, sourceWm: null },
       ]),
     ).toEqual([
       { field: 'ev/0', wm: 499 },
       { field: 'ev/1', wm: 300 },
       { field: 'ev/2', wm: -1 },
+      { field: 'ev/3', wm: -1 },
     ]);
   });
 });

@@ -122,11 +122,11 @@ export function checkCoverage(input: CoverageInput): Coverage {
  * wm + 1, so that every record the copy of the older periods may not have carried is replayed.
  */
 export function startWatermarks(
-  partitions: readonly { topic: string; partition: number; byTimestamp: number; sourceWm: number }[],
+  partitions: readonly { topic: string; partition: number; byTimestamp: number; sourceWm: number | null }[],
 ): { field: string; wm: number }[] {
   return partitions.map((p) => ({
     field: partitionField(p.topic, p.partition),
-    wm: Math.min(p.byTimestamp, p.sourceWm + 1) - 1,
+    wm: Math.min(p.byTimestamp, p.sourceWm === null ? 0 : p.sourceWm + 1) - 1,
   }));
 }
 

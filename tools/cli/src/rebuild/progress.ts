@@ -20,8 +20,8 @@ export interface PartitionProgress {
 export function progressRows(
   spans: readonly { topic: string; partition: number; low: number; high: number }[],
   starts: readonly { field: string; wm: number }[],
-  target: readonly number[],
-  source: readonly number[],
+  target: readonly (number | null)[],
+  source: readonly (number | null)[],
 ): PartitionProgress[] {
   const startOf = new Map(starts.map((s) => [s.field, s.wm + 1]));
   return spans.map((s, n) => {
