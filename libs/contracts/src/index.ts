@@ -9,3 +9,4 @@ export * from './read-token';
 export * from './message-key';
 export * from './apis';
 export * from './alerts';
+export * from './alert-endpoints';

@@ -57,6 +57,19 @@ export {
   decodeCrossing,
   encodeCrossing,
 } from './crossing-codec';
+export {
+  countAlertEndpoints,
+  createAlertEndpoint,
+  deleteAlertEndpoint,
+  findAlertEndpoint,
+  newEndpointId,
+  newWebhookSecret,
+  publicEndpoint,
+  readAlertEndpoints,
+  type StoredAlertEndpoint,
+  subscribes,
+} from './alert-endpoints';
+export { appendDeliveryAttempt, DELIVERY_LOG_LENGTH, listDeliveryAttempts } from './alert-deliveries';
 export { ReadDictionaries } from './read-dictionaries';
 export {
   type ApiMeta,

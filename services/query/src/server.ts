@@ -21,6 +21,7 @@ import { newRequestId } from './http/request-id';
 import { authCache } from './auth/access-cache';
 import { subjectLimit } from './limits/owner';
 import { dashboardRoute } from './routes/dashboard';
+import { alertRoutes } from './routes/v1_alerts';
 import { healthRoute } from './routes/health';
 import { createReadTokenRoute } from './routes/v1_analytics_createReadToken';
 import { GET_VERIFICATIONS, getVerificationsRoute } from './routes/v1_analytics_getVerifications';
@@ -147,6 +148,7 @@ export async function createServer(deps: ServerDeps): Promise<App> {
   });
   createReadTokenRoute(app, { redis, config, now: deps.now ?? Date.now, authCache: auth });
   listApisRoute(app, { redis, config, now: deps.now ?? Date.now, limits, authCache: auth });
+  alertRoutes(app, { redis, config, now: deps.now ?? Date.now, authCache: auth });
   await dashboardRoute(app, config.docsUrl, deps.dashboardDir);
   return app;
 }
