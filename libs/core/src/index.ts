@@ -39,3 +39,5 @@ export { counterValue, topGroupsOf, topThreshold, type TopGroups } from './rows/
 export { TOTAL } from './rows/counts';
 export { ByteWriter, jsonText } from './rows/json';
 export { alertId, alertPeriodStart } from './alerts/alert-id';
+export { alertCounterId, type CountedDefinition } from './alerts/alert-counter';
+export { expectedCrossings, memberOf, type ExpectedCrossing } from './alerts/alert-oracle';
