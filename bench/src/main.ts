@@ -16,6 +16,8 @@ import type { BenchResults } from './results';
 import { selectScenarios } from './scenarios';
 import { startServers } from './servers';
 import { runBench } from './run';
+import { tailReport } from './tail/report';
+import { runTail } from './tail/run';
 
 const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
 
@@ -41,11 +43,15 @@ function parse(argv: string[]): BenchOptions | null {
  * latest.{json,md} always; quick.* or full.* too when the run was that profile unchanged, so that
  * the figures docs/benchmarks.md publishes survive later partial runs.
  */
-function writeResults(results: BenchResults): string {
+function writeResults(results: BenchResults, tail?: unknown): string {
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  const markdown = markdownReport(results);
-  const json = `${JSON.stringify(results, null, 2)}\n`;
-  const bases = results.options.profile === 'custom' ? ['latest'] : ['latest', results.options.profile];
+  const markdown = tail
+    ? tailReport(results, tail as Parameters<typeof tailReport>[1])
+    : markdownReport(results);
+  const json = `${JSON.stringify(tail ? { ...results, tail } : results, null, 2)}\n`;
+  // A tail run (#41) writes tail-latest.*, and tail.* when it ran the profile unchanged.
+  const latest = tail ? 'tail-latest' : 'latest';
+  const bases = results.options.profile === 'custom' ? [latest] : [latest, results.options.profile];
   for (const base of bases) {
     for (const [name, body] of [
       [`${base}.json`, json],
@@ -75,7 +81,7 @@ async function main(argv: string[]): Promise<void> {
     void servers.stop(options.keepServers).finally(() => process.exit(130));
   });
   try {
-    const results = await runBench({
+    const input = {
       options,
       servers,
       redis,
@@ -84,10 +90,14 @@ async function main(argv: string[]): Promise<void> {
       machine: await machineInfo(redis),
       cpuProfDir: options.cpuProf ? path.join(CACHE_DIR, 'bench', 'prof', runId) : undefined,
       load: loadAverage,
-    });
-    const markdown = writeResults(results);
+    };
+    const markdown = options.tail
+      ? await runTail(input).then(({ bench, tail }) => writeResults(bench, tail))
+      : writeResults(await runBench(input));
     process.stdout.write(`\n${markdown}`);
-    log(`results in ${path.relative(process.cwd(), RESULTS_DIR)}/latest.{json,md}`);
+    log(
+      `results in ${path.relative(process.cwd(), RESULTS_DIR)}/${options.tail ? 'tail-' : ''}latest.{json,md}`,
+    );
   } finally {
     if (!interrupted) {
       redis.disconnect();

@@ -29,6 +29,15 @@ describe('parseOptions', () => {
     expect(parse(['--no-limits'])).toMatchObject({ limits: false, profile: 'custom' });
   });
 
+  it('#41: --tail is the tail profile; --tail-events makes it custom', () => {
+    expect(parse(['--tail'])).toMatchObject({ tail: true, tailEvents: 3_000_000, profile: 'tail' });
+    expect(parse(['--tail', '--tail-events', '300000'])).toMatchObject({
+      tailEvents: 300_000,
+      profile: 'custom',
+    });
+    expect(() => parse(['--tail-events', '300000'])).toThrow(/--tail/);
+  });
+
   it('refuses bad numbers and unknown options', () => {
     expect(() => parse(['--events', '0'])).toThrow(/--events/);
     expect(() => parse(['--nope'])).toThrow();

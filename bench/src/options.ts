@@ -41,10 +41,17 @@ export interface BenchOptions {
   /** Leave the bench's Redis (and a Kafka it started) running at the end. */
   keepServers: boolean;
   /**
+   * The tail data set of #41 instead of the medium tenant (tail/run.ts): many small APIs, measured for
+   * ingest, sealing, memory per family and queries on a median and a top-10 API.
+   */
+  tail: boolean;
+  /** Events of the tail data set (3,000,000). */
+  tailEvents: number;
+  /**
    * 'quick' or 'full' when the profile ran as defined (its results are published), with '-reused'
    * after --skip-produce (no produce or ingest figures); else 'custom'.
    */
-  profile: 'quick' | 'full' | 'quick-reused' | 'full-reused' | 'custom';
+  profile: 'quick' | 'full' | 'quick-reused' | 'full-reused' | 'tail' | 'custom';
 }
 
 export const USAGE = `usage: npm run bench -- [options]
@@ -67,6 +74,9 @@ export const USAGE = `usage: npm run bench -- [options]
   --skip-rebuild          leave out \`rebuild --yes\` of the data set (run last, only after a produce)
   --cpu-prof              CPU profiles of the service processes into .cache/bench/prof/<run>/
   --keep-servers          leave the bench Redis (and a Kafka the bench started) running
+  --tail                  the tail data set instead (#41): 3,000,000 events over 30 days, 5,000 APIs in
+                          1,000 workspaces; ingest, sealing, memory per family, queries on small APIs
+  --tail-events N         events of the tail data set (3000000; e.g. 300000 for a quick look)
 Environment: KAFKA_BROKERS (default: the stack's broker, started if needed), BENCH_REDIS_URL (default:
 a dedicated redis-server on BENCH_REDIS_PORT, 6390, data in .cache/bench/redis).`;
 
@@ -103,15 +113,19 @@ export function parseOptions(args: string[]): BenchOptions | 'help' {
       'skip-rebuild': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
       'keep-servers': { type: 'boolean', default: false },
+      tail: { type: 'boolean', default: false },
+      'tail-events': { type: 'string' },
     },
   });
   if (values.help) return 'help';
   // Only these leave the measured profile as it is; any other option makes the run 'custom'.
-  const neutral = new Set(['quick', 'skip-produce', 'keep-servers', 'help']);
+  const neutral = new Set(['quick', 'skip-produce', 'keep-servers', 'help', 'tail']);
   const custom = Object.entries(values).some(
     ([name, value]) => value !== undefined && value !== false && !neutral.has(name),
   );
   const quick = values.quick ?? false;
+  const tail = values.tail ?? false;
+  if (values['tail-events'] !== undefined && !tail) throw new UsageError('--tail-events needs --tail');
   const scenarios = values.scenario?.length ? values.scenario : null;
   const connections = (values.connections ?? '1,10')
     .split(',')
@@ -139,6 +153,13 @@ export function parseOptions(args: string[]): BenchOptions | 'help' {
     skipRebuild: values['skip-rebuild'] ?? false,
     cpuProf: values['cpu-prof'] ?? false,
     keepServers: values['keep-servers'] ?? false,
-    profile: custom ? 'custom' : `${quick ? 'quick' : 'full'}${values['skip-produce'] ? '-reused' : ''}`,
+    tail,
+    tailEvents: positiveInt(values['tail-events'], 'tail-events', 3_000_000),
+    profile:
+      custom || (tail && (quick || values['skip-produce']))
+        ? 'custom'
+        : tail
+          ? 'tail'
+          : `${quick ? 'quick' : 'full'}${values['skip-produce'] ? '-reused' : ''}`,
   };
 }
