@@ -232,7 +232,7 @@ const cleanEventJson = fc
         ),
       ),
     ),
-    optional('region', json(cleanText)),
+    optional('region', json(fc.oneof(cleanText, fc.constant('')))),
   )
   .chain((fields) => fc.shuffledSubarray(fields.flat(), { minLength: fields.flat().length }))
   .chain((pairs) => objectJson(fc.constant(pairs)));
@@ -356,15 +356,18 @@ describe('decodeEvent (scanner + reference) equals the reference decoder', () =>
     );
   });
 
-  it('on runs of events whose tag lists repeat in any order and with repeats (the interned tag sets)', () => {
+  it('on runs of events whose tag lists and regions repeat in any order and with repeats (the interned tag sets)', () => {
     const tag = fc.constantFrom('a', 'b', 'c', 'd', 'é');
     const tagLists = fc.array(fc.array(tag, { maxLength: 5 }), { minLength: 2, maxLength: 6 });
+    const regions = [undefined, '', 'eu', 'us-east', 'é,1'];
     fc.assert(
       fc.property(tagLists, fc.array(fc.nat(), { minLength: 10, maxLength: 40 }), (lists, picks) => {
         for (const n of picks) {
-          const value = Buffer.from(
-            JSON.stringify(goodEvent(now - 1000, { tags: lists[n % lists.length]! })),
-          );
+          const event = goodEvent(now - 1000, { tags: lists[n % lists.length]! });
+          const region = regions[(n >> 3) % regions.length];
+          if (region === undefined) delete event.region;
+          else event.region = region;
+          const value = Buffer.from(JSON.stringify(event));
           expect(scanEvent(value)).toEqual(decodeEventReference(value, ctx));
         }
       }),

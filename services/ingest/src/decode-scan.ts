@@ -1,7 +1,7 @@
 /**
  * The fast path of the decoder: one pass over the bytes of a well-formed event, straight into a
  * ValidEvent, without JSON.parse's intermediate object tree and without a string for what the
- * counters never read (requestId, region, the keys).
+ * counters never read (requestId, the keys).
  *
  * It answers only when it is sure: `scanEvent` returns undefined ("not sure") for anything outside
  * the common shape, and the caller then asks the reference decoder (JSON.parse + the compiled
@@ -129,6 +129,8 @@ const TAG_LIST_BITS = 14;
 const tagLists = new Array<TagList | undefined>(1 << TAG_LIST_BITS).fill(undefined);
 /** The tags of the list being scanned (module state like `at`): no array per event. */
 const scannedTags: string[] = [];
+/** A hash of the tags scanned last by scanTags (0: none), for internRegion. */
+let scannedTagsHash = 0;
 
 function internTagList(count: number, hash: number): string {
   const slot = (hash ^ (hash >>> TAG_LIST_BITS)) & ((1 << TAG_LIST_BITS) - 1);
@@ -143,6 +145,24 @@ function internTagList(count: number, hash: number): string {
   tagLists[slot] = { tags, value };
   return value;
 }
+
+/**
+ * A tag set with a region by the tag set's value and the region (dictionary-values.ts): the next
+ * event with the same pair gets the same string. Direct-mapped by the two hashes.
+ */
+const tagRegions = new Array<Pair | undefined>(1 << PAIR_BITS).fill(undefined);
+
+function internRegion(tagSet: string, tagsHash: number, region: string, regionHash: number): string {
+  const slot = (Math.imul(tagsHash, 31) ^ regionHash ^ (regionHash >>> PAIR_BITS)) & ((1 << PAIR_BITS) - 1);
+  const known = tagRegions[slot];
+  if (known !== undefined && known.a === tagSet && known.b === region) return known.value;
+  const value = tagSetValue(parseTagList(tagSet), region);
+  tagRegions[slot] = { a: tagSet, b: region, value };
+  return value;
+}
+
+/** The tags of a tag-set value without region (already sorted and distinct: tagSetValue keeps them). */
+const parseTagList = (tagSet: string): string[] => (tagSet === '' ? [] : tagSet.split(','));
 
 /** The outcome code of the quoted outcome at p, or -1; sets `at`. */
 function scanOutcome(buf: Buffer, p: number): number {
@@ -193,6 +213,7 @@ function scanIdentity(buf: Buffer, p: number): string | undefined {
 function scanTags(buf: Buffer, p: number): string | undefined {
   if (byteAt(buf, p) !== OPEN_BRACKET) return undefined;
   p = skipSpace(buf, p + 1);
+  scannedTagsHash = 0;
   if (byteAt(buf, p) === CLOSE_BRACKET) {
     endAt(p + 1);
     return '';
@@ -210,6 +231,7 @@ function scanTags(buf: Buffer, p: number): string | undefined {
     else return undefined;
   }
   endAt(p + 1);
+  scannedTagsHash = hash;
   return count === 1 ? scannedTags[0]! : internTagList(count, hash);
 }
 
@@ -230,6 +252,9 @@ export function scanEvent(buf: Buffer): ValidEvent | undefined {
   let keyId: string | undefined;
   let identity: string | undefined;
   let tagSet: string | undefined = '';
+  let tagsHash = 0;
+  let region: string | undefined;
+  let regionHash = 0;
   for (;;) {
     const key = scanKey(buf, p, KEYS);
     if (key === 0 || (seen & key) !== 0) return undefined;
@@ -262,9 +287,11 @@ export function scanEvent(buf: Buffer): ValidEvent | undefined {
         break;
       case F_TAGS:
         ok = (tagSet = scanTags(buf, p)) !== undefined;
+        tagsHash = scannedTagsHash;
         break;
       default:
-        ok = checkString(buf, p, PLAIN, REGION);
+        ok = (region = readString(buf, p, PLAIN, REGION)) !== undefined;
+        regionHash = lastStringHash();
     }
     if (!ok) return undefined;
     p = skipSpace(buf, lastEnd());
@@ -282,6 +309,7 @@ export function scanEvent(buf: Buffer): ValidEvent | undefined {
     time,
     hour: Math.floor(time / HOUR_MS),
     identity,
-    tagSet: tagSet!,
+    // A region is part of the tag-set value; an empty one is none (dictionary-values.ts).
+    tagSet: region ? internRegion(tagSet!, tagsHash, region, regionHash) : tagSet!,
   };
 }

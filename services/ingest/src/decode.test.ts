@@ -49,8 +49,23 @@ describe('decodeEvent', () => {
       time: now - 5000,
       hour: Math.floor((now - 5000) / HOUR_MS),
       identity: 'id_1\next 1',
-      tagSet: 'a,b',
+      tagSet: 'a,b\u001feu-west-1', // the region after U+001F (dictionary-values.ts)
     });
+  });
+
+  it('carries the region into the tag-set value; an empty region is none, as no region', () => {
+    const value = (region: string | undefined) => {
+      const e = goodEvent(now, { tags: ['b', 'a'] });
+      if (region === undefined) delete e.region;
+      else e.region = region;
+      const result = decode(e);
+      return result.ok ? result.tagSet : result.reason;
+    };
+    expect(value(undefined)).toBe('a,b');
+    expect(value('')).toBe('a,b');
+    expect(value('us, east')).toBe('a,b\u001fus, east');
+    // The region has no text rule: a control character in it is counted as it is.
+    expect(value('x\ny')).toBe('a,b\u001fx\ny');
   });
 
   it('accepts optional fields absent, empty tags, unknown extra fields and unicode', () => {

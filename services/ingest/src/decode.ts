@@ -97,7 +97,7 @@ function parseEvent(value: Buffer): ValidEvent | Rejected {
     time: event.time,
     hour: Math.floor(event.time / HOUR_MS),
     identity: event.identity ? identityValue(event.identity.id, event.identity.externalId) : undefined,
-    tagSet: tagSetValue(event.tags),
+    tagSet: tagSetValue(event.tags, event.region),
   };
 }
 

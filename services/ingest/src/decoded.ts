@@ -15,7 +15,7 @@ export interface ValidEvent {
   hour: number;
   /** identity value "id\nexternalId", or undefined without identity */
   identity: string | undefined;
-  /** tag set value "a,b" ("" = no tags) */
+  /** tag set and region value: "a,b" ("" = no tags), then U+001F and the region when it has one (dictionary-values.ts) */
   tagSet: string;
 }
 

@@ -22,7 +22,7 @@ function add(map: Map<string, number[]>, key: string, o: number): void {
 function count(into: DecodedCounts, e: VerificationEvent): void {
   const o = outcomeCode(e.outcome);
   const identity = e.identity ? identityValue(e.identity.id, e.identity.externalId) : '';
-  const tags = tagSetValue(e.tags);
+  const tags = tagSetValue(e.tags, e.region);
   into.total[o]! += 1;
   add(into.byKey, e.keyId, o);
   if (e.identity) add(into.byIdentity, identity, o);

@@ -285,4 +285,30 @@ describe('ReadDictionaries', () => {
     expect(dicts.tagCount()).toBe(tags.size);
     expect(dicts.keyCodes(['key_3', 'key_none'])).toHaveLength(1);
   });
+
+  it('indexes regions: a tag-set code is a tag set and a region; codes without a region have none', async () => {
+    const regional = ([undefined, 'eu', 'us', '', 'eu'] as const).map((region, n): VerificationEvent => ({
+      ...events[0]!,
+      requestId: `region${n}`,
+      apiId: 'api_regions',
+      tags: n === 4 ? [] : ['a', 'b'],
+      ...(region !== undefined && { region }),
+    }));
+    await seedEvents(redis, regional, { prefix, now, retention });
+    const dicts = new ReadDictionaries(redis, space, 'api_regions');
+    await dicts.load(['s']);
+    // ['a','b'] without region (twice: none and ''), in eu and in us; [] in eu.
+    expect(dicts.size('s')).toBe(4);
+    const entries = Array.from({ length: 4 }, (_, code) => [dicts.tagSet(code), dicts.region(code)]);
+    expect(entries).toEqual([
+      [['a', 'b'], undefined],
+      [['a', 'b'], 'eu'],
+      [['a', 'b'], 'us'],
+      [[], 'eu'],
+    ]);
+    expect(dicts.hasRegions()).toBe(true);
+    expect(dicts.regionCount()).toBe(2);
+    expect(dicts.setCodesInRegions(['eu', 'eu', 'nowhere'])).toEqual([1, 3]);
+    expect(dicts.setCodesWithAll(['a'])).toEqual([0, 1, 2]);
+  });
 });

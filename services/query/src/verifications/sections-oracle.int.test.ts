@@ -49,6 +49,7 @@ afterAll(async () => {
 const random = seededRandom(SEED);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 const TAGS = ['a', 'b', 'c', 'd'];
+const REGIONS = ['eu', 'us', 'ap'];
 let n = 0;
 
 function eventAt(hour: number): VerificationEvent {
@@ -62,6 +63,7 @@ function eventAt(hour: number): VerificationEvent {
     outcome: pick(OUTCOMES),
     ...(identity !== undefined && { identity: { id: `id_${identity}`, externalId: `x${identity}` } }),
     tags: TAGS.filter(() => random() < 0.4),
+    ...(random() < 0.6 && { region: pick(REGIONS) }),
   };
 }
 
@@ -90,6 +92,7 @@ function queries(): string[] {
   const x = `x${Math.floor(random() * 6)}`;
   const k = `key_${Math.floor(random() * 9)}`;
   const t = pick(TAGS);
+  const r = pick(REGIONS);
   return [
     `groupBy=day&start=${start}`,
     // Starting long before the API's first data (the service reads from its first bucket on).
@@ -105,6 +108,12 @@ function queries(): string[] {
     `groupBy=key&groupBy=identity&start=${start}`,
     `groupBy=tags&groupBy=key`,
     `externalId=${x}&tag=${t}&groupBy=key`,
+    `region=${r}&groupBy=day&start=${start}`,
+    `region=${r},${pick(REGIONS)}&tag=${t}&groupBy=identity`,
+    `groupBy=region&groupBy=key&start=${start}`,
+    `groupBy=tag&groupBy=region&groupBy=month`,
+    // Tag sets in several regions: one row per set, so the codes are not ranked one by one.
+    `groupBy=tags&orderBy=total&order=desc&limit=3&start=${start}`,
   ].map((qs) => `apiId=${API}&${qs}`);
 }
 
