@@ -37,7 +37,8 @@
  * Counter keys of generation g and API a, all in hash slot {a} so that one Lua script
  * may touch every key of one API atomically, also on Redis Cluster:
  *   <p>:g<g>:{a}:dict:<d>       list    dictionary d ∈ k (keyId), i (identity "id\nexternalId"), s (tag set
- *                                       "t1,t2" sorted, "" = no tags): value at position n has code n
+ *                                       "t1,t2" sorted, "" = no tags, then U+001F and the region when
+ *                                       there is one: dictionary-values.ts): value at position n has code n
  *   <p>:g<g>:{a}:dict:<d>:ix    hash    value -> code
  *   <p>:g<g>:{a}:off            hash    "<topic>/<partition>" -> last Kafka offset whose messages of this API are applied
  *   <p>:g<g>:{a}:cmp            string  last hour index compacted into the day and month rollups
