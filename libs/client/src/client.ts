@@ -4,6 +4,7 @@
  */
 import { systemClock, type Clock } from './clock.js';
 import { encodeQuery, endpointUrl } from './encode.js';
+import { streamAnswers, type StreamAnswer, type StreamOptions } from './stream.js';
 import { errorFromAnswer } from './error-mapping.js';
 import { ApiError, NetworkError, TimeoutError } from './errors.js';
 import {
@@ -52,6 +53,7 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const GET_VERIFICATIONS_PATH = '/v1/analytics.getVerifications';
 export const CREATE_READ_TOKEN_PATH = '/v1/analytics.createReadToken';
 export const LIST_APIS_PATH = '/v1/apis.list';
+export const STREAM_PATH = '/v1/analytics.stream';
 
 interface Request {
   method: 'GET' | 'POST';
@@ -134,6 +136,31 @@ export class AnalyticsClient {
     const list = parseBody(body, response) as Partial<ApiList> | null;
     if (!Array.isArray(list?.apis)) throw unexpectedBody(response, 'a list of APIs');
     return list as ApiList;
+  }
+
+  /**
+   * GET /v1/analytics.stream: the answer of getVerifications now, then each time it changes (at most
+   * once a second), until the signal aborts or the loop is left. Reconnects by itself once started
+   * (stream.ts says when); the first failure is thrown, so that a caller can poll instead.
+   *
+   *   for await (const { datapoints } of client.streamVerifications({ apiId: 'api_1' }, { signal })) draw(datapoints);
+   */
+  streamVerifications(
+    params: GetVerificationsParams,
+    options: StreamOptions = {},
+  ): AsyncGenerator<StreamAnswer, void, undefined> {
+    const { token } = this.options;
+    return streamAnswers(
+      {
+        url: endpointUrl(this.options.baseUrl, STREAM_PATH, encodeQuery(params)),
+        fetch: this.fetch,
+        token: async () => (typeof token === 'function' ? await token() : token),
+        headers: this.options.headers,
+        clock: this.clock,
+        random: this.random,
+      },
+      options,
+    );
   }
 
   /** Sends a request with the deadline and retries; resolves with a 2xx answer, else throws. */

@@ -11,7 +11,9 @@ export {
   DEFAULT_TIMEOUT_MS,
   GET_VERIFICATIONS_PATH,
   LIST_APIS_PATH,
+  STREAM_PATH,
 } from './client.js';
+export type { StreamAnswer, StreamOptions } from './stream.js';
 export type { CallOptions, ClientOptions, FetchLike } from './client.js';
 export { AnalyticsClientError, ApiError, NetworkError, TimeoutError } from './errors.js';
 export type { ApiErrorFields, ErrorKind } from './errors.js';

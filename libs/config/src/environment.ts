@@ -187,6 +187,26 @@ export const ENVIRONMENT = {
       raw === 'auto' ? Math.max(1, Math.min(4, availableParallelism() - 1)) : nonNegativeInt(raw, name),
     'Worker threads answering heavy queries off the main thread (auto: cores - 1, 1 to 4); 0 = none.',
   ),
+  QUERY_STREAM_MAX: variable(
+    '10000',
+    nonNegativeInt,
+    'Open live streams (GET /v1/analytics.stream) one query service holds at most; beyond it a new stream is refused with 503 too_many_streams. 0 = streams are off.',
+  ),
+  QUERY_STREAM_MAX_PER_KEY: variable(
+    '100',
+    nonNegativeInt,
+    "Open live streams of one root key (its read tokens' included) on one query service; beyond it 429 too_many_requests. 0 = no limit of its own.",
+  ),
+  QUERY_STREAM_REFRESH_MS: variable(
+    '10000',
+    positiveInt,
+    'Every open stream query is read again at least this often, change signal or not (an ingest worker that publishes none, a lost signal, a rebuild).',
+  ),
+  QUERY_STREAM_HEARTBEAT_MS: variable(
+    '15000',
+    positiveInt,
+    'A comment line is sent on an open stream this often when no event was, so that proxies keep the connection open.',
+  ),
   DOCS_URL: variable(
     'https://docs.verification-analytics.dev/errors',
     (raw) => raw.replace(/\/+$/, ''),

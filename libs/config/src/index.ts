@@ -78,6 +78,14 @@ export interface Config {
   queryWorkers: number;
   /** Share of query-service requests with an access-log line (QUERY_ACCESS_LOG: on = 1, off = 0); 5xx always. */
   queryAccessLog: number;
+  /** Open live streams per query service (GET /v1/analytics.stream); 0 = streams are off. */
+  queryStreamMax: number;
+  /** Open live streams per root key (its read tokens' included) on one query service; 0 = no limit of its own. */
+  queryStreamMaxPerKey: number;
+  /** Every open stream query is read again at least this often (ms), change signal or not. */
+  queryStreamRefreshMs: number;
+  /** A heartbeat comment on an open stream after this long (ms) without an event. */
+  queryStreamHeartbeatMs: number;
   /** Base of error.type URIs. */
   docsUrl: string;
   /** Consumer group of the ingest workers. */
@@ -139,6 +147,10 @@ export function loadConfig(
     querySubjectShare: e.QUERY_SUBJECT_SHARE,
     queryWorkers: e.QUERY_WORKERS,
     queryAccessLog: e.QUERY_ACCESS_LOG,
+    queryStreamMax: e.QUERY_STREAM_MAX,
+    queryStreamMaxPerKey: e.QUERY_STREAM_MAX_PER_KEY,
+    queryStreamRefreshMs: e.QUERY_STREAM_REFRESH_MS,
+    queryStreamHeartbeatMs: e.QUERY_STREAM_HEARTBEAT_MS,
     docsUrl: e.DOCS_URL,
     consumerGroup: e.KAFKA_GROUP,
     logLevel: e.LOG_LEVEL,

@@ -19,6 +19,11 @@ export const ERROR_KINDS = {
    * "Queries across the switch"): nothing partial is answered; retrying answers from the new generation.
    */
   generation_changed: { status: 503, title: 'Service Unavailable' },
+  /**
+   * GET /v1/analytics.stream: this query service holds as many open streams as it may (QUERY_STREAM_MAX);
+   * another instance, or a retry later, may have room. The response carries Retry-After.
+   */
+  too_many_streams: { status: 503, title: 'Service Unavailable' },
   internal_server_error: { status: 500, title: 'Internal Server Error' },
 } as const;
 export type ErrorKind = keyof typeof ERROR_KINDS;

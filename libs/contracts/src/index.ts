@@ -8,5 +8,6 @@ export * from './query';
 export * from './read-token';
 export * from './message-key';
 export * from './apis';
+export * from './stream';
 export * from './alerts';
 export * from './alert-endpoints';

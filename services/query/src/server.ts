@@ -1,7 +1,7 @@
 /**
  * The query service's HTTP server, without listening: tests inject requests into it,
  * main.ts listens. Routes: GET /v1/analytics.getVerifications, POST /v1/analytics.createReadToken,
- * GET /v1/apis.list,
+ * GET /v1/apis.list, GET /v1/analytics.stream (Server-Sent Events: stream/),
  * /livez, /readyz, /health, /openapi.json, /docs, /dashboard/. /metrics is on an internal port (main.ts).
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -26,6 +26,7 @@ import { healthRoute } from './routes/health';
 import { createReadTokenRoute } from './routes/v1_analytics_createReadToken';
 import { GET_VERIFICATIONS, getVerificationsRoute } from './routes/v1_analytics_getVerifications';
 import { listApisRoute } from './routes/v1_apis_list';
+import { registerStreams, type StreamSettings } from './stream/register';
 import { DictionaryCache } from './verifications/dictionary-cache';
 import { ReadPool } from './verifications/read-pool';
 import { registerSectionCacheMetrics } from './verifications/section-metrics';
@@ -52,7 +53,11 @@ export interface ServerDeps {
     Partial<
       Pick<
         Config,
-        'queryDictionaryCacheEntries' | 'querySectionCacheMb' | 'queryAccessLog' | 'queryAuthCacheMs'
+        | 'queryDictionaryCacheEntries'
+        | 'querySectionCacheMb'
+        | 'queryAccessLog'
+        | 'queryAuthCacheMs'
+        | keyof StreamSettings
       >
     >;
   /** Server clock (unix ms); defaults to Date.now. */
@@ -130,16 +135,17 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     const workers = pool?.sectionCacheStats();
     return sumCacheStats(workers ? [sections.stats(), workers] : [sections.stats()]);
   });
+  const dictionaries = new DictionaryCache(redis, {
+    ...(config.queryDictionaryCacheEntries !== undefined && {
+      maxEntries: config.queryDictionaryCacheEntries,
+    }),
+  });
   getVerificationsRoute(app, {
     redis,
     config,
     now: deps.now ?? Date.now,
     authCache: auth,
-    dictionaries: new DictionaryCache(redis, {
-      ...(config.queryDictionaryCacheEntries !== undefined && {
-        maxEntries: config.queryDictionaryCacheEntries,
-      }),
-    }),
+    dictionaries,
     sections,
     budgetMs: config.queryTimeoutMs,
     limits,
@@ -148,6 +154,18 @@ export async function createServer(deps: ServerDeps): Promise<App> {
   });
   createReadTokenRoute(app, { redis, config, now: deps.now ?? Date.now, authCache: auth });
   listApisRoute(app, { redis, config, now: deps.now ?? Date.now, limits, authCache: auth });
+  registerStreams(app, {
+    redis,
+    config,
+    now: deps.now ?? Date.now,
+    authCache: auth,
+    dictionaries,
+    sections,
+    limits,
+    registry,
+    ...(pool && { pool }),
+    ...(deps.logger && { logger: deps.logger }),
+  });
   alertRoutes(app, { redis, config, now: deps.now ?? Date.now, authCache: auth });
   await dashboardRoute(app, config.docsUrl, deps.dashboardDir);
   return app;
