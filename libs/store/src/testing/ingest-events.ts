@@ -1,0 +1,68 @@
+/**
+ * Events written to the store the way the ingest worker writes them (codes, pre-aggregation, applyApiBatch
+ * with both CAS), for the compaction tests: one writer per API, its offsets counting from 0.
+ */
+import { expect } from 'vitest';
+import type { Retention } from '@va/core';
+import { expand, TupleCounter } from '../aggregate';
+import { applyApiBatches } from '../apply';
+import { readCompactedThrough } from '../compaction';
+import type { RedisClient } from '../connection';
+import { DictionaryWriter, emptyMissing } from '../dictionary';
+import type { KeySpace } from '../keys';
+
+export interface TestEvent {
+  hour: number;
+  key: string;
+  tags?: string[];
+  identity?: string;
+  outcome: number;
+}
+
+/** Writes events the way the ingest worker does: codes, pre-aggregation, applyApiBatch with both CAS. */
+export class Ingest {
+  private offset = -1;
+  private readonly dicts: DictionaryWriter;
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly space: KeySpace,
+    private readonly retention: Retention,
+    private readonly apiId: string,
+    private readonly now: number,
+  ) {
+    this.dicts = new DictionaryWriter(redis, space);
+  }
+
+  async write(events: readonly TestEvent[]): Promise<void> {
+    const missing = emptyMissing();
+    for (const e of events) {
+      missing.k.add(e.key);
+      missing.s.add([...(e.tags ?? [])].sort().join(','));
+      if (e.identity) missing.i.add(`${e.identity}\nx-${e.identity}`);
+    }
+    await this.dicts.assign(new Map([[this.apiId, missing]]));
+    const codes = this.dicts.codesOf(this.apiId);
+    const counter = new TupleCounter();
+    for (const e of events) {
+      const i = e.identity ? codes.i.get(`${e.identity}\nx-${e.identity}`)! : -1;
+      counter.add(
+        e.hour,
+        codes.k.get(e.key)!,
+        i,
+        codes.s.get([...(e.tags ?? [])].sort().join(','))!,
+        e.outcome,
+      );
+    }
+    const cmp = (await readCompactedThrough(this.redis, this.space, this.apiId)) ?? -1;
+    const increments = expand(counter, { now: this.now, retention: this.retention, cmp });
+    const [result] = await applyApiBatches(this.redis, this.space, [
+      {
+        apiId: this.apiId,
+        increments,
+        cas: { offsetField: 'test/0', expectedOff: this.offset, newOff: this.offset + 1, expectedCmp: cmp },
+      },
+    ]);
+    expect(result).toEqual({ status: 'ok' });
+    this.offset++;
+  }
+}
