@@ -152,9 +152,11 @@ function computeDayStart(zone: string, d: number): number {
 /** Number of the local day holding instant `ms`. */
 export function localDayOf(zone: string, ms: number): number {
   if (isUtc(zone)) return dayOf(ms);
-  let d = wallDay(zone, ms);
-  while (localDayStart(zone, d + 1) <= ms) d++;
+  // Offsets lie within ±14 h, so the local date is the UTC date or one beside it: found among
+  // remembered day starts, without asking Intl once they are known.
+  let d = dayOf(ms) + 1;
   while (localDayStart(zone, d) > ms) d--;
+  while (localDayStart(zone, d + 1) <= ms) d++;
   return d;
 }
 

@@ -21,8 +21,13 @@
  * once and completed with the hour buckets it lacks; when some of its hours are counted in
  * another slice (groupBy=hour over the day past the horizon), those hours are subtracted
  * from it (reads with `subtract: true`), so every hour is counted exactly once per query.
+ *
+ * Day and month slices of a time zone other than UTC (docs/api.md#time-zones) are runs of UTC
+ * hours; zone-cover.ts covers them, with the same owner rule: a rollup answering past-horizon
+ * hours counts in the local slice of its date, kept within the range.
  */
 import type { Granularity } from '@va/contracts';
+import { isUtc, SliceCursor, sliceIndexOfHour, sliceStartOf } from './calendar';
 import {
   dayOfHour,
   dayStart,
@@ -34,6 +39,7 @@ import {
   type Resolution,
   type Horizons,
 } from './time';
+import { planZoned } from './zone-cover';
 
 export type Precision = 'hour' | 'day' | 'month';
 
@@ -59,12 +65,22 @@ export interface PlanInput {
    * Hour reads stop there, so that an open-ended range (end in year 9999) stays cheap.
    */
   dataThroughHour?: number;
+  /**
+   * IANA zone of day and month slices (docs/api.md#time-zones); absent or UTC: UTC. Hour slices
+   * and answers without a time granularity do not depend on it.
+   */
+  timeZone?: string;
 }
 
 export interface ReadPlan {
   reads: BucketRead[];
   /** 'hour' unless a day or month rollup answered hours past the horizon beyond their slice. */
   precision: Precision;
+  /**
+   * Present (false) when a slice edge of the zone falls inside a UTC hour of the range: that hour
+   * counts whole in the slice holding its start (X-Precision: hour, precision.ts).
+   */
+  edgesOnHours?: false;
 }
 
 /**
@@ -109,10 +125,15 @@ class Plan {
   /** Hours outside [lo, dataEnd] hold nothing. */
   readonly lo: number;
   readonly dataEnd: number;
-  private readonly sdFirst: number;
-  private readonly sdLast: number;
-  private readonly smFirst: number;
-  private readonly smLast: number;
+  readonly sdFirst: number;
+  readonly sdLast: number;
+  readonly smFirst: number;
+  readonly smLast: number;
+  /** The zone of day or month slices when it is not UTC (then `cursor` finds them). */
+  readonly zone: string | undefined;
+  private readonly cursor: SliceCursor | undefined;
+  /** Numbers of the slices of a and b (zones), found when first asked. */
+  private rangeSlices: [number, number] | undefined;
 
   constructor(input: PlanInput) {
     this.a = input.startHour;
@@ -134,6 +155,9 @@ class Plan {
     const pastDay = Math.min(pastHour, hoursOfDay(this.hz.day)[0] - 1);
     this.smFirst = Math.max(monthOfHour(this.a), this.hz.month);
     this.smLast = this.a <= pastDay ? monthOfHour(pastDay) : -Infinity;
+    const g = this.g;
+    this.zone = (g === 'day' || g === 'month') && !isUtc(input.timeZone) ? input.timeZone : undefined;
+    this.cursor = this.zone && g ? new SliceCursor(g, this.zone) : undefined;
   }
 
   /** Month of an hour, remembered: the planner walks hours in order, so the last month nearly always hits. */
@@ -148,6 +172,7 @@ class Plan {
   }
 
   sliceOf(h: number): number {
+    if (this.cursor) return this.cursor.startOfHour(h);
     switch (this.g) {
       case undefined:
         return 0;
@@ -182,14 +207,34 @@ class Plan {
   owner(h: number): number | undefined {
     if (h >= this.a && h <= this.b && h >= this.hz.hour) return this.sliceOf(h);
     const d = dayOfHour(h);
-    if (this.dayAnswers(d)) return this.sliceOf(Math.max(hoursOfDay(d)[0], this.a));
+    if (this.dayAnswers(d)) return this.rollupSlice(Math.max(hoursOfDay(d)[0], this.a));
     const m = this.monthAt(h);
-    if (this.monthAnswers(m)) return this.sliceOf(Math.max(this.month.first, this.a));
+    if (this.monthAnswers(m)) return this.rollupSlice(Math.max(this.month.first, this.a));
     return undefined;
   }
 
+  /**
+   * The slice a rollup answering past-horizon hours counts in, from its first requested hour: in
+   * UTC that hour's slice; in a zone the local day (month) of the same date as that UTC hour,
+   * kept within the range's slices (docs/api.md#time-zones).
+   */
+  rollupSlice(anchor: number): number {
+    if (!this.zone || !this.g) return this.sliceOf(anchor);
+    const date = this.g === 'day' ? dayOfHour(anchor) : monthOfHour(anchor);
+    this.rangeSlices ??= [
+      sliceIndexOfHour(this.a, this.g, this.zone),
+      sliceIndexOfHour(this.b, this.g, this.zone),
+    ];
+    const [first, last] = this.rangeSlices;
+    return sliceStartOf(Math.max(first, Math.min(last, date)), this.g, this.zone);
+  }
+
   /** Whether a rollup that answers past-horizon hours reaches beyond its slice or the range. */
-  widened(res: 'd' | 'm', first: number, last: number): boolean {
+  widened(res: 'd' | 'm', first: number, last: number, slice?: number): boolean {
+    if (this.zone) {
+      const out = first < this.a || last > this.b;
+      return out || this.sliceOf(first) !== slice || this.sliceOf(last) !== slice;
+    }
     const finer = res === 'd' ? this.g === 'hour' : this.g === 'hour' || this.g === 'day';
     return finer || first < this.a || last > this.b;
   }
@@ -347,6 +392,7 @@ export function planReads(input: PlanInput): ReadPlan {
   const reads: BucketRead[] = [];
   let precision: Precision = 'hour';
   if (p.a > p.b) return { reads, precision };
+  if (p.zone) return planZoned(p, p.zone);
 
   for (const [first, last] of slicesOf(p)) {
     const slice = p.sliceOf(first);

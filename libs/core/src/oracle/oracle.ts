@@ -16,7 +16,18 @@ import {
 import type { VerificationEvent } from '@va/contracts';
 import { matchesFilters } from '../filters';
 import { overRowCap, rowCapError } from '../rows/cap';
-import { hourOf, sliceStartOfHour, sliceStarts } from '../time';
+import {
+  edgesOnHours,
+  firstHourOfSlice,
+  isUtc,
+  sliceIndexAt,
+  sliceIndexOfHour,
+  sliceStartAt,
+  sliceStartOf,
+  sliceStartsIn,
+} from '../calendar';
+import { precisionHeader, type XPrecision } from '../precision';
+import { dayOfHour, HOUR_MS, hourOf, hoursOfMonth, monthOfHour } from '../time';
 import type { Identity, ParsedQuery } from '../types';
 import type { Retention } from '../time';
 import { retentionModel } from './retention';
@@ -29,7 +40,14 @@ export interface OracleOptions {
 }
 
 export type OracleResult =
-  { ok: true; rows: Datapoint[]; precision: Granularity } | { ok: false; error: FieldError };
+  | {
+      ok: true;
+      rows: Datapoint[];
+      precision: Granularity;
+      /** The header X-Precision the answer must carry (precision.ts); absent: none. */
+      xPrecision?: XPrecision;
+    }
+  | { ok: false; error: FieldError };
 
 /** The grouped dimensions of one row (only those the query groups by are set). */
 interface GroupValues {
@@ -45,6 +63,8 @@ interface Counted {
   /** The group as JSON: the key of its rows. */
   groupKey: string;
   hour: number;
+  /** Start of the slice the counts go to (undefined without a time granularity). */
+  time: number | undefined;
   outcome: (typeof OUTCOMES)[number];
 }
 
@@ -56,14 +76,19 @@ export function oracle(
   const range = { startHour: query.startHour, endHour: query.endHour };
   const model = options.retention ? retentionModel(options.now, options.retention, range) : undefined;
   const ofApi = events.filter((e) => e.apiId === query.apiId);
+  const slices = slicing(query);
 
   // 1. Every (event, group) pair that counts, at the hour where it shows up.
   const counted: Counted[] = [];
   for (const event of ofApi) {
     const hour = hourOf(event.time);
     let shownAt: number | null;
-    if (model) shownAt = model.answer(hour)?.hour ?? null;
-    else
+    let byRollup = false;
+    if (model) {
+      const answer = model.answer(hour);
+      shownAt = answer?.hour ?? null;
+      byRollup = answer !== null && answer.resolution !== 'hour';
+    } else
       shownAt =
         (query.startHour === undefined || hour >= query.startHour) && hour <= query.endHour ? hour : null;
     if (shownAt === null) continue;
@@ -75,17 +100,32 @@ export function oracle(
     };
     if (!matchesFilters(query, dims)) continue;
     for (const group of groupsOf(event, query))
-      counted.push({ group, groupKey: JSON.stringify(group), hour: shownAt, outcome: event.outcome });
+      counted.push({
+        group,
+        groupKey: JSON.stringify(group),
+        hour: shownAt,
+        time: byRollup ? slices.ofRollup(shownAt) : slices.ofInstant(event.time),
+        outcome: event.outcome,
+      });
   }
 
-  // 2. The slices: from the slice of start (or of the first counted hour) to the slice of end.
+  // 2. The slices: from the slice of start (or the first slice counting something) to the slice of end.
   const granularity = query.groupBy.granularity;
-  const firstHour = query.startHour ?? minimum(counted.map((c) => c.hour));
+  const firstTime = minimum(counted.map((c) => c.time ?? Infinity));
   let sliceTimes: (number | undefined)[];
   if (!granularity) sliceTimes = [undefined];
-  else if (!Number.isFinite(firstHour))
+  else if (query.startHour !== undefined)
+    sliceTimes = sliceStartsIn(query.startHour, query.endHour, granularity, slices.zone);
+  else if (!Number.isFinite(firstTime))
     sliceTimes = []; // no start and nothing counted
-  else sliceTimes = sliceStarts(firstHour, query.endHour, granularity);
+  else {
+    const first = firstHourOfSlice(
+      sliceIndexAt(firstTime, granularity, slices.zone),
+      granularity,
+      slices.zone,
+    );
+    sliceTimes = sliceStartsIn(first, query.endHour, granularity, slices.zone);
+  }
 
   // 3. The groups: those with a counted event; without group dimensions, the one empty group.
   const groups = new Map<string, GroupValues>();
@@ -103,8 +143,7 @@ export function oracle(
     for (const time of sliceTimes) rows.set(`${time}|${groupKey}`, emptyRow(time, group));
   }
   for (const c of counted) {
-    const time = granularity ? sliceStartOfHour(c.hour, granularity) : undefined;
-    const row = rows.get(`${time}|${c.groupKey}`);
+    const row = rows.get(`${c.time}|${c.groupKey}`);
     if (!row) throw new Error('oracle: a counted event fell outside every slice');
     row[OUTCOME_FIELDS[OUTCOMES.indexOf(c.outcome)]!] += 1;
     row.total += 1;
@@ -112,8 +151,51 @@ export function oracle(
 
   // 5. Order, limit.
   const ordered = [...rows.values()].sort(rowComparator(query));
-  const precision = model ? model.precision(granularity, minimum(ofApi.map((e) => hourOf(e.time)))) : 'hour';
-  return { ok: true, rows: ordered.slice(0, query.limit ?? ordered.length), precision };
+  const firstEventHour = minimum(ofApi.map((e) => hourOf(e.time)));
+  const precision = model ? model.precision(granularity, firstEventHour, slices.inOneSlice) : 'hour';
+  // Without a start the range begins in the month of the first data (as the query service reads it).
+  const from =
+    query.startHour ??
+    (Number.isFinite(firstEventHour) ? hoursOfMonth(monthOfHour(firstEventHour))[0] : query.endHour + 1);
+  const edges = !granularity || edgesOnHours(from, query.endHour, granularity, slices.zone);
+  const xPrecision = precisionHeader(precision, edges);
+  const kept = ordered.slice(0, query.limit ?? ordered.length);
+  return { ok: true, rows: kept, precision, ...(xPrecision !== null && { xPrecision }) };
+}
+
+/**
+ * The slices of a query as docs/api.md#time-zones says, straight from the calendar: an event
+ * counts in the local day or month holding its instant; a rollup answering hours past the hour
+ * retention counts whole in the local day (month) of the same date as its first hour in the range
+ * (an hour under groupBy=hour: the UTC hours), kept within the range's slices. `zone` is set only
+ * when the zone matters: day or month slices, not UTC.
+ */
+function slicing(query: ParsedQuery) {
+  const g = query.groupBy.granularity;
+  const zone = (g === 'day' || g === 'month') && !isUtc(query.timeZone) ? query.timeZone : undefined;
+  const rollupIndex = (anchor: number): number => {
+    if (!g || !zone) return g ? sliceIndexOfHour(anchor, g) : 0;
+    const date = g === 'day' ? dayOfHour(anchor) : monthOfHour(anchor);
+    const first = query.startHour === undefined ? -Infinity : sliceIndexOfHour(query.startHour, g, zone);
+    return Math.max(first, Math.min(sliceIndexOfHour(query.endHour, g, zone), date));
+  };
+  return {
+    zone,
+    ofInstant: (ms: number) => (g ? sliceStartAt(ms, g, zone) : undefined),
+    /** `anchor`: the rollup's first hour, clipped to the start. */
+    ofRollup: (anchor: number) => (g ? sliceStartOf(rollupIndex(anchor), g, zone) : undefined),
+    /** Whether the instants of the hours [first, last] all lie in the slice their rollup counts in. */
+    inOneSlice:
+      g && zone
+        ? (first: number, last: number) => {
+            const i = rollupIndex(Math.max(first, query.startHour ?? first));
+            return (
+              sliceStartOf(i, g, zone) <= first * HOUR_MS &&
+              (last + 1) * HOUR_MS <= sliceStartOf(i + 1, g, zone)
+            );
+          }
+        : undefined,
+  };
 }
 
 /** Infinity for none; no spread (argument lists have a length limit). */

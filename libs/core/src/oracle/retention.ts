@@ -28,8 +28,14 @@ export interface RetentionModel {
    * The coarsest resolution that answers part of the range less exactly than asked: a
    * rollup that reaches outside the range, or one coarser than the time granularity.
    * `firstHour` bounds the walk when the range has no start (no data lies before it).
+   * `inOneSlice` (time zones): whether a rollup's hours [first, last] all lie in the one slice
+   * its counts go to; absent, a rollup no coarser than the granularity is in one slice.
    */
-  precision(granularity: Granularity | undefined, firstHour: number): Granularity;
+  precision(
+    granularity: Granularity | undefined,
+    firstHour: number,
+    inOneSlice?: (first: number, last: number) => boolean,
+  ): Granularity;
 }
 
 const someHour = (first: number, last: number, test: (h: number) => boolean): boolean => {
@@ -82,7 +88,7 @@ export function retentionModel(now: number, retention: Retention, range: HourRan
   return {
     answer,
 
-    precision(granularity, firstHour) {
+    precision(granularity, firstHour, inOneSlice) {
       const whole = (first: number, last: number) =>
         (startHour === undefined || first >= startHour) && last <= endHour;
       let precision: Granularity = 'hour';
@@ -91,13 +97,20 @@ export function retentionModel(now: number, retention: Retention, range: HourRan
         const day = dayOfHour(x);
         if (dayKept(day)) {
           const [first, last] = hoursOfDay(day);
-          if (granularity === 'hour' || !whole(first, last)) precision = 'day';
+          if (granularity === 'hour' || !whole(first, last) || (inOneSlice && !inOneSlice(first, last)))
+            precision = 'day';
           continue;
         }
         const month = monthOfHour(x);
         if (monthKept(month)) {
           const [first, last] = hoursOfMonth(month);
-          if (granularity === 'hour' || granularity === 'day' || !whole(first, last)) return 'month';
+          if (
+            granularity === 'hour' ||
+            granularity === 'day' ||
+            !whole(first, last) ||
+            (inOneSlice && !inOneSlice(first, last))
+          )
+            return 'month';
         }
       }
       return precision;

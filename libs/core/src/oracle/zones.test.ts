@@ -1,0 +1,213 @@
+/**
+ * Time zones (docs/api.md#time-zones): the production path in miniature (planReads over a model of
+ * the stored buckets, then buildRows) against the oracle, which reads the local calendar straight
+ * from the events. Whole-hour zones, DST included, answer exactly (no X-Precision) wherever the
+ * hours are kept; a zone whose offset is not a whole hour answers as if every event happened at the
+ * start of its UTC hour, and says so (X-Precision: hour) when a slice edge falls inside an hour.
+ */
+import { OUTCOMES, type Granularity, type VerificationEvent } from '@va/contracts';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { sliceStartsIn } from '../calendar';
+import { hoursOfBucket, inRollups, planReads, type ReadPlan } from '../planner';
+import { precisionHeader } from '../precision';
+import { buildRows } from '../rows/buildRows';
+import { DAY_MS, HOUR_MS, horizonsAt, hourOf, type Retention } from '../time';
+import type { Cell, ParsedQuery } from '../types';
+import { oracle } from './oracle';
+
+const ZONES = [
+  'UTC',
+  'America/New_York',
+  'Europe/Berlin',
+  'Asia/Kolkata',
+  'Asia/Kathmandu',
+  'Australia/Lord_Howe',
+  'Pacific/Chatham',
+  'America/St_Johns',
+];
+const MAX_ROWS = 100_000;
+const REALISTIC: Retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
+const EVERY_HOUR: Retention = { hourMs: 3650 * DAY_MS, dayMs: 3650 * DAY_MS, monthMs: 3650 * DAY_MS };
+const FIRST = Date.UTC(2025, 11, 1);
+const LAST = Date.UTC(2027, 0, 1); // 13 months of events
+
+const event = (time: number, keyId: string, outcome: (typeof OUTCOMES)[number]): VerificationEvent => ({
+  requestId: `r${time}`,
+  time,
+  workspaceId: 'ws',
+  apiId: 'api',
+  keyId,
+  outcome,
+});
+
+interface Case {
+  events: VerificationEvent[];
+  query: ParsedQuery;
+  now: number;
+  retention: Retention;
+  compactedThrough: number | null;
+}
+
+/** The answer as the query service computes it: a plan, the buckets' counts, buildRows. */
+function answer(c: Case) {
+  const { query, now, retention, compactedThrough: cmp } = c;
+  const plan: ReadPlan = planReads({
+    startHour: query.startHour!,
+    endHour: query.endHour,
+    granularity: query.groupBy.granularity!,
+    compactedThrough: cmp,
+    horizons: horizonsAt(now, retention),
+    dataThroughHour: hourOf(now + 5 * 60_000),
+    ...(query.timeZone !== undefined && { timeZone: query.timeZone }),
+  });
+  // A bucket holds the events of its hours: an hour bucket its hour, a rollup its compacted hours.
+  const byHour = new Map<number, VerificationEvent[]>();
+  for (const e of c.events) byHour.set(hourOf(e.time), [...(byHour.get(hourOf(e.time)) ?? []), e]);
+  const sums = new Map<string, { slice: number; keyId?: string; counts: number[] }>();
+  for (const read of plan.reads) {
+    const [first, last] = hoursOfBucket(read.res, read.index);
+    for (let h = first; h <= last; h++) {
+      if (read.res !== 'h' && !inRollups(h, cmp)) continue;
+      for (const e of byHour.get(h) ?? []) {
+        const keyId = query.groupBy.key ? e.keyId : undefined;
+        const id = `${read.slice}|${keyId}`;
+        const cell = sums.get(id) ?? {
+          slice: read.slice!,
+          ...(keyId && { keyId }),
+          counts: OUTCOMES.map(() => 0),
+        };
+        cell.counts[OUTCOMES.indexOf(e.outcome)]! += read.subtract ? -1 : 1;
+        sums.set(id, cell);
+      }
+    }
+  }
+  const cells: Cell[] = [...sums.values()].filter((s) => s.counts.some((n) => n !== 0));
+  for (const cell of cells) if (cell.counts.some((n) => n < 0)) throw new Error('a slice counted below zero');
+  const g = query.groupBy.granularity!;
+  const rows = buildRows(query, cells, {
+    slices: sliceStartsIn(query.startHour!, query.endHour, g, query.timeZone),
+    trimLeading: false,
+    maxRows: MAX_ROWS,
+  });
+  const header = precisionHeader(plan.precision, plan.edgesOnHours !== false);
+  return { rows, header };
+}
+
+/** Every event moved to the start of its UTC hour: what an answer exact to the hour counts. */
+const floored = (events: VerificationEvent[]) =>
+  events.map((e) => ({ ...e, time: Math.floor(e.time / HOUR_MS) * HOUR_MS }));
+
+function check(c: Case): void {
+  const { rows, header } = answer(c);
+  const options = { now: c.now, maxRows: MAX_ROWS, retention: c.retention };
+  const exact = oracle(c.events, c.query, options);
+  const toTheHour = oracle(floored(c.events), c.query, options);
+  if (!exact.ok || !toTheHour.ok || !rows.ok) throw new Error('over the row cap');
+  expect(header).toBe(exact.xPrecision ?? null);
+  // Whatever the zone: exact to the UTC hour.
+  expect(rows.rows).toEqual(toTheHour.rows);
+  // No X-Precision: exact.
+  if (header === null) expect(rows.rows).toEqual(exact.rows);
+}
+
+const arbitraryCase = fc
+  .record({
+    times: fc.array(fc.integer({ min: FIRST, max: LAST - 1 }), { maxLength: 250 }),
+    keys: fc.array(fc.constantFrom('k1', 'k2'), { minLength: 250, maxLength: 250 }),
+    zone: fc.constantFrom(...ZONES),
+    granularity: fc.constantFrom<Granularity>('day', 'month'),
+    byKey: fc.boolean(),
+    now: fc.integer({ min: Date.UTC(2026, 5, 1), max: Date.UTC(2027, 2, 1) }),
+    realistic: fc.boolean(),
+    back: fc.integer({ min: 0, max: 24 * 400 }),
+    span: fc.integer({ min: 0, max: 24 * 400 }),
+    lag: fc.option(fc.integer({ min: 0, max: 24 * 40 }), { nil: null }),
+  })
+  .map((r): Case => {
+    const nowHour = hourOf(r.now);
+    const startHour = nowHour - r.back;
+    const events = r.times
+      .filter((t) => t <= r.now)
+      .map((t, i) => event(t, r.keys[i]!, OUTCOMES[t % OUTCOMES.length]!));
+    return {
+      events,
+      now: r.now,
+      retention: r.realistic ? REALISTIC : EVERY_HOUR,
+      compactedThrough: r.lag === null ? null : nowHour - 1 - r.lag,
+      query: {
+        apiId: 'api',
+        startHour,
+        endHour: Math.min(nowHour, startHour + r.span),
+        groupBy: { key: r.byKey, identity: false, tag: false, tags: false, granularity: r.granularity },
+        ...(r.zone !== 'UTC' && { timeZone: r.zone }),
+      },
+    };
+  });
+
+describe('time zones: planner and rows against the oracle', () => {
+  it('random events over 13 months, 8 zones, day and month slices, retention and compaction', () => {
+    fc.assert(fc.property(arbitraryCase, check), { numRuns: 100 });
+  });
+
+  it('the DST days of 2026 in New York (23 and 25 hours) and Berlin, every 10 minutes, exactly', () => {
+    const days = [
+      ['America/New_York', Date.UTC(2026, 2, 6), 23 * 6, Date.UTC(2026, 2, 8, 5)],
+      ['America/New_York', Date.UTC(2026, 9, 30), 25 * 6, Date.UTC(2026, 10, 1, 4)],
+      ['Europe/Berlin', Date.UTC(2026, 2, 27), 23 * 6, Date.UTC(2026, 2, 28, 23)],
+      ['Europe/Berlin', Date.UTC(2026, 9, 23), 25 * 6, Date.UTC(2026, 9, 24, 22)],
+    ] as const;
+    for (const [zone, from, count, dstDay] of days) {
+      const events = Array.from({ length: 6 * 24 * 5 }, (_, i) => event(from + i * 600_000, 'k1', 'VALID'));
+      for (const compactedThrough of [null, hourOf(from) + 40, hourOf(from) + 24 * 30]) {
+        const c: Case = {
+          events,
+          now: from + 10 * DAY_MS,
+          retention: REALISTIC,
+          compactedThrough,
+          query: {
+            apiId: 'api',
+            startHour: hourOf(from),
+            endHour: hourOf(from) + 24 * 5 - 1,
+            groupBy: { key: false, identity: false, tag: false, tags: false, granularity: 'day' },
+            timeZone: zone,
+          },
+        };
+        check(c);
+        const rows = answer(c).rows;
+        expect(rows.ok && rows.rows.find((row) => row.time === dstDay)?.total).toBe(count);
+      }
+    }
+  });
+
+  it('a +05:45 month in Kathmandu: X-Precision hour, each count exact to the UTC hour', () => {
+    // Events at 18:10Z and 18:20Z on January 31: local 23:55 on the 31st and 00:05 on February 1.
+    const events = [
+      event(Date.UTC(2026, 0, 31, 18, 10), 'k1', 'VALID'),
+      event(Date.UTC(2026, 0, 31, 18, 20), 'k1', 'VALID'),
+    ];
+    const c: Case = {
+      events,
+      now: Date.UTC(2026, 1, 10),
+      retention: REALISTIC,
+      compactedThrough: null,
+      query: {
+        apiId: 'api',
+        startHour: hourOf(Date.UTC(2026, 0, 1)),
+        endHour: hourOf(Date.UTC(2026, 1, 9)),
+        groupBy: { key: false, identity: false, tag: false, tags: false, granularity: 'month' },
+        timeZone: 'Asia/Kathmandu',
+      },
+    };
+    check(c);
+    const { rows, header } = answer(c);
+    expect(header).toBe('hour');
+    // Hour 18Z starts at local 23:45 on January 31: both events count in January.
+    expect(rows.ok && rows.rows.map((r) => [new Date(r.time!).toISOString(), r.total])).toEqual([
+      ['2025-12-31T18:15:00.000Z', 2],
+      ['2026-01-31T18:15:00.000Z', 0],
+    ]);
+    const exact = oracle(events, c.query, { now: c.now, maxRows: MAX_ROWS });
+    expect(exact.ok && exact.rows.map((r) => r.total)).toEqual([1, 1]);
+  });
+});

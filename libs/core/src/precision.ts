@@ -1,0 +1,19 @@
+/**
+ * The header X-Precision of an answer (docs/api.md#retention, #time-zones), from its two sources:
+ * rollups answering hours past the hour retention ('day', 'month'), and slice edges of a time zone
+ * that fall inside a UTC hour ('hour': each count is exact to the UTC hour only). Without the
+ * header every count is exact.
+ */
+import type { Granularity } from '@va/contracts';
+
+export type XPrecision = 'hour' | 'day' | 'month';
+
+/**
+ * @param rollups the coarsest resolution answering part of the range less exactly than asked
+ *   ('hour': none did; the planner's and the oracle's `precision`)
+ * @param edgesOnHours every slice edge inside the range falls on a UTC hour (calendar.ts)
+ */
+export function precisionHeader(rollups: Granularity, edgesOnHours: boolean): XPrecision | null {
+  if (rollups !== 'hour') return rollups;
+  return edgesOnHours ? null : 'hour';
+}
