@@ -1,6 +1,6 @@
 /**
  * The oracle test: a few thousand random events (APIs, keys, identities, tag
- * sets, outcomes, times over several months) go through Kafka and the real ingest worker, in
+ * sets, regions, outcomes, times over several months) go through Kafka and the real ingest worker, in
  * two waves: after the first, api_a's closed hours are compacted into day and month rollups, so
  * the second wave holds late events for compacted hours. Then the compactor service starts and
  * works while the second wave is ingested and while ≥500 random valid queries (every parameter
@@ -71,6 +71,8 @@ const IDENTITIES = [
   { id: 'id.eve:1', externalId: 'eve' },
 ];
 const TAGS = ['eu', 'us', 'pro', 'free', 'path:/v1/x', 'beta', 'ü'];
+/** A region may hold what a tag may not: a comma (it cannot be named in a filter, it still groups). */
+const REGIONS = ['eu-west-1', 'us-east-1', 'ap south ✓', 'eu', 'x,y'];
 
 /** A time over the last ~5 months; never within 3 hours of the hour horizon (whose keys expire mid-run). */
 function eventTime(): number {
@@ -92,7 +94,7 @@ const events: VerificationEvent[] = Array.from({ length: EVENTS }, (_, n) => {
   };
   if (r.chance(0.6)) event.identity = r.pick(IDENTITIES);
   if (r.chance(0.7)) event.tags = r.chance(0.2) ? [] : r.some(TAGS, 3);
-  if (r.chance(0.1)) event.region = 'eu-west-1';
+  if (r.chance(0.6)) event.region = r.chance(0.05) ? '' : r.pick(REGIONS); // '' is no region
   return event;
 });
 
@@ -118,7 +120,7 @@ function randomQuery(): RandomQuery {
   const apiId = r.chance(0.95) ? r.pick(APIS) : 'api_empty';
   const params: GetVerificationsParams = { apiId };
   const pairs: [string, string][] = [['apiId', apiId]];
-  const list = (name: 'keyId' | 'tag' | 'groupBy', items: string[]) => {
+  const list = (name: 'keyId' | 'tag' | 'region' | 'groupBy', items: string[]) => {
     if (r.chance(0.5)) pairs.push([name, items.join(',')]);
     else for (const item of items) pairs.push([name, item]);
   };
@@ -128,11 +130,14 @@ function randomQuery(): RandomQuery {
   }
   if (r.chance(0.25)) list('keyId', (params.keyId = r.some([...KEYS, 'key_unknown'], 3)));
   if (r.chance(0.25)) list('tag', (params.tag = r.some([...TAGS, 'never'], 2)));
+  const nameable = REGIONS.filter((region) => !region.includes(','));
+  if (r.chance(0.2)) list('region', (params.region = r.some([...nameable, 'nowhere'], 2)));
 
   const groupBy: GroupBy[] = [];
   if (r.chance(0.3)) groupBy.push('key');
   if (r.chance(0.3)) groupBy.push('identity');
   if (r.chance(0.3)) groupBy.push(r.pick(['tag', 'tags'] as const));
+  if (r.chance(0.25)) groupBy.push('region');
   const granularity = r.chance(0.6) ? r.pick(GRANULARITIES) : undefined;
   if (granularity) groupBy.push(granularity);
   if (groupBy.length > 0) list('groupBy', (params.groupBy = groupBy));
