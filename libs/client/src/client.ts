@@ -15,6 +15,15 @@ import {
   type RetryOptions,
 } from './retry.js';
 import type {
+  AlertDeleted,
+  AlertEndpointList,
+  AlertRule,
+  AlertRuleList,
+  CreateAlertEndpointRequest,
+  CreateAlertRuleRequest,
+  CreatedAlertEndpoint,
+  DeliveryList,
+  ListDeliveriesParams,
   ApiList,
   CreateReadTokenRequest,
   Datapoint,
@@ -53,6 +62,16 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const GET_VERIFICATIONS_PATH = '/v1/analytics.getVerifications';
 export const CREATE_READ_TOKEN_PATH = '/v1/analytics.createReadToken';
 export const LIST_APIS_PATH = '/v1/apis.list';
+/** The /v1/alerts.* paths (docs/alerts.md), by method name. */
+export const ALERTS_PATHS = {
+  createRule: '/v1/alerts.createRule',
+  listRules: '/v1/alerts.listRules',
+  deleteRule: '/v1/alerts.deleteRule',
+  createEndpoint: '/v1/alerts.createEndpoint',
+  listEndpoints: '/v1/alerts.listEndpoints',
+  deleteEndpoint: '/v1/alerts.deleteEndpoint',
+  listDeliveries: '/v1/alerts.listDeliveries',
+} as const;
 export const STREAM_PATH = '/v1/analytics.stream';
 
 interface Request {
@@ -161,6 +180,58 @@ export class AnalyticsClient {
       },
       options,
     );
+  }
+
+  /**
+   * Usage alerts (docs/alerts.md), with a root key holding api.*.manage_alerts (or api.<apiId>.manage_alerts
+   * for one API's rules and delivery log). Creating and deleting are not retried: a lost answer could hide
+   * a rule or endpoint made twice; listing is.
+   */
+  createAlertRule(rule: CreateAlertRuleRequest, call: CallOptions = {}): Promise<AlertRule> {
+    return this.json({ method: 'POST', path: ALERTS_PATHS.createRule, body: rule, idempotent: false }, call);
+  }
+
+  listAlertRules(apiId: string, call: CallOptions = {}): Promise<AlertRuleList> {
+    const query = new URLSearchParams({ apiId });
+    return this.json({ method: 'GET', path: ALERTS_PATHS.listRules, query, idempotent: true }, call);
+  }
+
+  deleteAlertRule(rule: { apiId: string; ruleId: string }, call: CallOptions = {}): Promise<AlertDeleted> {
+    return this.json({ method: 'POST', path: ALERTS_PATHS.deleteRule, body: rule, idempotent: false }, call);
+  }
+
+  /** The answer holds the endpoint's signing secret, shown this once. */
+  createAlertEndpoint(
+    endpoint: CreateAlertEndpointRequest,
+    call: CallOptions = {},
+  ): Promise<CreatedAlertEndpoint> {
+    return this.json(
+      { method: 'POST', path: ALERTS_PATHS.createEndpoint, body: endpoint, idempotent: false },
+      call,
+    );
+  }
+
+  listAlertEndpoints(call: CallOptions = {}): Promise<AlertEndpointList> {
+    return this.json({ method: 'GET', path: ALERTS_PATHS.listEndpoints, idempotent: true }, call);
+  }
+
+  deleteAlertEndpoint(endpointId: string, call: CallOptions = {}): Promise<AlertDeleted> {
+    const body = { endpointId };
+    return this.json({ method: 'POST', path: ALERTS_PATHS.deleteEndpoint, body, idempotent: false }, call);
+  }
+
+  /** The API's webhook attempts, newest first (those of one alert with alertId). */
+  listAlertDeliveries(params: ListDeliveriesParams, call: CallOptions = {}): Promise<DeliveryList> {
+    const query = encodeQuery(params as GetVerificationsParams);
+    return this.json({ method: 'GET', path: ALERTS_PATHS.listDeliveries, query, idempotent: true }, call);
+  }
+
+  /** A JSON object answer. */
+  private async json<T>(request: Request, call: CallOptions): Promise<T> {
+    const { response, body } = await this.send(request, call);
+    const value = parseBody(body, response);
+    if (typeof value !== 'object' || value === null) throw unexpectedBody(response, 'a JSON object');
+    return value as T;
   }
 
   /** Sends a request with the deadline and retries; resolves with a 2xx answer, else throws. */

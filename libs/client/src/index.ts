@@ -11,6 +11,7 @@ export {
   DEFAULT_TIMEOUT_MS,
   GET_VERIFICATIONS_PATH,
   LIST_APIS_PATH,
+  ALERTS_PATHS,
   STREAM_PATH,
 } from './client.js';
 export type { StreamAnswer, StreamOptions } from './stream.js';
@@ -22,6 +23,20 @@ export { DEFAULT_RETRY, RETRY_STATUSES, parseRetryAfter, retryDelay } from './re
 export type { RetryOptions } from './retry.js';
 export { systemClock, type Clock } from './clock.js';
 export type {
+  AlertCrossing,
+  AlertDeleted,
+  AlertEndpoint,
+  AlertEndpointList,
+  AlertRule,
+  AlertRuleList,
+  AlertScope,
+  AlertWebhookPayload,
+  CreateAlertEndpointRequest,
+  CreateAlertRuleRequest,
+  CreatedAlertEndpoint,
+  DeliveryAttempt,
+  DeliveryList,
+  ListDeliveriesParams,
   ApiList,
   CreateReadTokenRequest,
   ReadToken,

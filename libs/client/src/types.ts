@@ -14,6 +14,21 @@ export type VerificationsQuery = contracts.VerificationsQuery;
 export type CreateReadTokenRequest = contracts.CreateReadTokenRequest;
 export type ReadToken = contracts.ReadToken;
 export type ApiList = contracts.ApiList;
+export type AlertRule = contracts.AlertRule;
+export type AlertRuleList = contracts.AlertRuleList;
+export type AlertScope = contracts.AlertScope;
+export type CreateAlertRuleRequest = contracts.CreateAlertRuleRequest;
+export type AlertEndpoint = contracts.AlertEndpoint;
+export type AlertEndpointList = contracts.AlertEndpointList;
+export type CreateAlertEndpointRequest = contracts.CreateAlertEndpointRequest;
+export type CreatedAlertEndpoint = contracts.CreatedAlertEndpoint;
+export type AlertDeleted = contracts.AlertDeleted;
+export type DeliveryAttempt = contracts.DeliveryAttempt;
+export type DeliveryList = contracts.DeliveryList;
+export type AlertCrossing = contracts.AlertCrossing;
+export type AlertWebhookPayload = contracts.AlertWebhookPayload;
+/** Parameters of GET /v1/alerts.listDeliveries. */
+export type ListDeliveriesParams = contracts.ListDeliveriesQuery;
 
 /** Parameters of GET /v1/analytics.getVerifications (lists are arrays; times are unix ms). */
 export type GetVerificationsParams = VerificationsQuery;

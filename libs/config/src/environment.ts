@@ -337,6 +337,23 @@ export const ENVIRONMENT = {
     positiveInt,
     'A compaction job stops after this many hours; the next tick continues.',
   ),
+  // Usage alerts' webhook delivery (docs/alerts.md), run by the compactor process
+  ALERTS_ALLOW_PRIVATE_URLS: variable(
+    'off',
+    onOff,
+    'on: webhooks may go to loopback, private (RFC 1918), link-local and unique-local addresses (a receiver inside your network). off: refused.',
+  ),
+  ALERTS_DELIVERY_TIMEOUT_MS: variable(
+    '10000',
+    positiveInt,
+    'One webhook attempt without a complete answer this long fails (and is retried).',
+  ),
+  ALERTS_POLL_MS: variable(
+    '1000',
+    positiveInt,
+    'How often new crossings are read and their webhooks queued.',
+  ),
+  ALERTS_DELIVERY_CONCURRENCY: variable('32', positiveInt, 'Webhooks one process sends at once.'),
 } satisfies Record<string, Variable<unknown>>;
 
 export type VariableName = keyof typeof ENVIRONMENT;

@@ -100,6 +100,14 @@ export interface Config {
    * tokens, every one verifies (rotation). Empty: read tokens are off.
    */
   readTokenKeys: { kid: string; secret: string }[];
+  /** Webhooks may go to loopback, private and link-local addresses (ALERTS_ALLOW_PRIVATE_URLS). */
+  alertsAllowPrivateUrls: boolean;
+  /** Deadline of one webhook attempt (ms). */
+  alertsDeliveryTimeoutMs: number;
+  /** How often new crossings are read and their webhooks queued (ms). */
+  alertsPollMs: number;
+  /** Webhooks one process sends at once. */
+  alertsDeliveryConcurrency: number;
   /** Test hook: a fixed server clock (unix ms). Unset in production. */
   fixedNowMs: number | undefined;
 }
@@ -158,6 +166,10 @@ export function loadConfig(
     queryUrl: e.QUERY_URL,
     analyticsToken: e.ANALYTICS_TOKEN,
     readTokenKeys: e.READ_TOKEN_KEYS,
+    alertsAllowPrivateUrls: e.ALERTS_ALLOW_PRIVATE_URLS,
+    alertsDeliveryTimeoutMs: e.ALERTS_DELIVERY_TIMEOUT_MS,
+    alertsPollMs: e.ALERTS_POLL_MS,
+    alertsDeliveryConcurrency: e.ALERTS_DELIVERY_CONCURRENCY,
   };
 }
 

@@ -1,11 +1,13 @@
 /**
- * The compactor process: `tsx services/compactor/src/main.ts`. Configuration from the
+ * The compactor process, which also delivers the webhooks of usage alerts (alerts/delivery.ts):
+ * `tsx services/compactor/src/main.ts`. Configuration from the
  * environment (libs/config), JSON logs on stdout, GET /metrics and /health on
  * config.compactorMetricsPort. SIGTERM/SIGINT: stop taking jobs, let running ones stop at
  * their next hour, close the worker and the scheduler's queue, exit 0.
  */
 import { clockOf, loadCompactorSettings, loadConfig } from '@va/config';
 import { createLogger, createRegistry, exitFatal, onShutdown, serveMetrics } from '@va/runtime';
+import { createAlertDelivery } from './alerts/delivery';
 import { createCompactor } from './compactor';
 import { createCompactorMetrics } from './metrics';
 
@@ -20,17 +22,21 @@ async function main(): Promise<void> {
     settings: loadCompactorSettings(),
     now: clockOf(config),
   });
+  // Webhooks carry the real time (receivers refuse a timestamp minutes away), whatever the test clock.
+  const delivery = createAlertDelivery({ config, logger, now: () => Date.now(), registry });
   const server = await serveMetrics(
     registry,
     config.compactorMetricsPort,
-    () => compactor.healthy(),
+    () => compactor.healthy() && delivery.healthy(),
     config.host,
   );
   onShutdown(logger, async () => {
+    await delivery.stop();
     await compactor.stop();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
   await compactor.start();
+  await delivery.start();
   logger.info(
     {
       everyMs: config.compactionEveryMs,
