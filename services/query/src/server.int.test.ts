@@ -109,7 +109,20 @@ describe('the OpenAPI document', () => {
     expect(doc.openapi).toBe('3.1.0');
     const get = doc.paths['/v1/analytics.getVerifications']!.get;
     expect(get.parameters.map((p) => p.name).sort()).toEqual(
-      ['apiId', 'end', 'externalId', 'groupBy', 'keyId', 'limit', 'order', 'orderBy', 'start', 'tag'].sort(),
+      [
+        'apiId',
+        'end',
+        'externalId',
+        'groupBy',
+        'keyId',
+        'limit',
+        'order',
+        'orderBy',
+        'region',
+        'start',
+        'tag',
+        'timeZone',
+      ].sort(),
     );
     expect(get.parameters.every((p) => p.in === 'query')).toBe(true);
     expect(Object.keys(get.responses)).toEqual(expect.arrayContaining(['200', '4XX', '5XX']));
