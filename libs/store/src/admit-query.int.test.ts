@@ -3,24 +3,15 @@
  * the checks"): sent in one pipeline with reads of other slots (`<p>:gen`, an API's meta), as the
  * service sends it; also run on a Redis Cluster (the `cluster` project), where that pipeline spans nodes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testRedisTarget } from '@va/testkit/support';
-import { connectTarget, deletePrefix } from './testing';
+import { describe, expect, it } from 'vitest';
 import { globalKeys } from './keys';
+import { fileRedis } from './testing/file-redis';
 import { execPipeline, newPipeline, queueCommand } from './pipeline';
 import { queueApiMeta } from './read';
-import type { RedisClient } from './connection';
 
-const prefix = `t-admit-${Math.random().toString(36).slice(2, 8)}`;
+const db = fileRedis('admit');
+const { prefix } = db;
 const keys = globalKeys(prefix);
-let redis: RedisClient;
-beforeAll(() => {
-  redis = connectTarget(testRedisTarget());
-});
-afterAll(async () => {
-  await deletePrefix(testRedisTarget(), prefix);
-  redis.disconnect();
-});
 
 interface Limits {
   rate: number;
@@ -37,8 +28,8 @@ async function admit(root: string, subject: string | null, id: string, limits: L
     keyList.push(keys.rateWindow(root, subject), keys.querySubjectSlots(root, subject));
     max.push(limits.subjectRate ?? 0, limits.subjectSlots ?? 0);
   }
-  const pipeline = newPipeline(redis);
-  queueCommand(redis, pipeline, 'admitQuery', [keyList.length, ...keyList, windowMs, id, 10_000, ...max]);
+  const pipeline = newPipeline(db.redis);
+  queueCommand(db.redis, pipeline, 'admitQuery', [keyList.length, ...keyList, windowMs, id, 10_000, ...max]);
   pipeline.get(keys.generation);
   const meta = queueApiMeta(pipeline, { prefix, generation: 1 }, 'api_admit', { firstHour: true });
   const replies = await execPipeline(pipeline);
@@ -60,10 +51,10 @@ describe('admitQuery', () => {
   it('takes a slot per request up to the limit; a request refused by its rate window takes none', async () => {
     expect(await admit('r2', null, 'a', { rate: 0, slots: 1 })).toEqual([0]);
     expect(await admit('r2', null, 'b', { rate: 0, slots: 1 })).toEqual([2, 1]);
-    expect(await redis.zrange(keys.querySlots('r2'), 0, -1)).toEqual(['a']);
+    expect(await db.redis.zrange(keys.querySlots('r2'), 0, -1)).toEqual(['a']);
     expect(await admit('r3', null, 'a', { rate: 1, slots: 5 })).toEqual([0]);
     expect((await admit('r3', null, 'b', { rate: 1, slots: 5 }))[0]).toBe(1);
-    expect(await redis.zrange(keys.querySlots('r3'), 0, -1)).toEqual(['a']);
+    expect(await db.redis.zrange(keys.querySlots('r3'), 0, -1)).toEqual(['a']);
   });
 
   it("counts a read token's subject first: a request its subject may not send leaves the root key's window alone", async () => {
@@ -71,7 +62,7 @@ describe('admitQuery', () => {
     expect(await admit('r4', 's1', 'a', limits)).toEqual([0]);
     expect((await admit('r4', 's1', 'b', limits)).slice(0, 2)).toEqual([1, 2]);
     expect((await admit('r4', 's1', 'c', limits)).slice(0, 2)).toEqual([1, 2]);
-    expect(await redis.get(keys.rateWindow('r4'))).toBe('1');
+    expect(await db.redis.get(keys.rateWindow('r4'))).toBe('1');
     expect(await admit('r4', null, 'd', limits)).toEqual([0]);
     expect(await admit('r4', 's2', 'e', limits)).toEqual([0]);
     expect((await admit('r4', null, 'f', limits)).slice(0, 2)).toEqual([1, 1]);
@@ -81,9 +72,9 @@ describe('admitQuery', () => {
     const limits = { rate: 0, slots: 2, subjectRate: 0, subjectSlots: 1 };
     expect(await admit('r5', 's1', 'a', limits)).toEqual([0]);
     expect(await admit('r5', 's1', 'b', limits)).toEqual([2, 2]);
-    expect(await redis.zrange(keys.querySlots('r5'), 0, -1)).toEqual(['a']);
+    expect(await db.redis.zrange(keys.querySlots('r5'), 0, -1)).toEqual(['a']);
     expect(await admit('r5', 's2', 'c', limits)).toEqual([0]);
     expect(await admit('r5', 's3', 'd', limits)).toEqual([2, 1]);
-    expect(await redis.zrange(keys.querySubjectSlots('r5', 's3'), 0, -1)).toEqual([]);
+    expect(await db.redis.zrange(keys.querySubjectSlots('r5', 's3'), 0, -1)).toEqual([]);
   });
 });

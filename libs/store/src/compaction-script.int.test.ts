@@ -1,7 +1,7 @@
 // The compactNextHour script on its own against a real Redis: its month arithmetic against libs/core's
 // calendar, its replies (held, staged, hour, done), and a reader's hold on compaction.
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, hourOf, hoursOfMonth, monthStart, type Retention } from '@va/core';
+import { DAY_MS, hourOf, hoursOfMonth, monthStart } from '@va/core';
 import { drainStaged } from './apply';
 import {
   compactApi,
@@ -14,9 +14,9 @@ import {
 import { apiKeys } from './keys';
 import { compactNextHour } from './scripts/compaction-scripts';
 import { fileRedis } from './testing/file-redis';
-import { Ingest } from './testing/ingest-events';
+import { Ingest, TEST_RETENTION } from './testing/ingest-events';
 
-const retention: Retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
+const retention = TEST_RETENTION;
 const H = (iso: string) => hourOf(Date.parse(`${iso}:00:00Z`));
 
 const db = fileRedis('store-compaction-script');

@@ -10,9 +10,9 @@ import { sealBucket } from './seal';
 import { trimIndexes } from './scripts/compaction-scripts';
 import { beginSeal } from './scripts/seal-scripts';
 import { fileRedis } from './testing/file-redis';
-import { Ingest, type TestEvent } from './testing/ingest-events';
+import { Ingest, TEST_RETENTION, type TestEvent } from './testing/ingest-events';
 
-const retention: Retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
+const retention = TEST_RETENTION;
 const H = (iso: string) => hourOf(Date.parse(`${iso}:00:00Z`));
 
 const db = fileRedis('store-compaction');

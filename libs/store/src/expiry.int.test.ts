@@ -2,36 +2,23 @@
 // (`cmp`) must not outlive its counters forever. Each gets an expiry: the latest expiry of any
 // bucket its events were written to (month end + month retention of the newest hour), moved
 // forward by every later batch and kept by compaction.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DAY_MS, hourOf, monthOfHour, monthStart, type Retention } from '@va/core';
-import { testEnv, type TestEnv } from '@va/testkit/support';
-import { connectTarget, deletePrefix } from './testing';
 import { TupleCounter } from './aggregate';
 import { applyCounted } from './testing/apply';
 import { compactApi } from './compaction';
 import { DictionaryWriter, emptyMissing } from './dictionary';
-import { apiKeys, type KeySpace } from './keys';
-import { type RedisClient } from '@va/store';
+import { apiKeys } from './keys';
+import { fileRedis } from './testing/file-redis';
 
 const retention: Retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 1830 * DAY_MS };
 const API = 'api_expiry';
 
-let t: TestEnv;
-let redis: RedisClient;
-let space: KeySpace;
-
-beforeAll(async () => {
-  t = await testEnv('expiry');
-  redis = connectTarget(t.redis);
-  space = { prefix: t.keyPrefix, generation: 1 };
-});
-afterAll(async () => {
-  await deletePrefix(t.redis, t.keyPrefix);
-  redis.disconnect();
-});
+const db = fileRedis('expiry');
+const { space } = db;
 
 async function write(hours: number[], now: number, offset: number): Promise<void> {
-  const dicts = new DictionaryWriter(redis, space);
+  const dicts = new DictionaryWriter(db.redis, space);
   const missing = emptyMissing();
   missing.k.add('key_1');
   missing.s.add('a');
@@ -40,7 +27,7 @@ async function write(hours: number[], now: number, offset: number): Promise<void
   const codes = dicts.codesOf(API);
   const counter = new TupleCounter();
   for (const h of hours) counter.add(h, codes.k.get('key_1')!, codes.i.get('id\next')!, codes.s.get('a')!, 0);
-  expect(await applyCounted(redis, space, API, counter, { now, retention, offset })).toEqual({
+  expect(await applyCounted(db.redis, space, API, counter, { now, retention, offset })).toEqual({
     status: 'ok',
   });
 }
@@ -62,16 +49,17 @@ describe('per-API keys expire after the longest retention since the last event',
 
     const old = hourOf(now) - 24 * 60; // 60 days ago
     await write([old], now, 0);
-    for (const key of perApi) expect([key, await redis.pexpiretime(key)]).toEqual([key, keptUntil(old)]);
+    for (const key of perApi) expect([key, await db.redis.pexpiretime(key)]).toEqual([key, keptUntil(old)]);
 
     // A newer event moves every expiry forward; an older one never moves it back.
     const recent = hourOf(now) - 1;
     await write([recent], now, 1);
     await write([old - 24 * 100], now, 2);
-    for (const key of perApi) expect([key, await redis.pexpiretime(key)]).toEqual([key, keptUntil(recent)]);
+    for (const key of perApi)
+      expect([key, await db.redis.pexpiretime(key)]).toEqual([key, keptUntil(recent)]);
 
     // Compaction moves cmp and keeps (or, for a new cmp, sets) its expiry.
-    await compactApi(redis, space, API, { closedBound: hourOf(now) - 1, retention, now });
-    expect(await redis.pexpiretime(keys.compactedThrough)).toBe(keptUntil(recent));
+    await compactApi(db.redis, space, API, { closedBound: hourOf(now) - 1, retention, now });
+    expect(await db.redis.pexpiretime(keys.compactedThrough)).toBe(keptUntil(recent));
   });
 });

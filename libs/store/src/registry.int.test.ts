@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testRedisTarget } from '@va/testkit/support';
-import { keysMatching, connectTarget, deletePrefix } from './testing';
+import { describe, expect, it } from 'vitest';
+import { keysMatching } from './testing';
 import { globalKeys } from './keys';
+import { fileRedis } from './testing/file-redis';
 import { denyReadToken } from './read-token-access';
 import {
   createRootKey,
@@ -12,17 +12,9 @@ import {
   registerApi,
   revokeRootKey,
 } from './registry';
-import { type RedisClient } from '@va/store';
 
-const prefix = `t-registry-${Math.random().toString(36).slice(2, 8)}`;
-let redis: RedisClient;
-beforeAll(() => {
-  redis = connectTarget(testRedisTarget());
-});
-afterAll(async () => {
-  await deletePrefix(testRedisTarget(), prefix);
-  redis.disconnect();
-});
+const db = fileRedis('registry');
+const { prefix } = db;
 
 describe('root keys', () => {
   it('look like vak_ + 32 base62 characters and never repeat', () => {
@@ -32,57 +24,60 @@ describe('root keys', () => {
   });
 
   it('are stored only as a SHA-256 hash, with workspace, permissions and creation time', async () => {
-    const { key, hash } = await createRootKey(redis, prefix, {
+    const { key, hash } = await createRootKey(db.redis, prefix, {
       workspaceId: 'ws_1',
       permissions: ['api.*.read_api', 'api.*.read_api', 'api.a.read_api'],
       now: 1234,
     });
     expect(hash).toBe(hashRootKey(key));
-    const stored = await redis.hgetall(globalKeys(prefix).rootKey(hash));
+    const stored = await db.redis.hgetall(globalKeys(prefix).rootKey(hash));
     expect(JSON.stringify(stored)).not.toContain(key);
-    expect(await keysMatching(redis, `${prefix}*${key}*`)).toEqual([]);
-    expect(await findRootKey(redis, prefix, key)).toEqual({
+    expect(await keysMatching(db.redis, `${prefix}*${key}*`)).toEqual([]);
+    expect(await findRootKey(db.redis, prefix, key)).toEqual({
       workspaceId: 'ws_1',
       permissions: ['api.*.read_api', 'api.a.read_api'],
       createdAt: 1234,
     });
-    expect(await findRootKey(redis, prefix, `${key}x`)).toBeNull();
+    expect(await findRootKey(db.redis, prefix, `${key}x`)).toBeNull();
   });
 
   it('are revoked once; the first revocation time stays', async () => {
-    const { key } = await createRootKey(redis, prefix, { workspaceId: 'ws_1', permissions: [], now: 1 });
-    expect(await revokeRootKey(redis, prefix, key, 10)).toBe('revoked');
-    expect(await revokeRootKey(redis, prefix, key, 20)).toBe('already_revoked');
-    expect((await findRootKey(redis, prefix, key))?.revokedAt).toBe(10);
-    expect(await revokeRootKey(redis, prefix, 'vak_unknown', 30)).toBe('unknown');
-    expect(await redis.exists(globalKeys(prefix).rootKey(hashRootKey('vak_unknown')))).toBe(0);
+    const { key } = await createRootKey(db.redis, prefix, { workspaceId: 'ws_1', permissions: [], now: 1 });
+    expect(await revokeRootKey(db.redis, prefix, key, 10)).toBe('revoked');
+    expect(await revokeRootKey(db.redis, prefix, key, 20)).toBe('already_revoked');
+    expect((await findRootKey(db.redis, prefix, key))?.revokedAt).toBe(10);
+    expect(await revokeRootKey(db.redis, prefix, 'vak_unknown', 30)).toBe('unknown');
+    expect(await db.redis.exists(globalKeys(prefix).rootKey(hashRootKey('vak_unknown')))).toBe(0);
   });
 });
 
 describe('APIs', () => {
   it('register once to one workspace, idempotently, and are listed', async () => {
-    expect(await registerApi(redis, prefix, 'api_r', 'ws_1')).toEqual({ ok: true, created: true });
-    expect(await registerApi(redis, prefix, 'api_r', 'ws_1')).toEqual({ ok: true, created: false });
-    expect(await registerApi(redis, prefix, 'api_r', 'ws_2')).toEqual({ ok: false, owner: 'ws_1' });
-    expect(await redis.sismember(globalKeys(prefix).apis, 'api_r')).toBe(1);
+    expect(await registerApi(db.redis, prefix, 'api_r', 'ws_1')).toEqual({ ok: true, created: true });
+    expect(await registerApi(db.redis, prefix, 'api_r', 'ws_1')).toEqual({ ok: true, created: false });
+    expect(await registerApi(db.redis, prefix, 'api_r', 'ws_2')).toEqual({ ok: false, owner: 'ws_1' });
+    expect(await db.redis.sismember(globalKeys(prefix).apis, 'api_r')).toBe(1);
   });
 
   it('readAuthRecords returns the records asked for in one round trip', async () => {
-    const { key, hash } = await createRootKey(redis, prefix, {
+    const { key, hash } = await createRootKey(db.redis, prefix, {
       workspaceId: 'ws_1',
       permissions: ['p'],
       now: 5,
     });
-    await registerApi(redis, prefix, 'api_ra', 'ws_9');
-    expect(await readAuthRecords(redis, prefix, { rootKeyHash: hash, apiId: 'api_ra' })).toEqual({
+    await registerApi(db.redis, prefix, 'api_ra', 'ws_9');
+    expect(await readAuthRecords(db.redis, prefix, { rootKeyHash: hash, apiId: 'api_ra' })).toEqual({
       rootKey: { workspaceId: 'ws_1', permissions: ['p'], createdAt: 5 },
       apiWorkspace: 'ws_9',
     });
-    await denyReadToken(redis, prefix, { tokenId: 'tok_1', expiresAt: Date.now() + 60_000 }, Date.now());
+    await denyReadToken(db.redis, prefix, { tokenId: 'tok_1', expiresAt: Date.now() + 60_000 }, Date.now());
     expect(
-      await readAuthRecords(redis, prefix, { rootKeyHash: hashRootKey('vak_nope'), deniedTokenId: 'tok_1' }),
+      await readAuthRecords(db.redis, prefix, {
+        rootKeyHash: hashRootKey('vak_nope'),
+        deniedTokenId: 'tok_1',
+      }),
     ).toEqual({ rootKey: null, denied: true });
-    expect(await readAuthRecords(redis, prefix, { deniedTokenId: 'tok_2', apiId: 'api_none' })).toEqual({
+    expect(await readAuthRecords(db.redis, prefix, { deniedTokenId: 'tok_2', apiId: 'api_none' })).toEqual({
       denied: false,
       apiWorkspace: null,
     });

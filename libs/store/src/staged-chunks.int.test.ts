@@ -10,10 +10,9 @@ import { assignCodes as assignCodesScript } from './scripts/dictionary-scripts';
 import { copyApiGeneration } from './generation-copy';
 import { apiKeys } from './keys';
 import { fileRedis } from './testing/file-redis';
+import { TEST_RETENTION } from './testing/ingest-events';
 
-const DAY = 86_400_000;
-const retention = { hourMs: 35 * DAY, dayMs: 400 * DAY, monthMs: 5 * 366 * DAY };
-
+const retention = TEST_RETENTION;
 const db = fileRedis('store-staged-chunks');
 const { space } = db;
 

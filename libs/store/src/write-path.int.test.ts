@@ -11,10 +11,9 @@ import { advanceWatermark } from './scripts/watermark-scripts';
 import { apiKeys, globalKeys } from './keys';
 import { readApiProgress, readWatermark, readWatermarks } from './watermark';
 import { fileRedis } from './testing/file-redis';
+import { TEST_RETENTION } from './testing/ingest-events';
 
-const DAY = 86_400_000;
-const retention = { hourMs: 35 * DAY, dayMs: 400 * DAY, monthMs: 5 * 366 * DAY };
-
+const retention = TEST_RETENTION;
 const db = fileRedis('store-write-path');
 const { space } = db;
 

@@ -3,13 +3,20 @@
  * with both CAS), for the compaction tests: one writer per API, its offsets counting from 0.
  */
 import { expect } from 'vitest';
-import type { Retention } from '@va/core';
+import { DAY_MS, type Retention } from '@va/core';
 import { expand, TupleCounter } from '../aggregate';
 import { applyApiBatches } from '../apply';
 import { readCompactedThrough } from '../compaction';
 import type { RedisClient } from '../connection';
 import { DictionaryWriter, emptyMissing } from '../dictionary';
 import type { KeySpace } from '../keys';
+
+/** The retention the store tests write with: hours 35 days, days 400, months 5 years. */
+export const TEST_RETENTION: Retention = {
+  hourMs: 35 * DAY_MS,
+  dayMs: 400 * DAY_MS,
+  monthMs: 5 * 366 * DAY_MS,
+};
 
 export interface TestEvent {
   hour: number;
