@@ -4,6 +4,7 @@
  */
 import type { OutcomeField } from '@va/contracts';
 import type { Precision } from '@va/client';
+import type { LiveMode } from './live';
 import type { DashboardQueries } from './queries';
 import type { Counts, Series, TopRow } from './series';
 import type { ViewState } from './view-state';
@@ -22,6 +23,10 @@ export interface DashboardDebug {
   totals?: Counts;
   top?: { keys: TopRow[]; identities: TopRow[]; tags: TopRow[] };
   precision?: Precision;
+  /** The stream behind the refreshes (live.ts): connecting, stream (live), or polling without one. */
+  live?: LiveMode;
+  /** Refreshes the stream asked for (an answer that differs from the drawn one). */
+  streamUpdates?: number;
   /** Completed refreshes (successful or not). */
   refreshes: number;
   error?: string;

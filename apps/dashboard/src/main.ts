@@ -9,7 +9,8 @@ import { pickerOf } from './api-picker';
 import { StackedChart } from './chart';
 import { createVerificationsClient, describeError, isUnauthorized } from './api';
 import { classify, clearCredential, loadCredential, saveCredential, type Credential } from './credential';
-import { buildQueries } from './queries';
+import { LiveUpdates } from './live';
+import { buildQueries, type DashboardQueries } from './queries';
 import { RefreshLoop, type RefreshStatus } from './refresh';
 import { createRequestQueue } from './request-queue';
 import { renderTop, renderTotals } from './render';
@@ -154,6 +155,7 @@ async function refresh(): Promise<void> {
     byId('updated').textContent = `Updated ${new Date().toISOString().slice(11, 19)} UTC`;
     window.__dashboard = drawn;
     showError(undefined);
+    followLive(current, queries);
   } catch (error) {
     if (mine !== generation) return;
     if (isUnauthorized(error)) signOut('The key or token was refused (revoked or expired?): sign in again.');
@@ -168,12 +170,39 @@ function showStatus(status: RefreshStatus): void {
     ? 'refreshing…'
     : status.paused
       ? 'paused'
-      : `next in ${status.remainingSeconds} s`;
+      : `${status.live ? 'live · ' : ''}next in ${status.remainingSeconds} s`;
   byId('pause').textContent = status.paused ? 'Resume' : 'Pause';
   byId('pause').setAttribute('aria-pressed', String(status.paused));
 }
 
 const loop = new RefreshLoop(refresh, showStatus, view.refresh);
+
+/** The stream that says when to refresh (live.ts); the page polls while there is none. */
+const live = new LiveUpdates({
+  onAnswer(total, first) {
+    // The first answer only matters when it is newer than what the last refresh drew.
+    if (first && total === window.__dashboard.totals?.total) return;
+    window.__dashboard.streamUpdates = (window.__dashboard.streamUpdates ?? 0) + 1;
+    if (!loop.paused) void loop.now();
+  },
+  onMode(mode) {
+    window.__dashboard.live = mode;
+    loop.setLive(mode === 'stream');
+  },
+  onError(error) {
+    if (isUnauthorized(error)) signOut('The key or token was refused (revoked or expired?): sign in again.');
+  },
+});
+
+/** Opens the stream of the view's totals, without an end (kept while the view and the credential stay). */
+function followLive(current: Credential, queries: DashboardQueries): void {
+  const open: VerificationsQuery = { ...queries.totals };
+  delete open.end;
+  // The key leaves out the start, which moves with every refresh: the same view keeps its stream.
+  const { start: _start, ...same } = open;
+  const client = createVerificationsClient(location.origin, current.secret);
+  live.follow(client, open, JSON.stringify(same));
+}
 
 /** Lists the APIs for the picker (a read token has its one), shows the first if the view names none, refreshes. */
 async function start(current: Credential): Promise<void> {
@@ -206,6 +235,7 @@ function signOut(message = ''): void {
   listedApis = undefined;
   generation++;
   loop.stop();
+  live.stop();
   byId('sign-in-error').textContent = message;
   showSignedIn();
 }

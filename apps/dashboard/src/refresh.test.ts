@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RefreshLoop, type RefreshStatus, type Ticker } from './refresh';
+import { LIVE_INTERVAL_SECONDS, RefreshLoop, type RefreshStatus, type Ticker } from './refresh';
 
 /** A ticker the test advances by hand. */
 function manualTicker(): Ticker & { tick(): void } {
@@ -70,5 +70,32 @@ describe('RefreshLoop', () => {
     await first;
     expect(runs).toBe(2);
     expect(maxRunning).toBe(1);
+  });
+
+  it('live: counts down the slow interval only, and polls at the chosen one again when the stream is gone', async () => {
+    const ticker = manualTicker();
+    let runs = 0;
+    let last: RefreshStatus | undefined;
+    const loop = new RefreshLoop(
+      async () => void runs++,
+      (s) => (last = s),
+      5,
+      ticker,
+    );
+    loop.start();
+    await settle();
+    loop.setLive(true);
+    expect(last).toMatchObject({ live: true, remainingSeconds: LIVE_INTERVAL_SECONDS });
+    for (let i = 0; i < 10; i++) ticker.tick();
+    await settle();
+    expect(runs).toBe(1); // a 5 s poll would have run twice
+    await loop.now(); // the stream said the data changed
+    expect(runs).toBe(2);
+    expect(last?.remainingSeconds).toBe(LIVE_INTERVAL_SECONDS);
+    loop.setLive(false);
+    expect(last).toMatchObject({ live: false, remainingSeconds: 5 });
+    for (let i = 0; i < 5; i++) ticker.tick();
+    await settle();
+    expect(runs).toBe(3);
   });
 });
