@@ -8,7 +8,7 @@ import type { Retention } from '@va/core';
 import { drainStaged } from './apply';
 import { apiKeys, type KeySpace } from './keys';
 import { execPipeline, newPipeline } from './pipeline';
-import { compactNextHour, trimIndexes } from './scripts/compaction-scripts';
+import { compactNextHours, trimIndexes, type CompactStep } from './scripts/compaction-scripts';
 
 export interface CompactOptions {
   /** Last hour index that may be compacted (closed, grace period over). */
@@ -42,6 +42,9 @@ const pointOf = (raw: unknown): number | null => (raw === null || raw === undefi
  * hold lasts a reader's plan and reads at most (holdCompaction).
  */
 const HELD_RETRY_MS = 5;
+
+/** compactNextHour calls per round trip at most (compactApi): each stays one atomic, bounded call. */
+const STEPS_MAX = 32;
 
 /**
  * The shortest and the longest hold (holdCompaction). A reader asks for about twice what its last
@@ -97,6 +100,10 @@ export async function compactApi(
   const trimmed = await trimIndexes(redis, space, apiId, retention, now);
   const max = options.maxHours ?? Infinity;
   let hoursCompacted = 0;
+  // Steps per round trip: doubled while every step compacted an hour (a catch-up of many hours), so
+  // that an API with a long backlog costs a round trip per STEPS_MAX hours rather than per hour, and
+  // one with a single hour left pays few calls that only answer `done`.
+  let steps = 1;
   for (;;) {
     if (hoursCompacted >= max || options.signal?.aborted) {
       return {
@@ -106,20 +113,28 @@ export async function compactApi(
         trimmed,
       };
     }
-    const step = await compactNextHour(redis, space, apiId, { closedBound, now, retention });
-    if (step.kind === 'done') {
-      return { hoursCompacted, compactedThrough: step.cmp, done: true, trimmed };
+    const count = Math.min(steps, max - hoursCompacted);
+    const replies = await compactNextHours(redis, space, apiId, { closedBound, now, retention }, count);
+    for (const step of replies) {
+      if (step.kind !== 'hour') continue;
+      hoursCompacted++;
+      options.onHour?.(step.hour);
     }
-    if (step.kind === 'staged') {
+    // The last step says where the API stands (a hold may end, or a stage be drained, between two calls).
+    const last: CompactStep = replies[replies.length - 1]!;
+    if (last.kind === 'hour') {
+      steps = replies.every((step) => step.kind === 'hour') ? Math.min(steps * 2, STEPS_MAX) : 1;
+      continue;
+    }
+    steps = 1;
+    if (last.kind === 'done') {
+      return { hoursCompacted, compactedThrough: last.cmp, done: true, trimmed };
+    }
+    if (last.kind === 'staged') {
       await drainStaged(redis, space, [apiId]);
       continue;
     }
-    if (step.kind === 'held') {
-      await new Promise((resolve) => setTimeout(resolve, HELD_RETRY_MS));
-      continue;
-    }
-    hoursCompacted++;
-    options.onHour?.(step.hour);
+    await new Promise((resolve) => setTimeout(resolve, HELD_RETRY_MS));
   }
 }
 

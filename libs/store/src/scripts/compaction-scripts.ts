@@ -7,6 +7,7 @@ import { horizonsAt, type Retention } from '@va/core';
 import { command } from '../commands';
 import type { RedisClient } from '../connection';
 import { apiKeys, type KeySpace } from '../keys';
+import { execPipeline, newPipeline, queueCommand } from '../pipeline';
 
 /** What one compactNextHour call did. */
 export type CompactStep =
@@ -42,15 +43,14 @@ export function decodeCompactStep(reply: unknown): CompactStep {
   }
 }
 
-/** compactNextHour-7.lua: compacts the API's next closed hour, atomically. */
-export async function compactNextHour(
-  redis: RedisClient,
+/** The KEYS and ARGV of compactNextHour-7.lua for one API. */
+function compactNextHourArgs(
   space: KeySpace,
   apiId: string,
   { closedBound, now, retention }: CompactBound,
-): Promise<CompactStep> {
+): (string | number)[] {
   const keys = apiKeys(space, apiId);
-  const reply = await command<unknown>(redis, 'compactNextHour')(
+  return [
     keys.compactedThrough,
     keys.bucketIndex('h'),
     keys.bucketIndex('d'),
@@ -64,8 +64,37 @@ export async function compactNextHour(
     retention.dayMs,
     retention.monthMs,
     retention.hourMs,
-  );
+  ];
+}
+
+/** compactNextHour-7.lua: compacts the API's next closed hour, atomically. */
+export async function compactNextHour(
+  redis: RedisClient,
+  space: KeySpace,
+  apiId: string,
+  bound: CompactBound,
+): Promise<CompactStep> {
+  const reply = await command<unknown>(redis, 'compactNextHour')(...compactNextHourArgs(space, apiId, bound));
   return decodeCompactStep(reply);
+}
+
+/**
+ * `count` compactNextHour-7.lua calls of one API in one round trip, their steps in order. Each call is
+ * atomic and finds the next hour after the cmp it reads itself, so the calls compact up to `count`
+ * hours one after the other, exactly as `count` round trips would; calls after a `done`, `held` or
+ * `staged` answer the same without writing.
+ */
+export async function compactNextHours(
+  redis: RedisClient,
+  space: KeySpace,
+  apiId: string,
+  bound: CompactBound,
+  count: number,
+): Promise<CompactStep[]> {
+  const args = compactNextHourArgs(space, apiId, bound);
+  const pipeline = newPipeline(redis);
+  for (let n = 0; n < count; n++) queueCommand(redis, pipeline, 'compactNextHour', args);
+  return (await execPipeline(pipeline)).map(decodeCompactStep);
 }
 
 /**
