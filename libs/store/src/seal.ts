@@ -25,7 +25,9 @@ import {
 import { addDeltaHash, emptySectionRows } from './section/delta-rows';
 import {
   beginSeal,
+  beginSeals,
   commitSeal,
+  commitSeals,
   type SealBegun,
   type SealCommit,
   type SealTarget,
@@ -121,28 +123,71 @@ export async function prepareSeal(
   options: SealOptions,
 ): Promise<PreparedSeal> {
   const { keys, res, index } = target;
-  const { version, suffixes } = begun;
-  const current = await execPipeline(
+  const current = (await execPipeline(
     SECTION_CUBES.reduce((p, cube) => p.getBuffer(keys.section(res, index, cube)), newPipeline(redis)),
-  );
+  )) as (Buffer | null)[];
+  const hashSuffixes = begun.suffixes.filter((suffix) => cubeOfPartsList(suffix) === undefined);
+  const hashes: Record<string, string>[] = [];
+  for (let from = 0; from < hashSuffixes.length; from += HASHES_PER_ROUND_TRIP) {
+    const chunk = hashSuffixes.slice(from, from + HASHES_PER_ROUND_TRIP);
+    const replies = await execPipeline(
+      chunk.reduce((p, suffix) => p.hgetall(keys.sealing(res, index, suffix)), newPipeline(redis)),
+    );
+    hashes.push(...(replies as Record<string, string>[]));
+  }
+  const listSuffixes = begun.suffixes.filter((suffix) => cubeOfPartsList(suffix) !== undefined);
+  const lists = (
+    listSuffixes.length === 0
+      ? []
+      : await execPipeline(
+          listSuffixes.reduce(
+            (p, suffix) => p.lrangeBuffer(keys.sealing(res, index, suffix), 0, -1),
+            newPipeline(redis),
+          ),
+        )
+  ) as Buffer[][];
+  return foldSeal(target, begun, { current, hashes, lists }, options);
+}
+
+/** What a seal read: the current sections (SECTION_CUBES order), its sealing hashes and lists. */
+interface SealReads {
+  current: readonly (Buffer | null)[];
+  /** The hashes among the seal's suffixes, in their order. */
+  hashes: readonly Record<string, string>[];
+  /** The parts lists among the seal's suffixes, in their order. */
+  lists: readonly Buffer[][];
+}
+
+/** Adds up what a seal read into its new sections (no I/O): the commit, and what it writes. */
+function foldSeal(
+  target: SealTarget,
+  begun: Extract<SealBegun, { kind: 'seal' }>,
+  reads: SealReads,
+  options: SealOptions,
+): PreparedSeal {
+  const { res, index } = target;
+  const { version, suffixes } = begun;
   const rows = emptySectionRows();
   const held: Buffer[] = [];
   const old = new Map<SectionCube, Section>();
   SECTION_CUBES.forEach((cube, n) => {
-    const bytes = current[n] as Buffer | null;
+    const bytes = reads.current[n];
     held.push(bytes ? bytes.subarray(SECTION_VERSION_OFFSET, SECTION_VERSION_OFFSET + 8) : Buffer.alloc(0));
     // x is derived from f below: its old rows are in f already.
     if (bytes && cube !== 'x') old.set(cube, decodeSection(bytes));
   });
-  const hashSuffixes = suffixes.filter((suffix) => cubeOfPartsList(suffix) === undefined);
-  for (let from = 0; from < hashSuffixes.length; from += HASHES_PER_ROUND_TRIP) {
-    const chunk = hashSuffixes.slice(from, from + HASHES_PER_ROUND_TRIP);
-    const hashes = await execPipeline(
-      chunk.reduce((p, suffix) => p.hgetall(keys.sealing(res, index, suffix)), newPipeline(redis)),
-    );
-    chunk.forEach((suffix, n) => addDeltaHash(rows, suffix, hashes[n] as Record<string, string>));
+  const parts = new Map<SectionCube, Section[]>();
+  let hash = 0;
+  let list = 0;
+  for (const suffix of suffixes) {
+    const cube = cubeOfPartsList(suffix);
+    if (cube === undefined) {
+      addDeltaHash(rows, suffix, reads.hashes[hash++]!);
+      continue;
+    }
+    const sections = reads.lists[list++]!.map((bytes) => decodeSection(bytes));
+    parts.set(cube, [...(parts.get(cube) ?? []), ...sections]);
   }
-  const parts = await readSealingParts(redis, keys, res, index, suffixes);
 
   const expireAt = expiresAt(res, index, options.retention);
   // The delta is small, the old section may be large: sort the delta alone, add the parts to it,
@@ -171,30 +216,76 @@ export async function prepareSeal(
   };
 }
 
-/** The section parts of the bucket's sealing lists (suffixes "L:<cube>" among `suffixes`), by cube. */
-async function readSealingParts(
+/**
+ * Buckets sealed together (sealBuckets): their beginSeal calls in one round trip, their reads in as
+ * few as READS_PER_ROUND_TRIP allows, their commitSeal calls in one per read round trip. A small API's
+ * hour holds a handful of hashes, and a seal per bucket cost it four or five round trips.
+ */
+const BUCKETS_PER_BATCH = 64;
+/** Commands (GET, HGETALL, LRANGE) per read round trip; a bucket's reads are never split. */
+const READS_PER_ROUND_TRIP = 1_000;
+
+/**
+ * Seals several buckets of one API as sealBucket does each (the same three steps per bucket, each
+ * bucket's begin, reads and commit in that order), with the steps of many buckets sharing round
+ * trips. Per bucket: what it sealed, or null (nothing to seal, or another sealer got there first).
+ */
+export async function sealBuckets(
   redis: RedisClient,
-  keys: ReturnType<typeof apiKeys>,
-  res: Resolution,
-  index: number,
-  suffixes: readonly string[],
-): Promise<Map<SectionCube, Section[]>> {
-  const lists = suffixes.flatMap((suffix) => {
-    const cube = cubeOfPartsList(suffix);
-    return cube === undefined ? [] : [{ suffix, cube }];
-  });
-  const out = new Map<SectionCube, Section[]>();
-  if (lists.length === 0) return out;
-  const replies = await execPipeline(
-    lists.reduce(
-      (p, { suffix }) => p.lrangeBuffer(keys.sealing(res, index, suffix), 0, -1),
-      newPipeline(redis),
-    ),
-  );
-  lists.forEach(({ cube }, n) => {
-    const sections = (replies[n] as Buffer[]).map((bytes) => decodeSection(bytes));
-    out.set(cube, [...(out.get(cube) ?? []), ...sections]);
-  });
+  space: KeySpace,
+  apiId: string,
+  buckets: readonly { res: Resolution; index: number }[],
+  options: SealOptions,
+): Promise<(BucketSealed | null)[]> {
+  const keys = apiKeys(space, apiId);
+  const targets: SealTarget[] = buckets.map(({ res, index }) => ({ keys, res, index }));
+  const begun = await beginSeals(redis, targets);
+  const out: (BucketSealed | null)[] = targets.map(() => null);
+  let group: number[] = [];
+  let reads = 0;
+  const flush = async () => {
+    if (group.length === 0) return;
+    const pipeline = newPipeline(redis);
+    for (const n of group) {
+      const { res, index } = targets[n]!;
+      const seal = begun[n] as Extract<SealBegun, { kind: 'seal' }>;
+      for (const cube of SECTION_CUBES) pipeline.getBuffer(keys.section(res, index, cube));
+      for (const suffix of seal.suffixes) {
+        if (cubeOfPartsList(suffix) === undefined) pipeline.hgetall(keys.sealing(res, index, suffix));
+      }
+      for (const suffix of seal.suffixes) {
+        if (cubeOfPartsList(suffix) !== undefined)
+          pipeline.lrangeBuffer(keys.sealing(res, index, suffix), 0, -1);
+      }
+    }
+    const replies = await execPipeline(pipeline);
+    let at = 0;
+    const prepared = group.map((n) => {
+      const seal = begun[n] as Extract<SealBegun, { kind: 'seal' }>;
+      const hashCount = seal.suffixes.filter((suffix) => cubeOfPartsList(suffix) === undefined).length;
+      const current = replies.slice(at, (at += SECTION_CUBES.length)) as (Buffer | null)[];
+      const hashes = replies.slice(at, (at += hashCount)) as Record<string, string>[];
+      const lists = replies.slice(at, (at += seal.suffixes.length - hashCount)) as Buffer[][];
+      return { n, seal: foldSeal(targets[n]!, seal, { current, hashes, lists }, options) };
+    });
+    const committed = await commitSeals(
+      redis,
+      prepared.map(({ n, seal }) => ({ target: targets[n]!, commit: seal.commit })),
+    );
+    prepared.forEach(({ n, seal }, k) => {
+      if (committed[k] === 'ok') out[n] = seal.sealed;
+    });
+    group = [];
+    reads = 0;
+  };
+  for (const [n, b] of begun.entries()) {
+    if (b.kind !== 'seal') continue;
+    const cost = SECTION_CUBES.length + b.suffixes.length;
+    if (reads > 0 && reads + cost > READS_PER_ROUND_TRIP) await flush();
+    group.push(n);
+    reads += cost;
+  }
+  await flush();
   return out;
 }
 
@@ -244,17 +335,21 @@ export async function sealApi(
   const wanted = only ? dirty.filter(({ member }) => member.startsWith(`${only}:`)) : dirty;
   const sealable = sealableBuckets(wanted, closedBound, Infinity);
   const max = options.max ?? SEAL_MAX_BUCKETS;
-  for (const [n, bucket] of sealable.entries()) {
-    if (n >= max || options.signal?.aborted) {
-      run.firstLeft = bucket.lastHour;
+  for (let from = 0; from < sealable.length; ) {
+    if (from >= max || options.signal?.aborted) {
+      run.firstLeft = sealable[from]!.lastHour;
       break;
     }
-    const done = await sealBucket(redis, space, apiId, bucket.res, bucket.index, options);
-    run.dirtyLeft--;
-    if (!done) continue;
-    run.sealed++;
-    run.bytes += done.bytes;
-    run.hashes += done.hashes;
+    const batch = sealable.slice(from, Math.min(from + BUCKETS_PER_BATCH, max));
+    from += batch.length;
+    const done = await sealBuckets(redis, space, apiId, batch, options);
+    run.dirtyLeft -= batch.length;
+    for (const sealed of done) {
+      if (!sealed) continue;
+      run.sealed++;
+      run.bytes += sealed.bytes;
+      run.hashes += sealed.hashes;
+    }
   }
   return run;
 }

@@ -6,6 +6,7 @@
 import { command } from '../commands';
 import type { RedisClient } from '../connection';
 import type { apiKeys, Resolution } from '../keys';
+import { execPipeline, newPipeline, queueCommand } from '../pipeline';
 
 type ApiKeys = ReturnType<typeof apiKeys>;
 
@@ -33,10 +34,9 @@ export type SealBegun =
 
 const bucketRoot = ({ keys, res, index }: SealTarget): string => `${keys.bucketPrefix(res, index)}:`;
 
-/** beginSeal-5.lua: moves the bucket's delta to its sealing names, or resumes the seal in progress. */
-export async function beginSeal(redis: RedisClient, target: SealTarget): Promise<SealBegun> {
+function beginSealArgs(target: SealTarget): string[] {
   const { keys, res, index } = target;
-  const reply = await command<string[]>(redis, 'beginSeal')(
+  return [
     keys.parts(res, index),
     keys.sealingParts(res, index),
     keys.dirty,
@@ -44,9 +44,25 @@ export async function beginSeal(redis: RedisClient, target: SealTarget): Promise
     keys.sealId(res, index),
     bucketRoot(target),
     `${res}:${index}`,
-  );
+  ];
+}
+
+function decodeBeginSeal(reply: string[]): SealBegun {
   if (reply[0] !== 'seal') return { kind: 'empty' };
   return { kind: 'seal', version: Number(reply[1]), sealId: reply[2]!, suffixes: reply.slice(3) };
+}
+
+/** beginSeal-5.lua: moves the bucket's delta to its sealing names, or resumes the seal in progress. */
+export async function beginSeal(redis: RedisClient, target: SealTarget): Promise<SealBegun> {
+  return decodeBeginSeal(await command<string[]>(redis, 'beginSeal')(...beginSealArgs(target)));
+}
+
+/** beginSeal-5.lua for each target, in one round trip (each call atomic on its own). */
+export async function beginSeals(redis: RedisClient, targets: readonly SealTarget[]): Promise<SealBegun[]> {
+  if (targets.length === 0) return [];
+  const pipeline = newPipeline(redis);
+  for (const target of targets) queueCommand(redis, pipeline, 'beginSeal', beginSealArgs(target));
+  return (await execPipeline(pipeline)).map((reply) => decodeBeginSeal(reply as string[]));
 }
 
 /** One section cube's compare-and-set: the version bytes it was built on ("" = absent) and the new bytes ("" = none). */
@@ -70,12 +86,7 @@ export interface SealCommit {
  */
 export type SealCommitted = 'ok' | 'conflict' | 'gone';
 
-/** commitSeal-4.lua: swaps the new sections in and deletes the sealing keys, in one atomic step. */
-export async function commitSeal(
-  redis: RedisClient,
-  target: SealTarget,
-  commit: SealCommit,
-): Promise<SealCommitted> {
+function commitSealArgs(target: SealTarget, commit: SealCommit): (string | number | Buffer)[] {
   const { keys, res, index } = target;
   const args: (string | number | Buffer)[] = [
     keys.sealingParts(res, index),
@@ -89,7 +100,31 @@ export async function commitSeal(
     commit.sections.length,
   ];
   for (const { cube, held, section } of commit.sections) args.push(cube, held, section);
-  const reply = await command<string[]>(redis, 'commitSeal')(...args);
+  return args;
+}
+
+function decodeCommitSeal(reply: string[]): SealCommitted {
   if (reply[0] === 'ok' || reply[0] === 'conflict' || reply[0] === 'gone') return reply[0];
   throw new Error(`commitSeal: unexpected reply ${JSON.stringify(reply)}`);
+}
+
+/** commitSeal-4.lua: swaps the new sections in and deletes the sealing keys, in one atomic step. */
+export async function commitSeal(
+  redis: RedisClient,
+  target: SealTarget,
+  commit: SealCommit,
+): Promise<SealCommitted> {
+  return decodeCommitSeal(await command<string[]>(redis, 'commitSeal')(...commitSealArgs(target, commit)));
+}
+
+/** commitSeal-4.lua for each (target, commit), in one round trip (each call atomic on its own). */
+export async function commitSeals(
+  redis: RedisClient,
+  commits: readonly { target: SealTarget; commit: SealCommit }[],
+): Promise<SealCommitted[]> {
+  if (commits.length === 0) return [];
+  const pipeline = newPipeline(redis);
+  for (const { target, commit } of commits)
+    queueCommand(redis, pipeline, 'commitSeal', commitSealArgs(target, commit));
+  return (await execPipeline(pipeline)).map((reply) => decodeCommitSeal(reply as string[]));
 }
