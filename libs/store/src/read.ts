@@ -20,12 +20,12 @@
  *
  * By concern, in ./read/: api-meta.ts (the compaction point and the first data), cube-query.ts (what a
  * query asks of a cube, and what each bucket read fetches besides its section), units.ts (the items
- * per bucket, cut into calls), protocol.ts (readBuckets' KEYS and ARGV, and the C calls),
- * read-counts.ts (the calls in rounds, each reply summed), decode-cells.ts (codes to values).
+ * per bucket, cut into calls), read-counts.ts (the calls in rounds, each reply summed), decode-cells.ts
+ * (codes to values); readBuckets' KEYS and ARGV, and the C calls, are in ../scripts/read-scripts.ts.
  */
 export { queueApiMeta, readApiMeta, type ApiMeta } from './read/api-meta';
 export { DENSE_PARTS_MAX, sectionCubeOf, type CubeQuery } from './read/cube-query';
 export { readsDependOnCompaction, READ_MAX_KEYS } from './read/units';
-export { PARTS_BUDGET } from './read/protocol';
+export { PARTS_BUDGET } from './scripts/read-scripts';
 export { READ_CALLS_PER_ROUND_TRIP, readCounts, type CountsRead, type ReadOptions } from './read/read-counts';
 export { decodeCells } from './read/decode-cells';

@@ -21,7 +21,7 @@ import {
   readBucketsArgs,
   type ItemReply,
   type LeftHashes,
-} from './protocol';
+} from '../scripts/read-scripts';
 import {
   chunksOf,
   readsDependOnCompaction,

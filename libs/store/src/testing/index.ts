@@ -7,5 +7,5 @@ export * from './counts';
 export * from './expect-store';
 export * from './seal';
 export * from './redis';
-export { readBucketsOnce } from '../read/protocol';
+export { readBucketsOnce } from '../scripts/read-scripts';
 export { cubeQuery } from './cube-query';

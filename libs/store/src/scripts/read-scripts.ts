@@ -1,6 +1,6 @@
 /**
  * The readBuckets protocol (commands/readBuckets.lua): a call's KEYS and ARGV from its units, and
- * the C calls that read what a bounded P item left. The replies are decoded in read-counts.ts.
+ * the C calls that read what a bounded P item left. The replies are decoded in read/read-counts.ts.
  */
 import type { ChainableCommander } from 'ioredis';
 import { command } from '../commands';
@@ -8,7 +8,7 @@ import type { RedisClient } from '../connection';
 import { apiKeys, type Cube } from '../keys';
 import { queueCommand } from '../pipeline';
 import type { Sign } from '../read-fields';
-import { PARTS_WEIGHT, type Item, type Unit } from './units';
+import { PARTS_WEIGHT, type Item, type Unit } from '../read/units';
 
 /**
  * Work of one P item in its call, and of one C call, in readBuckets.lua's units (8 per hash plus
