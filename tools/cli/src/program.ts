@@ -9,6 +9,7 @@
  */
 import { Command, CommanderError } from '@commander-js/extra-typings';
 import { exitCodeOf, USAGE_EXIT_CODE } from './program/action';
+import { registerAlerts } from './program/alerts';
 import { registerApiCommands } from './program/api';
 import { registerBackfill } from './program/backfill';
 import { registerCompaction } from './program/compaction';
@@ -32,6 +33,7 @@ const registrations: readonly Registration[] = [
   registerCompaction,
   registerQuery,
   registerToken,
+  registerAlerts,
 ];
 
 export interface Output {
