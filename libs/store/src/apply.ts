@@ -9,6 +9,7 @@
  */
 import type { RedisClient } from './connection';
 import type { ApiIncrements } from './aggregate';
+import type { AlertIncrements } from './alert-detection';
 import {
   applyStagedChunk,
   decodeStagedChunkReply,
@@ -26,6 +27,8 @@ export interface ApiApply {
   apiId: string;
   increments: ApiIncrements;
   cas: ApplyCas;
+  /** The alert counters' increments (docs/alerts.md "Detection"); absent: the rules' version is not checked. */
+  alerts?: AlertIncrements;
 }
 
 export interface ApplyOptions {
@@ -43,8 +46,10 @@ export async function applyApiBatches(
   if (applies.length === 0) return [];
   const pipeline = newPipeline(redis);
   const staged: number[] = [];
-  for (const { apiId, increments, cas } of applies) {
-    staged.push(queueApplyApiBatch(redis, pipeline, space, apiId, increments, cas, options.maxWritesPerCall));
+  for (const { apiId, increments, cas, alerts } of applies) {
+    staged.push(
+      queueApplyApiBatch(redis, pipeline, space, apiId, increments, cas, options.maxWritesPerCall, alerts),
+    );
   }
   const results = (await execPipeline(pipeline, options.wait)).map(parseApplyReply);
   const drains = newPipeline(redis);

@@ -26,7 +26,7 @@ export {
   ROOT_KEY_ID_PATTERN,
   type RootKeyRecord,
 } from './registry';
-export { identityValue, tagSetValue } from './dictionary-values';
+export { identityValue, parseIdentity, parseTagSet, tagSetValue } from './dictionary-values';
 export {
   type ApiCodes,
   DICTIONARIES,
@@ -34,7 +34,8 @@ export {
   emptyMissing,
   type MissingValues,
 } from './dictionary';
-export { type ApiIncrements, expand, TupleCounter, type WriteContext } from './aggregate';
+export { type ApiIncrements, expand, keepUntilOfHour, TupleCounter, type WriteContext } from './aggregate';
+export { type AlertCounterIncrements, type AlertIncrements, type AlertLevel } from './alert-detection';
 export { applyApiBatches, drainStaged } from './apply';
 export { confirmOffsets, readApiProgress, readGeneration, readWatermark, readWatermarks } from './watermark';
 export { registerApisFromEvents } from './api-registration';

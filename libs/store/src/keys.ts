@@ -64,6 +64,11 @@
  *   <p>:g<g>:{a}:stage          list    chunks of hash increments that applyApiBatch staged (its offset already
  *                                       moved) and applyStagedChunk applies, one per call (docs/store-v2.md
  *                                       "Applies staged in chunks"); empty but for a few ms, or after a crash
+ *   <p>:g<g>:{a}:alerts:n:<c>:<ps>  hash  an alert counter (docs/alerts.md "Detection"): scope member -> count of
+ *                                       the events that the rules of counter c (libs/core alertCounterId) count,
+ *                                       in the period starting at <ps> (unix ms); written by applyApiBatch, expires
+ *                                       when no event of the period can be counted any more. Generation-scoped: a
+ *                                       rebuild counts again from zero
  *
  * Alert keys of API a (docs/alerts.md): in hash slot {a}, beside its counters (so the apply script can read
  * the rules' version and append crossings atomically with the counts), but not generation-scoped: rules,
@@ -73,6 +78,10 @@
  *                                       writer caching the rules notices a change
  *   <p>:{a}:alerts:crossings    stream  crossings detected (crossing-codec.ts: one entry per crossing); read by
  *                                       the delivery worker's consumer group "delivery"
+ *   <p>:{a}:alerts:x:<period>:<ps>  set  crossings already appended to the stream, of the period (day|month)
+ *                                       starting at <ps>: "ruleId|level|member"; applyApiBatch appends a crossing
+ *                                       only when it joins this set, so a replay or a rebuild appends none twice;
+ *                                       expires with the period's counters
  *   <p>:{a}:alerts:deliveries   stream  the delivery log of the API: one entry per attempt (capped)
  * Global alert keys:
  *   <p>:alerts:apis             set     apiIds that have (or had) a rule: the APIs whose crossings delivery reads
@@ -153,6 +162,8 @@ export function alertKeys(prefix: string, apiId: string) {
     rulesVersion: `${base}:rules:v`,
     crossings: `${base}:crossings`,
     deliveries: `${base}:deliveries`,
+    /** The crossings already appended of one period (applyApiBatch: SADD before XADD). */
+    recorded: (period: 'day' | 'month', periodStart: number) => `${base}:x:${period}:${periodStart}`,
   };
 }
 
@@ -197,6 +208,8 @@ export function apiKeys(space: KeySpace, apiId: string) {
     compactionHold: `${base}:hold`,
     /** Chunks of increments staged by applyApiBatch, applied by applyStagedChunk (docs/store-v2.md). */
     stage: `${base}:stage`,
+    /** An alert counter of the rules with counter id `counterId`, in the period starting at `periodStart`. */
+    alertCounter: (counterId: string, periodStart: number) => `${base}:alerts:n:${counterId}:${periodStart}`,
   };
 }
 

@@ -11,6 +11,8 @@ function contractStore(store: FakeStore): ContractStore {
     space: { prefix: 'contract', generation: store.generation },
     setCompactedThrough: (apiId, hour) => Promise.resolve(void store.cmps.set(apiId, hour)),
     retire: (apiId) => Promise.resolve(void store.retired.add(apiId)),
+    createAlertRule: (rule) => Promise.resolve(store.createAlertRule(rule)),
+    crossings: (apiId) => Promise.resolve(store.crossings.get(apiId) ?? []),
   };
 }
 
@@ -55,7 +57,21 @@ class BlindWatermark extends FakeStore {
   }
 }
 
+/** A fake that forgets which crossings it appended when the generation changes (counters and set together). */
+class CrossingsPerGeneration extends FakeStore {
+  override async apply(space: Parameters<FakeStore['apply']>[0], applies: readonly PlannedApply[]) {
+    if (space.generation !== this.generation) this.recordedCrossings.clear();
+    return super.apply(space, applies);
+  }
+}
+
 describe('StorePort contract: a planted fault in the fake fails it', () => {
+  it('a fake that appends a crossing again in a new generation fails the detection case', async () => {
+    expect(await failures(() => new CrossingsPerGeneration(), STORE_PORT_CONTRACT)).toEqual([
+      'apply: each level a count crosses is appended once per rule; a recount in another generation appends none',
+    ]);
+  });
+
   it('a fake that skips the cmp check fails the cmp cases', async () => {
     expect(await failures(() => new NoCmpCheck(), STORE_PORT_CONTRACT)).toEqual([
       'apply: then cmp; a moved compaction point writes nothing and names it',

@@ -1,9 +1,18 @@
 /**
  * An in-memory StorePort for unit tests of the ingest core: the same CAS rules as the Lua scripts
- * (applyApiBatch: off, then cmp, then dictionary lengths; advanceWatermark), with hooks to make it
+ * (applyApiBatch: off, then cmp, then dictionary lengths, then the alert rules' version; advanceWatermark),
+ * the same alert detection (counters per generation, crossings appended once), with hooks to make it
  * fail the way Redis and other writers do (a crash mid-pipeline, lost writes, a compactor moving).
  */
-import type { ApiCodes, KeySpace, MissingValues } from '@va/store';
+import type { AlertRule } from '@va/contracts';
+import type {
+  AlertIncrements,
+  AlertRules,
+  ApiCodes,
+  CrossingFields,
+  KeySpace,
+  MissingValues,
+} from '@va/store';
 import type { AppliedOffset, ApplyOutcome, ConfirmOutcome, PlannedApply, StorePort } from '../src/core/ports';
 import type { Offset } from '../src/core/types';
 
@@ -33,6 +42,14 @@ export class FakeStore implements StorePort {
   readonly retired = new Set<string>();
   /** Runs before each API's apply script (e.g. another writer acts meanwhile). */
   beforeApply: ((apply: PlannedApply) => void) | undefined;
+  /** apiId -> its alert rules and their version (alert-rules.ts). */
+  readonly alertRules = new Map<string, AlertRules>();
+  /** "<generation>|<apiId>|<counterId>|<periodStart>" -> member -> count (generation-scoped, as in Redis). */
+  readonly alertCounters = new Map<string, Map<string, number>>();
+  /** Crossings appended: "<apiId>|<period>|<periodStart>|<ruleId>|<level>|<member>" (not generation-scoped). */
+  readonly recordedCrossings = new Set<string>();
+  /** apiId -> the crossings stream, in order. */
+  readonly crossings = new Map<string, CrossingFields[]>();
   private readonly resetListeners: (() => void)[] = [];
 
   readGeneration = () => Promise.resolve(this.generation);
@@ -54,6 +71,18 @@ export class FakeStore implements StorePort {
     });
   }
 
+  /** Stores a rule as alert-rules.ts createAlertRule does: the version moves; returns it. */
+  createAlertRule(rule: AlertRule): number {
+    const before = this.alertRules.get(rule.apiId) ?? { version: 0, rules: [] };
+    const version = before.version + 1;
+    this.alertRules.set(rule.apiId, { version, rules: [...before.rules, rule] });
+    return version;
+  }
+
+  readAlertRules(apiIds: readonly string[]): Promise<AlertRules[]> {
+    return Promise.resolve(apiIds.map((a) => this.alertRules.get(a) ?? { version: 0, rules: [] }));
+  }
+
   assignCodes(_space: KeySpace, missing: ReadonlyMap<string, MissingValues>): Promise<Map<string, ApiCodes>> {
     this.calls.assign++;
     const out = new Map<string, ApiCodes>();
@@ -72,7 +101,7 @@ export class FakeStore implements StorePort {
     return Promise.resolve(out);
   }
 
-  async apply(_space: KeySpace, applies: readonly PlannedApply[]): Promise<ApplyOutcome[]> {
+  async apply(space: KeySpace, applies: readonly PlannedApply[]): Promise<ApplyOutcome[]> {
     this.calls.apply++;
     const out: ApplyOutcome[] = [];
     for (const a of applies) {
@@ -83,7 +112,7 @@ export class FakeStore implements StorePort {
       if (this.crashAfterApplies !== undefined) this.crashAfterApplies--;
       this.beforeApply?.(a);
       this.calls.applyScripts++;
-      out.push(this.applyOne(a));
+      out.push(this.applyOne(space, a));
     }
     if (this.replicasDown) throw new Error('WAIT: 0 of 1 replicas acknowledged the writes');
     return Promise.resolve(out);
@@ -121,6 +150,39 @@ export class FakeStore implements StorePort {
     return Promise.resolve();
   }
 
+  /** includes/alertCounters.lua: add to the counters, append each level crossed once. */
+  private detect(space: KeySpace, apiId: string, alerts: AlertIncrements): void {
+    for (const c of alerts.counters) {
+      const key = `${space.generation}|${apiId}|${c.counterId}|${c.periodStart}`;
+      let counts = this.alertCounters.get(key);
+      if (!counts) this.alertCounters.set(key, (counts = new Map()));
+      for (const [member, n] of c.members) {
+        const old = counts.get(member) ?? 0;
+        counts.set(member, old + n);
+        for (const { level, ruleIds } of c.levels) {
+          if (level <= old || level > old + n) continue;
+          for (const ruleId of ruleIds) {
+            const tuple = `${apiId}|${c.period}|${c.periodStart}|${ruleId}|${level}|${member}`;
+            if (this.recordedCrossings.has(tuple)) continue;
+            this.recordedCrossings.add(tuple);
+            const { period, periodStart } = c;
+            const stream = this.crossings.get(apiId) ?? [];
+            this.crossings.set(apiId, stream);
+            stream.push({
+              ruleId,
+              member,
+              period,
+              periodStart,
+              level,
+              count: old + n,
+              detectedAt: alerts.now,
+            });
+          }
+        }
+      }
+    }
+  }
+
   onReset(listener: () => void): () => void {
     this.resetListeners.push(listener);
     return () => {
@@ -144,7 +206,7 @@ export class FakeStore implements StorePort {
     return d;
   }
 
-  private applyOne(a: PlannedApply): ApplyOutcome {
+  private applyOne(space: KeySpace, a: PlannedApply): ApplyOutcome {
     if (this.retired.has(a.apiId)) return { status: 'retired', generation: this.generation + 1 };
     const off = this.offOf(a.apiId, a.offsetField);
     if (off !== a.expectedOff) return { status: 'off', actual: off };
@@ -155,6 +217,9 @@ export class FakeStore implements StorePort {
       if (dicts[d].length < a.increments.required[d])
         return { status: 'dict', dict: d, length: dicts[d].length };
     }
+    const rulesVersion = this.alertRules.get(a.apiId)?.version ?? 0;
+    if (a.alerts && a.alerts.rulesVersion !== rulesVersion) return { status: 'rules', version: rulesVersion };
+    if (a.alerts) this.detect(space, a.apiId, a.alerts);
     this.counted.set(a.apiId, (this.counted.get(a.apiId) ?? 0) + a.increments.events);
     let rs = this.resolutions.get(a.apiId);
     if (!rs) this.resolutions.set(a.apiId, (rs = new Set()));

@@ -1,7 +1,14 @@
 // The StorePort contract (store-port-contract.ts) against the Redis adapter and the real scripts: what
 // the fake of the core's unit tests (fake-store.ts) is held to.
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { apiKeys, defineCommands, type RedisClient } from '@va/store';
+import {
+  alertKeys,
+  apiKeys,
+  createAlertRule,
+  decodeCrossing,
+  defineCommands,
+  type RedisClient,
+} from '@va/store';
 import { testRedisTarget } from '@va/testkit/support';
 import { deletePrefix, connectTarget } from '@va/store/testing';
 import { redisStore } from '../src/adapters/redis-store';
@@ -32,6 +39,14 @@ function contractStore(): ContractStore {
     },
     retire: async (apiId, next) => {
       await redis.hset(apiKeys(space, apiId).offsets, '@retired', String(next));
+    },
+    createAlertRule: (rule) => createAlertRule(redis, own, rule),
+    crossings: async (apiId) => {
+      const entries = await redis.xrange(alertKeys(own, apiId).crossings, '-', '+');
+      return entries.map(([, fields]) => {
+        const { alertId: _id, apiId: _api, ...crossing } = decodeCrossing(apiId, fields);
+        return crossing;
+      });
     },
   };
 }

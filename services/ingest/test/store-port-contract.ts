@@ -6,7 +6,8 @@
  * scripts unnoticed; a planted fault in the fake fails them (fake-store.contract.test.ts).
  */
 import { expect } from 'vitest';
-import type { ApiIncrements, KeySpace, MissingValues } from '@va/store';
+import type { AlertRule } from '@va/contracts';
+import type { AlertIncrements, ApiIncrements, CrossingFields, KeySpace, MissingValues } from '@va/store';
 import type { PlannedApply, StorePort } from '../src/core/ports';
 
 export interface ContractStore {
@@ -16,6 +17,10 @@ export interface ContractStore {
   setCompactedThrough(apiId: string, hour: number): Promise<void>;
   /** Retires the API in this generation for `next`, as a rebuild's switch does. */
   retire(apiId: string, next: number): Promise<void>;
+  /** Stores an alert rule as the API's createRule does; returns the rules' new version. */
+  createAlertRule(rule: AlertRule): Promise<number>;
+  /** The API's crossings stream, oldest first. */
+  crossings(apiId: string): Promise<CrossingFields[]>;
 }
 
 export interface ContractCase {
@@ -46,6 +51,48 @@ const planned = (apiId: string, over: Partial<PlannedApply> = {}): PlannedApply 
   newOff: 9,
   expectedCmp: null,
   ...over,
+});
+
+const RULE_A = 'rule_00000000000000000000000a';
+const RULE_B = 'rule_00000000000000000000000b';
+const MONTH = Date.parse('2028-02-01T00:00:00Z');
+
+const alertRule = (apiId: string, ruleId: string, levels: number[]): AlertRule => ({
+  ruleId,
+  apiId,
+  scope: { kind: 'eachIdentity' },
+  period: 'month',
+  levels,
+  createdAt: 0,
+});
+
+/** One counter shared by RULE_A (levels 2, 3) and RULE_B (level 2), in February 2028. */
+const alerts = (rulesVersion: number, members: Record<string, number>, now = MONTH + 1): AlertIncrements => ({
+  rulesVersion,
+  now,
+  counters: [
+    {
+      counterId: '00c0ffee00c0ffee',
+      period: 'month',
+      periodStart: MONTH,
+      expireAt: MONTH + 400 * 86_400_000,
+      levels: [
+        { level: 2, ruleIds: [RULE_A, RULE_B] },
+        { level: 3, ruleIds: [RULE_A] },
+      ],
+      members: new Map(Object.entries(members)),
+    },
+  ],
+});
+
+const crossing = (ruleId: string, member: string, level: number, count: number, detectedAt: number) => ({
+  ruleId,
+  member,
+  period: 'month',
+  periodStart: MONTH,
+  level,
+  count,
+  detectedAt,
 });
 
 export const STORE_PORT_CONTRACT: readonly ContractCase[] = [
@@ -141,6 +188,65 @@ export const STORE_PORT_CONTRACT: readonly ContractCase[] = [
       expect(
         await c.store.apply(c.space, [planned('c_many_a'), planned('c_many_b'), planned('c_many_c')]),
       ).toEqual([{ status: 'ok' }, { status: 'cmp', actual: 7 }, { status: 'ok' }]);
+    },
+  },
+  {
+    name: 'apply: then the alert rules; alerts of another rules version write nothing and name the version',
+    async run(c) {
+      expect(await c.store.readAlertRules(['c_rules'])).toEqual([{ version: 0, rules: [] }]);
+      const rule = alertRule('c_rules', RULE_A, [2]);
+      const version = await c.createAlertRule(rule);
+      expect(await c.store.readAlertRules(['c_rules'])).toEqual([{ version, rules: [rule] }]);
+      expect(
+        await c.store.apply(c.space, [planned('c_rules', { alerts: alerts(version - 1, { alice: 5 }) })]),
+      ).toEqual([{ status: 'rules', version }]);
+      expect((await c.store.readProgress(c.space, FIELD, ['c_rules'])).off).toEqual([null]);
+      expect(await c.crossings('c_rules')).toEqual([]);
+      expect(
+        await c.store.apply(c.space, [planned('c_rules', { alerts: alerts(version, { alice: 5 }) })]),
+      ).toEqual([{ status: 'ok' }]);
+      // Without alerts the version is not checked.
+      expect(await c.store.apply(c.space, [planned('c_rules', { expectedOff: 9, newOff: 10 })])).toEqual([
+        { status: 'ok' },
+      ]);
+    },
+  },
+  {
+    name: 'apply: each level a count crosses is appended once per rule; a recount in another generation appends none',
+    async run(c) {
+      await c.createAlertRule(alertRule('c_cross', RULE_A, [2, 3]));
+      const version = await c.createAlertRule(alertRule('c_cross', RULE_B, [2]));
+      // (The fake keeps one off per API and partition for every generation: the recount uses another partition.)
+      const apply = (
+        space: KeySpace,
+        expectedOff: number | null,
+        members: Record<string, number>,
+        now: number,
+      ) =>
+        c.store.apply(space, [
+          planned('c_cross', {
+            offsetField: space === c.space ? FIELD : 'topic/7',
+            expectedOff,
+            newOff: (expectedOff ?? 0) + 1,
+            alerts: alerts(version, members, now),
+          }),
+        ]);
+      expect(await apply(c.space, null, { alice: 2 }, MONTH + 1)).toEqual([{ status: 'ok' }]);
+      expect(await apply(c.space, 1, { alice: 1, bob: 4 }, MONTH + 2)).toEqual([{ status: 'ok' }]);
+      const found = [
+        crossing(RULE_A, 'alice', 2, 2, MONTH + 1),
+        crossing(RULE_B, 'alice', 2, 2, MONTH + 1),
+        crossing(RULE_A, 'alice', 3, 3, MONTH + 2),
+        crossing(RULE_A, 'bob', 2, 4, MONTH + 2),
+        crossing(RULE_B, 'bob', 2, 4, MONTH + 2),
+        crossing(RULE_A, 'bob', 3, 4, MONTH + 2),
+      ];
+      expect(await c.crossings('c_cross')).toEqual(found);
+      // A rebuild counts the same events again into a new generation, from zero.
+      const next = { ...c.space, generation: c.space.generation + 1 };
+      expect(await apply(next, null, { alice: 3, bob: 1 }, MONTH + 3)).toEqual([{ status: 'ok' }]);
+      expect(await apply(next, 1, { bob: 3 }, MONTH + 4)).toEqual([{ status: 'ok' }]);
+      expect(await c.crossings('c_cross')).toEqual(found);
     },
   },
   {

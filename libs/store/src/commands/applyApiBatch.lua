@@ -1,7 +1,7 @@
 --[[
   Applies the pre-aggregated increments of one API from one Kafka batch, exactly once
   (docs/design.md "Write path: exactly once"). Variable number of keys; every key is in the
-  hash slot {api}. Built by libs/store/src/apply-args.ts.
+  hash slot {api}. Built by libs/store/src/scripts/apply-scripts.ts (applyApiBatchArgs).
 
   KEYS[1]  <p>:g<g>:{api}:off         hash  "<topic>/<partition>" -> last applied offset
   KEYS[2]  <p>:g<g>:{api}:cmp         string last compacted hour
@@ -11,7 +11,11 @@
   KEYS[12] dirty                      zset  buckets with a delta to seal (docs/store-v2.md): member
                                              "<r>:<t>", score = the bucket's last hour
   KEYS[13] stage                      list  chunks of increments waiting (applyStagedChunk-5.lua)
-  then per bucket, in ARGV order: its parts set, then one key per cube, then one per section part
+  KEYS[14] <p>:{api}:alerts:rules:v   string version of the API's alert rules
+  KEYS[15] <p>:{api}:alerts:crossings stream crossings (crossing-codec.ts)
+  then per bucket, in ARGV order: its parts set, then one key per cube, then one per section part;
+  then per alert counter (docs/alerts.md "Detection"): its hash <p>:g<g>:{api}:alerts:n:<c>:<ps> and the
+  set of its period's recorded crossings <p>:{api}:alerts:x:<period>:<ps>
 
   ARGV[1]  offset field "<topic>/<partition>"
   ARGV[2]  expected off (-1 = none yet)          CAS: nobody else applied this partition since
@@ -25,11 +29,18 @@
            to the stage in this call: the batch's hour buckets (fields and section parts) when
            they exceed the per-call bound (docs/store-v2.md "Applies staged in chunks"); the offset
            moves with them, and the writer then applies them one chunk per call
+  ARGV[11] expected version of the alert rules (-1 = not checked: no alert counters)
+  ARGV[12] number of alert counters A
+  ARGV[13] the batch's clock (unix ms): detectedAt of the crossings
+  then the S staged chunks (from ARGV[14])
   then per bucket: r ('h'|'d'|'m'), t, expireAt (unix ms; 0 = none: an hour not compacted
     yet keeps its keys until the compactor merges it and sets their expiry), number of cubes C,
     then per cube: suffix, number of fields F, then F pairs field, increment;
     then number of section parts L, then per part: its list's suffix ("L:<cube>"), the encoded
     section, appended whole (RPUSH) to the list (docs/store-v2.md "History written as section parts")
+  then per alert counter: period ('day'|'month'), periodStart, expireAt (unix ms), number of levels V,
+    then V pairs level, its rules' ids separated by one space (levels ascending); then number of members M,
+    then M pairs member, increment (includes/alertCounters.lua)
 
   Returns  {'ok'}                      applied, off[field] = ARGV[3]
            {'retired', g'}             a rebuild retired this API in this generation (retireApiGeneration-1.lua):
@@ -37,8 +48,11 @@
            {'off', actual}             off CAS failed (actual, -1 = none): nothing written
            {'cmp', actual}             cmp CAS failed: nothing written
            {'dict', name, length}      a dictionary is shorter than required: nothing written
+           {'rules', version}          the alert rules are not those of ARGV[11] (version now, -1 = none):
+                                       nothing written; the writer reads them again
 ]]
 --- @include "includes/bucketWrites"
+--- @include "includes/alertCounters"
 local retired = redis.call('HGET', KEYS[1], '@retired')
 if retired then
   return { 'retired', retired }
@@ -62,15 +76,21 @@ for d = 1, 3 do
     end
   end
 end
+if ARGV[11] ~= '-1' then
+  local version = redis.call('GET', KEYS[14]) or '0'
+  if version ~= ARGV[11] then
+    return { 'rules', version }
+  end
+end
 
 local staged = tonumber(ARGV[10])
 for i = 1, staged, 64 do
-  redis.call('RPUSH', KEYS[13], unpack(ARGV, 10 + i, 10 + math.min(i + 63, staged)))
+  redis.call('RPUSH', KEYS[13], unpack(ARGV, 13 + i, 13 + math.min(i + 63, staged)))
 end
 
 local index = { h = KEYS[6], d = KEYS[7], m = KEYS[8] }
-local k = 13
-local a = 11 + staged
+local k = 15
+local a = 14 + staged
 local buckets = tonumber(ARGV[8])
 for _ = 1, buckets do
   local r, t, expireAt, cubes = ARGV[a], ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3])
@@ -109,6 +129,7 @@ for _ = 1, buckets do
     redis.call('PEXPIREAT', parts, expireAt)
   end
 end
+addAlertCounters(tonumber(ARGV[12]), a, k, KEYS[15], ARGV[13])
 redis.call('HSET', KEYS[1], offField, ARGV[3])
 
 -- Bounded growth (docs/redis-layout.md "Expiry"): the API's own keys go once no bucket written

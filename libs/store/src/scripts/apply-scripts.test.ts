@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyApiBatchArgs, parseApplyReply } from './apply-scripts';
 import type { ApiIncrements } from '../aggregate';
+import type { AlertIncrements } from '../alert-detection';
 
 describe('applyApiBatchArgs', () => {
   it('lays out KEYS and ARGV as applyApiBatch.lua reads them', () => {
@@ -31,7 +32,7 @@ describe('applyApiBatchArgs', () => {
     expect(staged).toBe(0);
     const base = 'p:g2:{a}';
     expect(args).toEqual([
-      17,
+      19,
       `${base}:off`,
       `${base}:cmp`,
       `${base}:dict:k`,
@@ -45,6 +46,8 @@ describe('applyApiBatchArgs', () => {
       `${base}:dict:s:ix`,
       `${base}:dirty`,
       `${base}:stage`,
+      'p:{a}:alerts:rules:v',
+      'p:{a}:alerts:crossings',
       `${base}:h:10:parts`,
       `${base}:h:10:t`,
       `${base}:h:10:k:0`,
@@ -58,6 +61,9 @@ describe('applyApiBatchArgs', () => {
       1,
       1,
       5000,
+      0,
+      -1, // no alert counters: the rules' version is not checked
+      0,
       0,
       'h',
       10,
@@ -77,11 +83,58 @@ describe('applyApiBatchArgs', () => {
     ]);
   });
 
+  it('lays out the alert counters after the buckets: keys, then period, levels and members', () => {
+    const inc: ApiIncrements = { events: 0, required: { k: 0, i: 0, s: 0 }, keepUntil: 0, buckets: [] };
+    const alerts: AlertIncrements = {
+      rulesVersion: 3,
+      now: 40 * 86_400_000,
+      counters: [
+        {
+          counterId: 'c1',
+          period: 'month',
+          periodStart: 1000,
+          expireAt: 2000,
+          levels: [
+            { level: 5, ruleIds: ['rule_a', 'rule_b'] },
+            { level: 9, ruleIds: ['rule_a'] },
+          ],
+          members: new Map([
+            ['alice', 2],
+            ['bob', 1],
+          ]),
+        },
+      ],
+    };
+    const cas = { offsetField: 'topic/0', expectedOff: 1, newOff: 2, expectedCmp: null };
+    const { args } = applyApiBatchArgs({ prefix: 'p', generation: 2 }, 'a', inc, cas, Infinity, alerts);
+    expect(args[0]).toBe(17);
+    expect(args.slice(16, 18)).toEqual(['p:g2:{a}:alerts:n:c1:1000', 'p:{a}:alerts:x:month:1000']);
+    expect(args.slice(18 + 10)).toEqual([
+      3,
+      1,
+      40 * 86_400_000,
+      'month',
+      1000,
+      2000,
+      2,
+      5,
+      'rule_a rule_b',
+      9,
+      'rule_a',
+      2,
+      'alice',
+      2,
+      'bob',
+      1,
+    ]);
+  });
+
   it('parses every reply', () => {
     expect(parseApplyReply(['ok'])).toEqual({ status: 'ok' });
     expect(parseApplyReply(['off', '12'])).toEqual({ status: 'off', actual: 12 });
     expect(parseApplyReply(['cmp', '-1'])).toEqual({ status: 'cmp', actual: null });
     expect(parseApplyReply(['dict', 'k', 3])).toEqual({ status: 'dict', dict: 'k', length: 3 });
+    expect(parseApplyReply(['rules', '4'])).toEqual({ status: 'rules', version: 4 });
     expect(() => parseApplyReply('nope')).toThrow();
   });
 });

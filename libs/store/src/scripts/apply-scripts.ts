@@ -10,9 +10,10 @@
  */
 import type { ChainableCommander } from 'ioredis';
 import type { ApiIncrements } from '../aggregate';
+import { alertWrites, type AlertIncrements } from '../alert-detection';
 import { command } from '../commands';
 import type { RedisClient } from '../connection';
-import { apiKeys, type KeySpace } from '../keys';
+import { alertKeys, apiKeys, type KeySpace } from '../keys';
 import { queueCommand } from '../pipeline';
 import { noneArg, noneOf } from './none';
 import { stageIncrements } from '../staged-chunks';
@@ -30,7 +31,8 @@ export interface ApplyCas {
 
 /**
  * Arguments of the variable-key command (numkeys, KEYS..., ARGV...), and how many chunks it stages
- * (staged-chunks.ts: the hour buckets when the call would make more than `maxWrites` writes).
+ * (staged-chunks.ts: the hour buckets when the call would make more than `maxWrites` writes; the
+ * alert counters' writes are the call's own and leave that much less room).
  */
 export function applyApiBatchArgs(
   space: KeySpace,
@@ -38,9 +40,11 @@ export function applyApiBatchArgs(
   inc: ApiIncrements,
   cas: ApplyCas,
   maxWrites = Infinity,
+  alerts?: AlertIncrements,
 ): { args: (string | number | Buffer)[]; staged: number } {
   const keys = apiKeys(space, apiId);
-  const { buckets, chunks } = stageIncrements(inc, maxWrites);
+  const alertKeyNames = alertKeys(space.prefix, apiId);
+  const { buckets, chunks } = stageIncrements(inc, Math.max(0, maxWrites - alertWrites(alerts)));
   const keyList: string[] = [
     keys.offsets,
     keys.compactedThrough,
@@ -55,6 +59,8 @@ export function applyApiBatchArgs(
     keys.dictIndex('s'),
     keys.dirty,
     keys.stage,
+    alertKeyNames.rulesVersion,
+    alertKeyNames.crossings,
   ];
   const argv: (string | number | Buffer)[] = [
     cas.offsetField,
@@ -67,6 +73,9 @@ export function applyApiBatchArgs(
     buckets.length,
     inc.keepUntil,
     chunks.length,
+    noneArg(alerts === undefined ? null : alerts.rulesVersion),
+    alerts?.counters.length ?? 0,
+    alerts?.now ?? 0,
     ...chunks,
   ];
   for (const { r, t, expireAt, cubes, parts } of buckets) {
@@ -83,6 +92,16 @@ export function applyApiBatchArgs(
       argv.push(suffix, section);
     }
   }
+  for (const c of alerts?.counters ?? []) {
+    keyList.push(
+      keys.alertCounter(c.counterId, c.periodStart),
+      alertKeyNames.recorded(c.period, c.periodStart),
+    );
+    argv.push(c.period, c.periodStart, c.expireAt, c.levels.length);
+    for (const { level, ruleIds } of c.levels) argv.push(level, ruleIds.join(' '));
+    argv.push(c.members.size);
+    for (const [member, n] of c.members) argv.push(member, n);
+  }
   return { args: [keyList.length, ...keyList, ...argv], staged: chunks.length };
 }
 
@@ -94,7 +113,9 @@ export type ApplyResult =
   | { status: 'cmp'; actual: number | null }
   | { status: 'dict'; dict: string; length: number }
   /** A rebuild retired the API in this generation: it moves to `generation`. */
-  | { status: 'retired'; generation: number };
+  | { status: 'retired'; generation: number }
+  /** The API's alert rules are not the version the alert increments were computed with (0: no rules yet). */
+  | { status: 'rules'; version: number };
 
 /** applyApiBatch's reply. */
 export function parseApplyReply(reply: unknown): ApplyResult {
@@ -110,6 +131,8 @@ export function parseApplyReply(reply: unknown): ApplyResult {
       return { status, dict: String(a), length: Number(b) };
     case 'retired':
       return { status, generation: Number(a) };
+    case 'rules':
+      return { status, version: Number(a) };
     default:
       throw new Error(`applyApiBatch: unexpected status ${String(status)}`);
   }
@@ -127,8 +150,9 @@ export function queueApplyApiBatch(
   inc: ApiIncrements,
   cas: ApplyCas,
   maxWrites?: number,
+  alerts?: AlertIncrements,
 ): number {
-  const call = applyApiBatchArgs(space, apiId, inc, cas, maxWrites);
+  const call = applyApiBatchArgs(space, apiId, inc, cas, maxWrites, alerts);
   queueCommand(redis, pipeline, 'applyApiBatch', call.args);
   return call.staged;
 }
@@ -144,8 +168,9 @@ export async function applyApiBatch(
   inc: ApiIncrements,
   cas: ApplyCas,
   maxWrites?: number,
+  alerts?: AlertIncrements,
 ): Promise<{ result: ApplyResult; staged: number }> {
-  const call = applyApiBatchArgs(space, apiId, inc, cas, maxWrites);
+  const call = applyApiBatchArgs(space, apiId, inc, cas, maxWrites, alerts);
   const reply = await command<unknown>(redis, 'applyApiBatch')(...call.args);
   return { result: parseApplyReply(reply), staged: call.staged };
 }

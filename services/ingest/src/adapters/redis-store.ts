@@ -10,6 +10,7 @@ import {
   isCluster,
   publishChanges,
   DictionaryWriter,
+  readAlertRules,
   readApiProgress,
   readGeneration,
   readWatermark,
@@ -42,6 +43,9 @@ export function redisStore(redis: RedisClient, prefix: string, options: RedisSto
       return readApiProgress(redis, space, offsetField, apiIds);
     },
 
+    // Concurrent MULTIs on one connection: one round trip for all of them.
+    readAlertRules: (apiIds) => Promise.all(apiIds.map((apiId) => readAlertRules(redis, prefix, apiId))),
+
     async assignCodes(space: KeySpace, missing: ReadonlyMap<string, MissingValues>) {
       // A writer per call: the core keeps the caches (CodeCache); this one only runs the scripts.
       const writer = new DictionaryWriter(redis, space);
@@ -64,6 +68,7 @@ export function redisStore(redis: RedisClient, prefix: string, options: RedisSto
             newOff: a.newOff,
             expectedCmp: a.expectedCmp,
           },
+          ...(a.alerts && { alerts: a.alerts }),
         })),
         options,
       );

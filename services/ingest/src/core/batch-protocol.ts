@@ -20,6 +20,7 @@
  *   offs    "<topic>/<partition>" -> apiId -> off    (dropped per partition on any doubt)
  *   cmps    apiId -> last compacted hour             (refreshed when the cmp CAS fails)
  *   codes   apiId -> dictionary -> value -> code     (CodeCache)
+ *   rules   apiId -> alert rules at a version        (re-read when applyApiBatch answers `rules`)
  * All are dropped when the store resets (`epoch`): a Redis that restarted may have lost its last
  * second, and a code cached from it may have been given to another value since.
  */
@@ -38,7 +39,8 @@ import {
   type EventCodes,
 } from './classify';
 import { CodeCache } from './code-cache';
-import { planApplies, prepareApis, readOutcomes, reexpand } from './plan';
+import { compileAlertRules, type ApiAlertRules } from './alert-increments';
+import { planApplies, prepareApis, readOutcomes, realert, reexpand } from './plan';
 import type { StorePort } from './ports';
 import {
   conflict,
@@ -82,6 +84,7 @@ export class BatchProtocol {
   private owners = new Map<string, string>();
   private offs = new Map<string, Map<string, Offset>>();
   private cmps = new Map<string, HourIndex>();
+  private alertRules = new Map<string, ApiAlertRules>();
   private readonly codes = new CodeCache();
   private readonly resetListeners: (() => void)[] = [];
   private readonly store: StorePort;
@@ -112,6 +115,7 @@ export class BatchProtocol {
     this.owners = new Map();
     this.offs = new Map();
     this.cmps = new Map();
+    this.alertRules = new Map();
     this.codes.clear();
     this.deps.logger?.warn({ why, epoch: this.epoch }, 'ingest caches dropped');
     for (const listener of this.resetListeners) listener();
@@ -219,9 +223,24 @@ export class BatchProtocol {
     // 3. Dead letters before anything of the batch is applied (awaited).
     if (dead.length > 0) await this.deps.deadLetter(dead);
 
-    // 4. Increments per API.
+    // 4. The alert rules of APIs not cached (after a start or a reset; a change is found by the apply).
+    const lacking = [...first.counters].filter(([a, c]) => c.size > 0 && !this.alertRules.has(a));
+    if (lacking.length > 0) {
+      await this.loadAlertRules(lacking.map(([apiId]) => apiId));
+      if (this.epoch !== epoch) return conflict('redis-reset', 'while reading alert rules');
+    }
+
+    // 5. Increments per API: counters and alert counters.
     const cmpOf = (apiId: string) => this.cmps.get(apiId)!;
-    const apis = prepareApis(first.counters, cmpOf, { now, retention, partsMinRows: this.deps.partsMinRows });
+    const alerts = {
+      rulesOf: (apiId: string) => this.alertRules.get(apiId)!,
+      valuesOf: (apiId: string) => this.codes.valuesOf(apiId),
+    };
+    const apis = prepareApis(first.counters, cmpOf, alerts, {
+      now,
+      retention,
+      partsMinRows: this.deps.partsMinRows,
+    });
     return {
       status: 'prepared',
       topic: batch.topic,
@@ -296,7 +315,15 @@ export class BatchProtocol {
     return undefined;
   }
 
-  /** One apply per API (retried on a moved cmp); the events counted, or the conflict. */
+  /** Reads and compiles the alert rules of these APIs (one round trip). */
+  private async loadAlertRules(apiIds: readonly string[]): Promise<void> {
+    const read = await this.store.readAlertRules(apiIds);
+    apiIds.forEach((apiId, n) =>
+      this.alertRules.set(apiId, compileAlertRules(read[n]!.version, read[n]!.rules)),
+    );
+  }
+
+  /** One apply per API (retried on a moved cmp or changed rules); the events counted, or the conflict. */
   private async applyAll(p: PreparedBatch): Promise<number | Conflict> {
     const { lastOffset } = p;
     const offs = this.offsetsOf(p.field);
@@ -317,15 +344,18 @@ export class BatchProtocol {
         else this.forgetPartition(p.topic, p.partition);
         return round.failed;
       }
+      const ctx = { now: p.now, retention: this.deps.retention, partsMinRows: this.deps.partsMinRows };
       // The compactor moved on: split the hours again with the new cmp.
       pending = round.retry.map(({ api, cmp }) => {
         this.cmps.set(api.apiId, cmp);
-        return reexpand(api, cmp, {
-          now: p.now,
-          retention: this.deps.retention,
-          partsMinRows: this.deps.partsMinRows,
-        });
+        return reexpand(api, cmp, ctx);
       });
+      // Rules were created or deleted: read them again and count the alerts with them.
+      if (round.staleRules.length > 0) {
+        await this.loadAlertRules(round.staleRules.map((a) => a.apiId));
+        if (this.epoch !== p.epoch) return conflict('redis-reset', 'while reading alert rules');
+        for (const api of round.staleRules) pending.push(realert(api, this.alertRules.get(api.apiId)!, ctx));
+      }
     }
     return applied;
   }

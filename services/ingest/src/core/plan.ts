@@ -3,6 +3,7 @@
  * CAS-checked apply, and what each apply's outcome means for the next step.
  */
 import { expand, type TupleCounter, type WriteContext } from '@va/store';
+import { alertIncrements, type ApiAlertRules, type ValueOf } from './alert-increments';
 import type { Retention } from '@va/core';
 import type { ApplyOutcome, PlannedApply } from './ports';
 import { conflict, type Conflict, type HourIndex, type Offset, type PreparedApi } from './types';
@@ -22,20 +23,38 @@ const writeContext = (ctx: ExpandContext, cmp: HourIndex): WriteContext => ({
   ...(ctx.partsMinRows !== undefined && { partsMinRows: ctx.partsMinRows }),
 });
 
-/** Expands every non-empty counter with its API's cmp (the hour/rollup split). */
+/**
+ * Expands every non-empty counter with its API's cmp (the hour/rollup split), and its alert counters'
+ * increments with the API's rules (alert-increments.ts).
+ */
 export function prepareApis(
   counters: ReadonlyMap<string, TupleCounter>,
   cmpOf: (apiId: string) => HourIndex,
+  alerts: { rulesOf: (apiId: string) => ApiAlertRules; valuesOf: (apiId: string) => ValueOf },
   ctx: ExpandContext,
 ): PreparedApi[] {
   const out: PreparedApi[] = [];
   for (const [apiId, counter] of counters) {
     if (counter.size === 0) continue;
     const cmp = cmpOf(apiId);
-    out.push({ apiId, counter, cmp, increments: expand(counter, writeContext(ctx, cmp)) });
+    const valueOf = alerts.valuesOf(apiId);
+    out.push({
+      apiId,
+      counter,
+      cmp,
+      increments: expand(counter, writeContext(ctx, cmp)),
+      alerts: alertIncrements(counter, alerts.rulesOf(apiId), valueOf, ctx),
+      valueOf,
+    });
   }
   return out;
 }
+
+/** The same counts with the API's rules read again (they changed since the alerts were computed). */
+export const realert = (api: PreparedApi, rules: ApiAlertRules, ctx: ExpandContext): PreparedApi => ({
+  ...api,
+  alerts: alertIncrements(api.counter, rules, api.valueOf, ctx),
+});
 
 /** The same counts split again with another cmp (the compactor moved on). */
 export function reexpand(api: PreparedApi, cmp: HourIndex, ctx: ExpandContext): PreparedApi {
@@ -60,6 +79,7 @@ export function planApplies(
       expectedOff,
       newOff: lastOffset,
       expectedCmp: a.cmp,
+      alerts: a.alerts,
     });
   }
   return out;
@@ -72,6 +92,8 @@ export interface ApplyRound {
   events: number;
   /** APIs to apply again with the cmp Redis holds (the compactor moved on). */
   retry: { api: PreparedApi; cmp: HourIndex }[];
+  /** APIs to apply again with their alert rules read again (created or deleted meanwhile). */
+  staleRules: PreparedApi[];
   /** The first off, retired or dict failure: the batch stops; dict means cached codes are wrong. */
   failed: Conflict | undefined;
 }
@@ -82,7 +104,7 @@ export function readOutcomes(
   apis: readonly PreparedApi[],
   outcomes: readonly ApplyOutcome[],
 ): ApplyRound {
-  const round: ApplyRound = { done: [], events: 0, retry: [], failed: undefined };
+  const round: ApplyRound = { done: [], events: 0, retry: [], staleRules: [], failed: undefined };
   outcomes.forEach((outcome, n) => {
     const a = apis[n]!;
     if (outcome.status === 'ok') {
@@ -90,6 +112,8 @@ export function readOutcomes(
       round.events += a.increments.events;
     } else if (outcome.status === 'cmp') {
       round.retry.push({ api: a, cmp: outcome.actual });
+    } else if (outcome.status === 'rules') {
+      round.staleRules.push(a);
     } else if (outcome.status === 'retired') {
       // A rebuild is switching to a new generation: re-read the partition (and, once <p>:gen moved,
       // the generation) and try again; nothing of this API was written.

@@ -2,7 +2,14 @@
  * The narrow port between the ingest core and the store (Redis in production, an in-memory fake in
  * unit tests). Stateless: every cache lives in the core. Offsets are `Offset`, cmp an `HourIndex` (null = none).
  */
-import type { ApiCodes, ApiIncrements, KeySpace, MissingValues } from '@va/store';
+import type {
+  AlertIncrements,
+  AlertRules,
+  ApiCodes,
+  ApiIncrements,
+  KeySpace,
+  MissingValues,
+} from '@va/store';
 import type { HourIndex, Offset } from './types';
 
 export interface ApiClaim {
@@ -22,6 +29,12 @@ export interface PlannedApply {
   newOff: number;
   /** cmp the increments were split with. */
   expectedCmp: HourIndex;
+  /**
+   * The alert counters' increments (docs/alerts.md "Detection"), computed with the rules of their
+   * `rulesVersion`: the store refuses them (`rules`) when the API's rules are at another version.
+   * Absent: no detection, the version is not checked.
+   */
+  alerts?: AlertIncrements;
 }
 
 export type ApplyOutcome =
@@ -30,7 +43,9 @@ export type ApplyOutcome =
   | { status: 'cmp'; actual: HourIndex }
   | { status: 'dict'; dict: string; length: number }
   /** A rebuild retired the API in this generation (it is switching to `generation`): nothing written. */
-  | { status: 'retired'; generation: number };
+  | { status: 'retired'; generation: number }
+  /** The API's alert rules are at `version`, not the alerts' rulesVersion: nothing written. */
+  | { status: 'rules'; version: number };
 
 export type WatermarkMove = { ok: true } | { ok: false; actual: Offset };
 
@@ -55,6 +70,8 @@ export interface StorePort {
     offsetField: string,
     apiIds: readonly string[],
   ): Promise<{ off: Offset[]; cmp: HourIndex[] }>;
+  /** Each API's alert rules and their version (0 and none before its first rule), in order. */
+  readAlertRules(apiIds: readonly string[]): Promise<AlertRules[]>;
   /** Assigns (or finds) a code for every missing value; returns the codes of those values. */
   assignCodes(space: KeySpace, missing: ReadonlyMap<string, MissingValues>): Promise<Map<string, ApiCodes>>;
   /** One atomic, CAS-checked write per API (pipelined); one outcome per apply, in order. */

@@ -4,7 +4,7 @@
  * Lua scripts' encoding of none (-1) stays inside it (libs/store scripts/none.ts).
  */
 import type { IHeaders } from 'kafkajs';
-import type { ApiIncrements, KeySpace, TupleCounter } from '@va/store';
+import type { AlertIncrements, ApiIncrements, DictName, KeySpace, TupleCounter } from '@va/store';
 
 /** A Kafka offset (wm, off), or null for "none". */
 export type Offset = number | null;
@@ -65,6 +65,10 @@ export interface PreparedApi {
   /** cmp the increments were split with; the CAS checks it. */
   cmp: HourIndex;
   increments: ApiIncrements;
+  /** The alert counters' increments (alert-increments.ts), with the rules' version they assume. */
+  alerts: AlertIncrements;
+  /** The values of the codes counted (kept with the batch: the code cache may start over meanwhile). */
+  valueOf: (d: DictName, code: number) => string;
 }
 
 /** The writes of one slice (classify.ts Slice): one apply per API, each moving off[api] to lastOffset. */

@@ -1,0 +1,219 @@
+/**
+ * Alert detection's share of a batch (pure; docs/alerts.md "Detection"): an API's rules compiled once per
+ * rules version, and a batch's counted tuples turned into increments per alert counter, period and scope
+ * member, which applyApiBatch adds in the same atomic step as the counts (and where it finds the crossings).
+ *
+ * The input is the API's TupleCounter, the events the batch counts (already deduplicated by the offsets),
+ * summed per (hour, key, identity, tag set, outcome): the work is per distinct tuple and counter, never per
+ * event, and the script gets one increment per counter, period and member. Rules that count the same thing
+ * share a counter (libs/core alertCounterId), with the levels of all of them.
+ */
+import { OUTCOMES, type AlertPeriod, type AlertRule, type AlertScope } from '@va/contracts';
+import {
+  alertCounterId,
+  alertPeriodStart,
+  hourStart,
+  lastHourOf,
+  dayOfHour,
+  monthOfHour,
+  type Retention,
+} from '@va/core';
+import {
+  keepUntilOfHour,
+  parseIdentity,
+  parseTagSet,
+  type AlertCounterIncrements,
+  type AlertIncrements,
+  type AlertLevel,
+  type DictName,
+  type TupleCounter,
+} from '@va/store';
+
+/** One counter of an API's rules: what they count and their levels. */
+export interface AlertCounterRule {
+  counterId: string;
+  scope: AlertScope;
+  /** Bit o set: outcome code o counts. */
+  outcomeMask: number;
+  /** All of these must be in the event's tag set (none: no filter). */
+  tags: readonly string[];
+  period: AlertPeriod;
+  /** Ascending, distinct; each with the rules that have it. */
+  levels: AlertLevel[];
+}
+
+/** An API's rules as detection uses them, at one version of the rules. */
+export interface ApiAlertRules {
+  version: number;
+  /** Counters of the kinds api, eachIdentity and eachKey: every event may count. */
+  everyEvent: AlertCounterRule[];
+  /** Counters of one identity, by its externalId. */
+  byExternalId: Map<string, AlertCounterRule[]>;
+  /** Counters of one key, by keyId. */
+  byKeyId: Map<string, AlertCounterRule[]>;
+}
+
+const ALL_OUTCOMES = (1 << OUTCOMES.length) - 1;
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/** Groups the rules by what they count (one counter each) and indexes the counters by scope. */
+export function compileAlertRules(version: number, rules: readonly AlertRule[]): ApiAlertRules {
+  const counters = new Map<string, { rule: AlertCounterRule; byLevel: Map<number, string[]> }>();
+  for (const rule of rules) {
+    const counterId = alertCounterId(rule);
+    let entry = counters.get(counterId);
+    if (!entry) {
+      const outcomeMask =
+        rule.outcomes === undefined
+          ? ALL_OUTCOMES
+          : rule.outcomes.reduce((mask, o) => mask | (1 << OUTCOMES.indexOf(o)), 0);
+      entry = {
+        rule: {
+          counterId,
+          scope: rule.scope,
+          outcomeMask,
+          tags: rule.tags ?? [],
+          period: rule.period,
+          levels: [],
+        },
+        byLevel: new Map(),
+      };
+      counters.set(counterId, entry);
+    }
+    for (const level of rule.levels) push(entry.byLevel, level, rule.ruleId);
+  }
+  const out: ApiAlertRules = { version, everyEvent: [], byExternalId: new Map(), byKeyId: new Map() };
+  for (const { rule, byLevel } of counters.values()) {
+    rule.levels = [...byLevel]
+      .sort(([a], [b]) => a - b)
+      .map(([level, ruleIds]) => ({ level, ruleIds: [...new Set(ruleIds)].sort() }));
+    const scope = rule.scope;
+    if (scope.kind === 'identity') push(out.byExternalId, scope.externalId, rule);
+    else if (scope.kind === 'key') push(out.byKeyId, scope.keyId, rule);
+    else out.everyEvent.push(rule);
+  }
+  return out;
+}
+
+/** True when the API has no rule: its batches add no counter (the script still checks the version). */
+export const hasNoRules = (rules: ApiAlertRules): boolean =>
+  rules.everyEvent.length === 0 && rules.byExternalId.size === 0 && rules.byKeyId.size === 0;
+
+/** The dictionary value of a code the batch uses (the core's code cache holds every one of them). */
+export type ValueOf = (d: DictName, code: number) => string;
+
+export interface AlertContext {
+  /** The batch's clock: detectedAt. */
+  now: number;
+  retention: Retention;
+}
+
+/** Per distinct code, what the filters need of its value (parsed once per batch). */
+class ValueMemo {
+  private readonly keys = new Map<number, string>();
+  private readonly externalIds = new Map<number, string>();
+  private readonly tagSets = new Map<number, ReadonlySet<string>>();
+  constructor(private readonly valueOf: ValueOf) {}
+  keyId(k: number): string {
+    let v = this.keys.get(k);
+    if (v === undefined) this.keys.set(k, (v = this.valueOf('k', k)));
+    return v;
+  }
+  externalId(i: number): string {
+    let v = this.externalIds.get(i);
+    if (v === undefined) this.externalIds.set(i, (v = parseIdentity(this.valueOf('i', i)).externalId));
+    return v;
+  }
+  tags(s: number): ReadonlySet<string> {
+    let v = this.tagSets.get(s);
+    if (v === undefined) this.tagSets.set(s, (v = new Set(parseTagSet(this.valueOf('s', s)).tags)));
+    return v;
+  }
+}
+
+/** The member a tuple counts for under a counter (undefined: it does not count). */
+function memberOf(c: AlertCounterRule, k: number, i: number, s: number, o: number, memo: ValueMemo) {
+  if ((c.outcomeMask & (1 << o)) === 0) return undefined;
+  if (c.tags.length > 0) {
+    const tags = memo.tags(s);
+    for (const tag of c.tags) if (!tags.has(tag)) return undefined;
+  }
+  switch (c.scope.kind) {
+    case 'api':
+      return '';
+    case 'key':
+    case 'eachKey':
+      return memo.keyId(k);
+    case 'identity':
+    case 'eachIdentity':
+      // Events without an identity never count for identity scopes.
+      return i < 0 ? undefined : memo.externalId(i);
+  }
+}
+
+/** Unix ms until which a period's counter must be kept: as long as an event of it can still be counted. */
+function expireAtOf(period: AlertPeriod, h: number, retention: Retention): number {
+  const last = period === 'day' ? lastHourOf('d', dayOfHour(h)) : lastHourOf('m', monthOfHour(h));
+  return keepUntilOfHour(last, retention);
+}
+
+/**
+ * The alert counters' increments of one API's counted tuples: per counter, period and member, the events
+ * its rules count (outcomes, all-of tags, scope). Always carries the rules' version, so that the script
+ * refuses them once the rules changed.
+ */
+export function alertIncrements(
+  counter: TupleCounter,
+  rules: ApiAlertRules,
+  valueOf: ValueOf,
+  ctx: AlertContext,
+): AlertIncrements {
+  const alerts: AlertIncrements = { rulesVersion: rules.version, now: ctx.now, counters: [] };
+  if (hasNoRules(rules)) return alerts;
+  const memo = new ValueMemo(valueOf);
+  const counters: AlertCounterIncrements[] = [];
+  /** counterId:periodStart -> its increments */
+  const byPeriod = new Map<string, AlertCounterIncrements & { members: Map<string, number> }>();
+  const byIdentity = rules.byExternalId.size > 0;
+  const byKey = rules.byKeyId.size > 0;
+  let hour: number | undefined;
+  let hourMs = 0;
+
+  const count = (c: AlertCounterRule, k: number, i: number, s: number, o: number, n: number, h: number) => {
+    const member = memberOf(c, k, i, s, o, memo);
+    if (member === undefined) return;
+    const periodStart = alertPeriodStart(c.period, hourMs);
+    const id = `${c.counterId}:${periodStart}`;
+    let inc = byPeriod.get(id);
+    if (!inc) {
+      inc = {
+        counterId: c.counterId,
+        period: c.period,
+        periodStart,
+        expireAt: expireAtOf(c.period, h, ctx.retention),
+        levels: c.levels,
+        members: new Map(),
+      };
+      byPeriod.set(id, inc);
+      counters.push(inc);
+    }
+    inc.members.set(member, (inc.members.get(member) ?? 0) + n);
+  };
+
+  counter.forEach((h, k, i, s, o, n) => {
+    if (h !== hour) {
+      hour = h;
+      hourMs = hourStart(h);
+    }
+    for (const c of rules.everyEvent) count(c, k, i, s, o, n, h);
+    if (byKey) for (const c of rules.byKeyId.get(memo.keyId(k)) ?? []) count(c, k, i, s, o, n, h);
+    if (byIdentity && i >= 0)
+      for (const c of rules.byExternalId.get(memo.externalId(i)) ?? []) count(c, k, i, s, o, n, h);
+  });
+  return { ...alerts, counters };
+}
