@@ -34,13 +34,18 @@ export function tailReport(bench: BenchResults, t: TailResults): string {
     const i = t.ingest;
     const perEvent = (s: number | null) =>
       s === null ? '-' : `${round((s * 1e6) / Math.max(1, i.events))} µs/event`;
+    // Until visible: from the worker's start to its last event applied. The tail's batches are few and
+    // long (a partition's whole backlog spans thousands of APIs), so the first applied event comes late and
+    // "first to last applied" alone says little.
+    const visibleSeconds = i.startupSeconds + i.seconds;
+    const rate = i.events / Math.max(visibleSeconds, 0.001);
     rows.push([
       'ingest, one worker, until visible',
-      `${int(i.eventsPerSecond)} events/s (${int(i.events)} events, first to last applied ${round(i.seconds)} s; ` +
-        `${int(i.batches)} batches of ${round(i.meanBatchSeconds * 1000)} ms; worker CPU ${perEvent(i.workerCpuSeconds)}, ` +
-        `Redis CPU ${perEvent(i.redisCpuSeconds)}, Kafka CPU ${perEvent(i.kafkaCpuSeconds)})`,
+      `${int(rate)} events/s (${int(i.events)} events visible ${round(visibleSeconds)} s after the worker's start, ` +
+        `${round(i.startupSeconds)} s of it to the first applied; ${int(i.batches)} batches of ${round(i.meanBatchSeconds)} s; ` +
+        `worker CPU ${perEvent(i.workerCpuSeconds)}, Redis CPU ${perEvent(i.redisCpuSeconds)}, Kafka CPU ${perEvent(i.kafkaCpuSeconds)})`,
       `${int(TAIL_GOALS.ingestEventsPerSecond)} events/s`,
-      mark(i.eventsPerSecond >= TAIL_GOALS.ingestEventsPerSecond),
+      mark(rate >= TAIL_GOALS.ingestEventsPerSecond),
     ]);
   }
   if (t.compaction) {
