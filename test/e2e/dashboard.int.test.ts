@@ -44,6 +44,7 @@ const IDENTITIES = [
   { id: 'id_initech', externalId: 'initech' },
 ];
 const TAGS = [['env:prod', 'path:/v1/orders'], ['env:prod', 'path:/v1/search'], ['env:staging'], []];
+const REGIONS = ['eu-west-1', 'us-east-1', 'ap-south-1'];
 /** Mostly VALID, a tail of every failure. */
 const OUTCOME_WEIGHTS: [Outcome, number][] = [
   ['VALID', 78],
@@ -73,12 +74,12 @@ function traffic(
   prefix: string,
 ): VerificationEvent[] {
   const random = rng(seed);
-  return Array.from({ length: count }, (_, i) => {
+  return Array.from({ length: count }, (_, i): VerificationEvent => {
     let ago = random() * 22 * HOUR;
     if (random() < 0.4) ago = (random() * 0.3 + 0.35) * 22 * HOUR; // a busy stretch mid-range
     const identity = pick(random, [...IDENTITIES, undefined], [5, 3, 1, 2]);
     const tags = pick(random, TAGS, [4, 3, 2, 1]);
-    return {
+    const event: VerificationEvent = {
       requestId: `${prefix}-${i}`,
       time: Math.floor(now - ago),
       workspaceId: 'ws_1',
@@ -92,6 +93,9 @@ function traffic(
       ...(identity && { identity }),
       ...(tags.length > 0 && { tags }),
     };
+    const region = pick(random, [...REGIONS, undefined], [5, 3, 1, 2]);
+    if (region) event.region = region;
+    return event;
   });
 }
 
@@ -190,12 +194,13 @@ async function rowsOf(query: VerificationsQuery | undefined, api = client): Prom
 /** Everything the page shows equals the API's answers (asked with `api`'s key) to the page's own queries. */
 async function expectPageMatchesApi(page: Page, s: DashboardDebug, api = client): Promise<Datapoint> {
   const q = s.queries!;
-  const [series, totalRows, keys, identities, tags] = await Promise.all([
+  const [series, totalRows, keys, identities, tags, regions] = await Promise.all([
     rowsOf(q.series, api),
     rowsOf(q.totals, api),
     rowsOf(q.topKeys, api),
     rowsOf(q.topIdentities, api),
     rowsOf(q.topTags, api),
+    rowsOf(q.topRegions, api),
   ]);
   const totals = totalRows[0];
   if (!totals) throw new Error('no totals row');
@@ -245,6 +250,7 @@ async function expectPageMatchesApi(page: Page, s: DashboardDebug, api = client)
     (r) => `${r.identity!.externalId} (${r.identity!.id})`,
   );
   await expectTable('top-tags', s.top?.tags, tags, (r) => r.tag!);
+  await expectTable('top-regions', s.top?.regions, regions, (r) => r.region!);
   return totals;
 }
 

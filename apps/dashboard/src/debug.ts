@@ -21,7 +21,7 @@ export interface DashboardDebug {
   /** What the chart holds: x in unix seconds and, per outcome, the top of its stacked bar. */
   chart?: { time: number[]; stacked: Record<OutcomeField, number[]> };
   totals?: Counts;
-  top?: { keys: TopRow[]; identities: TopRow[]; tags: TopRow[] };
+  top?: { keys: TopRow[]; identities: TopRow[]; tags: TopRow[]; regions: TopRow[] };
   precision?: Precision;
   /** The stream behind the refreshes (live.ts): connecting, stream (live), or polling without one. */
   live?: LiveMode;

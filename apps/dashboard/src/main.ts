@@ -126,12 +126,13 @@ async function refresh(): Promise<void> {
   const ask = (q: VerificationsQuery) => requests.run(() => client.getVerifications(q));
   try {
     // Asked in the order the page shows them: the queue starts the first two, the rest as they finish.
-    const [totals, series, keys, identities, tags] = await Promise.all([
+    const [totals, series, keys, identities, tags, regions] = await Promise.all([
       ask(queries.totals),
       ask(queries.series),
       ask(queries.topKeys),
       ask(queries.topIdentities),
       ask(queries.topTags),
+      ask(queries.topRegions),
     ]);
     if (mine !== generation) return; // the view changed meanwhile; a newer refresh draws
     const counts = toCounts(totals.datapoints[0]);
@@ -142,7 +143,12 @@ async function refresh(): Promise<void> {
       queries,
       series: toSeries(series.datapoints),
       totals: counts,
-      top: { keys: top(keys.datapoints), identities: top(identities.datapoints), tags: top(tags.datapoints) },
+      top: {
+        keys: top(keys.datapoints),
+        identities: top(identities.datapoints),
+        tags: top(tags.datapoints),
+        regions: top(regions.datapoints),
+      },
       precision: series.precision,
     };
     drawn.chart = chart.update(drawn.series!, effectiveGranularity(view));
@@ -150,6 +156,7 @@ async function refresh(): Promise<void> {
     renderTop(byId('top-keys'), drawn.top!.keys, 'No keys in this range.');
     renderTop(byId('top-identities'), drawn.top!.identities, 'No identities in this range.');
     renderTop(byId('top-tags'), drawn.top!.tags, 'No tags in this range.');
+    renderTop(byId('top-regions'), drawn.top!.regions, 'No regions in this range.');
     byId('precision').hidden = series.precision === 'hour';
     byId('precision').textContent = `Older slices are answered from ${series.precision} rollups.`;
     byId('updated').textContent = `Updated ${new Date().toISOString().slice(11, 19)} UTC`;

@@ -13,6 +13,13 @@ describe('buildQueries', () => {
     expect(q.topKeys).toEqual({ ...base, groupBy: ['key'], orderBy: 'total', order: 'desc', limit: TOP_N });
     expect(q.topIdentities.groupBy).toEqual(['identity']);
     expect(q.topTags.groupBy).toEqual(['tag']);
+    expect(q.topRegions).toEqual({
+      ...base,
+      groupBy: ['region'],
+      orderBy: 'total',
+      order: 'desc',
+      limit: TOP_N,
+    });
   });
 
   it('leaves empty filters out', () => {

@@ -16,6 +16,7 @@ export interface DashboardQueries {
   topKeys: VerificationsQuery;
   topIdentities: VerificationsQuery;
   topTags: VerificationsQuery;
+  topRegions: VerificationsQuery;
 }
 
 /**
@@ -35,7 +36,7 @@ export function buildQueries(view: ViewState, nowMs: number, scope?: Scope): Das
   if (externalId) base.externalId = externalId;
   if (view.keyIds.length > 0) base.keyId = [...view.keyIds];
   if (view.tags.length > 0) base.tag = [...view.tags];
-  const top = (group: 'key' | 'identity' | 'tag'): VerificationsQuery => ({
+  const top = (group: 'key' | 'identity' | 'tag' | 'region'): VerificationsQuery => ({
     ...base,
     groupBy: [group],
     orderBy: 'total',
@@ -48,5 +49,6 @@ export function buildQueries(view: ViewState, nowMs: number, scope?: Scope): Das
     topKeys: top('key'),
     topIdentities: top('identity'),
     topTags: top('tag'),
+    topRegions: top('region'),
   };
 }

@@ -49,6 +49,7 @@ function labelOf(row: Datapoint): string {
   if (row.keyId !== undefined) return row.keyId;
   if (row.identity !== undefined) return `${row.identity.externalId} (${row.identity.id})`;
   if (row.tag !== undefined) return row.tag;
+  if (row.region !== undefined) return row.region;
   return '';
 }
 
