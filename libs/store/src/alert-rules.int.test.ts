@@ -1,10 +1,8 @@
 // Alert rules and crossings on a real Redis: the rules' version moves on every change (what the
 // detection's cache compares), and a crossing appended with the codec reads back with its derived id.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AlertRule } from '@va/contracts';
 import { alertId } from '@va/core';
-import { testRedisTarget } from '@va/testkit/support';
-import { connectTarget, deletePrefix } from './testing';
 import {
   countAlertRules,
   createAlertRule,
@@ -13,19 +11,12 @@ import {
   readAlertRules,
   readAlertRulesVersion,
 } from './alert-rules';
-import type { RedisClient } from './connection';
 import { appendCrossing, decodeCrossing } from './crossing-codec';
 import { alertGlobalKeys, alertKeys } from './keys';
+import { fileRedis } from './testing/file-redis';
 
-const prefix = `t-alert-rules-${Math.random().toString(36).slice(2, 8)}`;
-let redis: RedisClient;
-beforeAll(() => {
-  redis = connectTarget(testRedisTarget());
-});
-afterAll(async () => {
-  await deletePrefix(testRedisTarget(), prefix);
-  redis.disconnect();
-});
+const db = fileRedis('alert-rules');
+const { prefix } = db;
 
 const rule = (n: number, createdAt: number): AlertRule => ({
   ruleId: `rule_${String(n).padStart(24, '0')}`,
@@ -38,22 +29,22 @@ const rule = (n: number, createdAt: number): AlertRule => ({
 
 describe('alert rules', () => {
   it('creates, lists oldest first, finds and deletes rules; every change moves the version', async () => {
-    expect(await readAlertRules(redis, prefix, 'api:1')).toEqual({ version: 0, rules: [] });
-    expect(await createAlertRule(redis, prefix, rule(2, 200))).toBe(1);
-    expect(await createAlertRule(redis, prefix, { ...rule(1, 100), outcomes: ['VALID'], tags: ['a'] })).toBe(
-      2,
-    );
-    const read = await readAlertRules(redis, prefix, 'api:1');
+    expect(await readAlertRules(db.redis, prefix, 'api:1')).toEqual({ version: 0, rules: [] });
+    expect(await createAlertRule(db.redis, prefix, rule(2, 200))).toBe(1);
+    expect(
+      await createAlertRule(db.redis, prefix, { ...rule(1, 100), outcomes: ['VALID'], tags: ['a'] }),
+    ).toBe(2);
+    const read = await readAlertRules(db.redis, prefix, 'api:1');
     expect(read.version).toBe(2);
     expect(read.rules.map((r) => r.ruleId)).toEqual([rule(1, 0).ruleId, rule(2, 0).ruleId]);
     expect(read.rules[0]).toEqual({ ...rule(1, 100), outcomes: ['VALID'], tags: ['a'] });
-    expect(await countAlertRules(redis, prefix, 'api:1')).toBe(2);
-    expect(await findAlertRule(redis, prefix, 'api:1', rule(2, 0).ruleId)).toEqual(rule(2, 200));
-    expect(await findAlertRule(redis, prefix, 'api:2', rule(2, 0).ruleId)).toBeNull();
-    expect(await deleteAlertRule(redis, prefix, 'api:1', rule(2, 0).ruleId)).toBe(true);
-    expect(await deleteAlertRule(redis, prefix, 'api:1', rule(2, 0).ruleId)).toBe(false);
-    expect(await readAlertRulesVersion(redis, prefix, 'api:1')).toBe(3);
-    expect(await redis.smembers(alertGlobalKeys(prefix).apis)).toEqual(['api:1']);
+    expect(await countAlertRules(db.redis, prefix, 'api:1')).toBe(2);
+    expect(await findAlertRule(db.redis, prefix, 'api:1', rule(2, 0).ruleId)).toEqual(rule(2, 200));
+    expect(await findAlertRule(db.redis, prefix, 'api:2', rule(2, 0).ruleId)).toBeNull();
+    expect(await deleteAlertRule(db.redis, prefix, 'api:1', rule(2, 0).ruleId)).toBe(true);
+    expect(await deleteAlertRule(db.redis, prefix, 'api:1', rule(2, 0).ruleId)).toBe(false);
+    expect(await readAlertRulesVersion(db.redis, prefix, 'api:1')).toBe(3);
+    expect(await db.redis.smembers(alertGlobalKeys(prefix).apis)).toEqual(['api:1']);
   });
 
   it('appends a crossing to the API stream that reads back with its alert id', async () => {
@@ -66,8 +57,8 @@ describe('alert rules', () => {
       count: 12,
       detectedAt: 86_400_000 * 20_000 + 5,
     };
-    const id = await appendCrossing(redis, prefix, 'api:1', fields);
-    const [[entryId, values]] = (await redis.xrange(alertKeys(prefix, 'api:1').crossings, '-', '+')) as [
+    const id = await appendCrossing(db.redis, prefix, 'api:1', fields);
+    const [[entryId, values]] = (await db.redis.xrange(alertKeys(prefix, 'api:1').crossings, '-', '+')) as [
       [string, string[]],
     ];
     expect(entryId).toBe(id);
