@@ -125,5 +125,12 @@ export {
 export { prepareSeal, readDirty, sealableBuckets, sealApi, sealBucket } from './seal';
 export { type DictionarySizes, sectionRowsBound, sectionRowsOf, sumCostUs } from './read-cost';
 export { advanceWatermark } from './scripts/watermark-scripts';
+export {
+  queueAdmitQuery,
+  type AdmissionReply,
+  type AdmissionRequest,
+  type LimitOwnerScope,
+  type OwnerLimits,
+} from './scripts/admission-scripts';
 export { transitionRebuild } from './scripts/generation-scripts';
 export { beginSeal, commitSeal, type SealTarget } from './scripts/seal-scripts';

@@ -1,7 +1,7 @@
 /**
  * The rate and concurrency limits, shared by every query service through Redis: one rate window and
  * one set of query slots per root key and, inside them, per read-token subject (docs/read-tokens.md,
- * "Limits"; docs/query-isolation.md). One script checks both (libs/store commands/admitQuery.lua), so
+ * "Limits"; docs/query-isolation.md). One script checks both (libs/store commands/admitQuery.lua, called through queueAdmitQuery), so
  * that it can ride in the pipeline that also reads the plan's inputs: a request pays one round trip
  * for its limits and its meta. Requests are limited only once their root key, query, permission and
  * API passed (the contract's check order: 401, 400, 403, 404 come first).
@@ -11,7 +11,7 @@
  * plus a margin).
  */
 import type { ChainableCommander } from 'ioredis';
-import { execPipeline, globalKeys, newPipeline, queueCommand, type RedisClient } from '@va/store';
+import { execPipeline, newPipeline, queueAdmitQuery, type RedisClient } from '@va/store';
 import type { LimitOwner } from './owner';
 
 export interface LimitsDeps {
@@ -41,8 +41,6 @@ export interface Admitted {
   release: () => Promise<void>;
 }
 
-const scopeOf = (i: unknown): 'rootKey' | 'subject' => (Number(i) === 2 ? 'subject' : 'rootKey');
-
 /**
  * Queues the admission of a request on `pipeline` (first, so that the slot is taken before the
  * commands after it read anything); `slots: false` checks the rate alone. The returned function
@@ -55,35 +53,36 @@ export function queueAdmission(
   requestId: string,
   options: { slots: boolean },
 ): (replies: readonly unknown[]) => Refusal | Admitted {
-  const keys = globalKeys(deps.prefix);
   const { rootKeyHash, subject } = owner;
   const slotMax = options.slots ? deps.slotMax : 0;
-  const keyList = [keys.rateWindow(rootKeyHash), keys.querySlots(rootKeyHash)];
-  const limits = [deps.rateMax, slotMax];
-  if (subject !== null) {
-    keyList.push(keys.rateWindow(rootKeyHash, subject), keys.querySubjectSlots(rootKeyHash, subject));
-    limits.push(deps.rateMax > 0 ? deps.rateSubjectMax : 0, slotMax > 0 ? deps.slotSubjectMax : 0);
-  }
-  const at = pipeline.length;
-  queueCommand(deps.redis, pipeline, 'admitQuery', [
-    keyList.length,
-    ...keyList,
-    deps.windowMs,
+  const subjectLimits = {
+    rate: deps.rateMax > 0 ? deps.rateSubjectMax : 0,
+    slots: slotMax > 0 ? deps.slotSubjectMax : 0,
+  };
+  const decode = queueAdmitQuery(deps.redis, pipeline, {
+    prefix: deps.prefix,
+    rootKeyHash,
+    root: { rate: deps.rateMax, slots: slotMax },
+    subject: subject === null ? null : { name: subject, limits: subjectLimits },
+    windowMs: deps.windowMs,
     requestId,
-    deps.slotTtlMs,
-    ...limits,
-  ]);
-  const sets = slotMax > 0 ? keyList.filter((_, n) => n % 2 === 1) : [];
+    slotTtlMs: deps.slotTtlMs,
+  });
   return (replies) => {
-    const [kind, i, ms] = replies[at] as [number, number?, number?];
-    if (kind === 1)
-      return { limit: 'rate', scope: scopeOf(i), retryAfter: Math.max(1, Math.ceil(Number(ms) / 1000)) };
-    if (kind === 2) return { limit: 'slots', scope: scopeOf(i) };
+    const reply = decode(replies);
+    if (!reply.admitted) {
+      if (reply.limit === 'slots') return { limit: 'slots', scope: reply.scope };
+      return {
+        limit: 'rate',
+        scope: reply.scope,
+        retryAfter: Math.max(1, Math.ceil(reply.retryInMs / 1000)),
+      };
+    }
     return {
       release: async () => {
-        if (sets.length === 0) return;
+        if (reply.slotSets.length === 0) return;
         const release = newPipeline(deps.redis);
-        for (const set of sets) release.zrem(set, requestId);
+        for (const set of reply.slotSets) release.zrem(set, requestId);
         await execPipeline(release).catch(() => undefined); // the slot expires (see above)
       },
     };
