@@ -17,6 +17,7 @@ import { alertPeriodStart } from '@va/core';
 import { createServer } from '@va/query';
 import { createLogger } from '@va/runtime';
 import {
+  alertGlobalKeys,
   alertKeys,
   appendCrossing,
   createRootKey,
@@ -89,6 +90,7 @@ beforeAll(async () => {
     logger: createLogger('alerts-test', 'warn'),
     now: () => Date.now(),
     backoff: { baseMs: 200, capMs: 1_000 }, // the schedule's shape, with short waits
+    claimIdleMs: 500,
   });
   await delivery.start();
   closers.push(() => delivery.stop());
@@ -204,5 +206,30 @@ describe('alert delivery', () => {
     expect(deliveries.at(-1)).toMatchObject({ attempt: 1, outcome: 'failed', status: 302 });
     expect(deliveries.at(-1)!.error).toMatch(/redirect/);
     expect(target.received).toHaveLength(0);
+  });
+
+  it('takes over the crossings of a reader that died before acknowledging them', async () => {
+    const hook = await receiver();
+    closers.push(hook.close);
+    await registerApi(redis, t.keyPrefix, 'api_2', 'ws_1');
+    const key = alertKeys(t.keyPrefix, 'api_2').crossings;
+    await redis.xgroup('CREATE', key, CROSSINGS_GROUP, '0', 'MKSTREAM');
+    const fields = crossingOf(`rule_${'9'.repeat(24)}`, 'key_1', 7);
+    await appendCrossing(redis, t.keyPrefix, 'api_2', fields);
+    // A reader takes the entry and dies: it is pending, and no other reader gets it as new.
+    const taken = (await redis.xreadgroup(
+      'GROUP',
+      CROSSINGS_GROUP,
+      'dead',
+      'STREAMS',
+      key,
+      '>',
+    )) as unknown[];
+    expect(taken).toHaveLength(1);
+    await client.createAlertEndpoint({ url: hook.url }); // every rule of the workspace
+    await redis.sadd(alertGlobalKeys(t.keyPrefix).apis, 'api_2'); // as creating a rule of api_2 would
+    await waitFor(() => hook.received.length >= 1, { message: "the dead reader's crossing delivered" });
+    const { data } = JSON.parse(hook.received[0]!.body) as AlertWebhookPayload;
+    expect(data).toMatchObject({ ...fields, apiId: 'api_2' });
   });
 });

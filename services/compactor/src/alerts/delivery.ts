@@ -47,6 +47,8 @@ export interface AlertDeliveryDeps {
   now: () => number;
   /** Tests shorten the waits between attempts; the count of attempts stays. */
   backoff?: BackoffSettings;
+  /** Tests shorten how long a dead reader's crossings wait to be taken over (fan-out.ts CLAIM_IDLE_MS). */
+  claimIdleMs?: number;
   registry?: Registry;
 }
 
@@ -90,6 +92,7 @@ export function createAlertDelivery(deps: AlertDeliveryDeps): AlertDelivery {
     consumer: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     logger,
     now: deps.now,
+    ...(deps.claimIdleMs !== undefined && { claimIdleMs: deps.claimIdleMs }),
   });
 
   async function log(apiId: string, attempt: DeliveryAttempt): Promise<void> {

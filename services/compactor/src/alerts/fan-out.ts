@@ -15,6 +15,8 @@ import {
   apiWorkspace,
   CROSSINGS_GROUP,
   decodeCrossing,
+  execPipeline,
+  newPipeline,
   readAlertEndpoints,
   subscribes,
   type RedisClient,
@@ -38,6 +40,8 @@ export interface FanOutDeps {
   consumer: string;
   logger: Logger;
   now: () => number;
+  /** CLAIM_IDLE_MS unless a test shortens it. */
+  claimIdleMs?: number;
 }
 
 export interface FanOut {
@@ -87,6 +91,7 @@ export function jobsOf(
 
 export function createFanOut(deps: FanOutDeps): FanOut {
   const { store, prefix } = deps;
+  const claimIdleMs = deps.claimIdleMs ?? CLAIM_IDLE_MS;
   const grouped = new Set<string>();
 
   async function ensureGroup(key: string): Promise<void> {
@@ -100,66 +105,81 @@ export function createFanOut(deps: FanOutDeps): FanOut {
     grouped.add(key);
   }
 
-  async function readEntries(key: string): Promise<Entry[]> {
+  /** Entries another reader took and has left unacknowledged for CLAIM_IDLE_MS (it died), now this one's. */
+  async function claimEntries(key: string): Promise<Entry[]> {
     const claimed = (await store.xautoclaim(
       key,
       CROSSINGS_GROUP,
       deps.consumer,
-      CLAIM_IDLE_MS,
+      claimIdleMs,
       '0-0',
       'COUNT',
       READ_COUNT,
     )) as [string, (Entry | null)[]];
-    const fresh = (await store.xreadgroup(
-      'GROUP',
-      CROSSINGS_GROUP,
-      deps.consumer,
-      'COUNT',
-      READ_COUNT,
-      'STREAMS',
-      key,
-      '>',
-    )) as [string, Entry[]][] | null;
-    return [...claimed[1].filter((e): e is Entry => e !== null), ...(fresh?.[0]?.[1] ?? [])];
+    return claimed[1].filter((e): e is Entry => e !== null);
   }
 
-  async function fanOutApi(apiId: string, endpointsOf: (ws: string) => Promise<StoredAlertEndpoint[]>) {
-    const key = alertKeys(prefix, apiId).crossings;
-    await ensureGroup(key);
-    let queued = 0;
-    for (;;) {
-      let entries: Entry[];
+  const readNew = (key: string) =>
+    ['GROUP', CROSSINGS_GROUP, deps.consumer, 'COUNT', READ_COUNT, 'STREAMS', key, '>'] as const;
+
+  /** Queues the jobs of entries of one API and acknowledges them; the number of jobs. */
+  async function fanOutEntries(
+    apiId: string,
+    key: string,
+    entries: Entry[],
+    endpointsOf: (ws: string) => Promise<StoredAlertEndpoint[]>,
+  ): Promise<number> {
+    const crossings: AlertCrossing[] = [];
+    for (const [id, fields] of entries) {
       try {
-        entries = await readEntries(key);
+        crossings.push(decodeCrossing(apiId, fields));
       } catch (err) {
-        // The stream (and its group) was deleted: create the group again at the next poll.
-        if (err instanceof Error && err.message.startsWith('NOGROUP')) grouped.delete(key);
-        throw err;
+        deps.logger.error(
+          { apiId, entry: id, err: (err as Error).message },
+          'malformed crossing entry skipped',
+        );
       }
-      if (entries.length === 0) break;
-      const crossings: AlertCrossing[] = [];
-      for (const [id, fields] of entries) {
-        try {
-          crossings.push(decodeCrossing(apiId, fields));
-        } catch (err) {
-          deps.logger.error(
-            { apiId, entry: id, err: (err as Error).message },
-            'malformed crossing entry skipped',
-          );
-        }
-      }
-      const workspaceId = await apiWorkspace(store, prefix, apiId);
-      if (workspaceId !== null) {
-        const jobs = jobsOf(workspaceId, await endpointsOf(workspaceId), crossings);
-        for (let n = 0; n < jobs.length; n += 500) await deps.queue.addBulk(jobs.slice(n, n + 500));
-        queued += jobs.length;
-      }
-      await store.xack(key, CROSSINGS_GROUP, ...entries.map(([id]) => id));
-      if (entries.length < READ_COUNT) break;
     }
-    await store.xtrim(key, 'MINID', '~', String(deps.now() - CROSSINGS_KEEP_MS));
+    const workspaceId = await apiWorkspace(store, prefix, apiId);
+    let queued = 0;
+    if (workspaceId !== null) {
+      const jobs = jobsOf(workspaceId, await endpointsOf(workspaceId), crossings);
+      for (let n = 0; n < jobs.length; n += 500) await deps.queue.addBulk(jobs.slice(n, n + 500));
+      queued = jobs.length;
+    }
+    await store.xack(key, CROSSINGS_GROUP, ...entries.map(([id]) => id));
     return queued;
   }
+
+  /**
+   * One API after the poll's read of its new entries (`fresh`): those, then further reads while they come
+   * full, and with `housekeeping` the entries of dead readers first and the trim of old entries after.
+   */
+  async function fanOutApi(
+    apiId: string,
+    fresh: Entry[],
+    housekeeping: boolean,
+    endpointsOf: (ws: string) => Promise<StoredAlertEndpoint[]>,
+  ): Promise<number> {
+    const key = alertKeys(prefix, apiId).crossings;
+    let queued = 0;
+    if (housekeeping) {
+      const claimed = await claimEntries(key);
+      if (claimed.length > 0) queued += await fanOutEntries(apiId, key, claimed, endpointsOf);
+    }
+    let entries = fresh;
+    while (entries.length > 0) {
+      queued += await fanOutEntries(apiId, key, entries, endpointsOf);
+      if (entries.length < READ_COUNT) break;
+      const more = (await store.xreadgroup(...readNew(key))) as [string, Entry[]][] | null;
+      entries = more?.[0]?.[1] ?? [];
+    }
+    if (housekeeping) await store.xtrim(key, 'MINID', '~', String(deps.now() - CROSSINGS_KEEP_MS));
+    return queued;
+  }
+
+  // Claiming and trimming cost a command per API each: done every half claim period, not every poll.
+  let lastHousekeeping = -Infinity;
 
   return {
     async once() {
@@ -169,14 +189,31 @@ export function createFanOut(deps: FanOutDeps): FanOut {
         if (!read) endpoints.set(ws, (read = readAlertEndpoints(store, prefix, ws)));
         return read;
       };
+      const housekeeping = deps.now() - lastHousekeeping >= claimIdleMs / 2;
+      if (housekeeping) lastHousekeeping = deps.now();
+      const apis = await alertApis(store, prefix);
+      for (const apiId of apis) await ensureGroup(alertKeys(prefix, apiId).crossings);
+      // One pipelined read of every stream's new entries: a poll costs one round trip while nothing happens.
+      const pipeline = newPipeline(store);
+      for (const apiId of apis) pipeline.xreadgroup(...readNew(alertKeys(prefix, apiId).crossings));
+      let replies: unknown[];
+      try {
+        replies = await execPipeline(pipeline);
+      } catch (err) {
+        // A stream (and its group) was deleted: every group is checked again at the next poll.
+        grouped.clear();
+        throw err;
+      }
       let queued = 0;
-      for (const apiId of await alertApis(store, prefix)) {
+      for (const [n, apiId] of apis.entries()) {
+        const fresh = (replies[n] as [string, Entry[]][] | null)?.[0]?.[1] ?? [];
+        if (fresh.length === 0 && !housekeeping) continue;
         try {
-          queued += await fanOutApi(apiId, endpointsOf);
+          queued += await fanOutApi(apiId, fresh, housekeeping, endpointsOf);
         } catch (err) {
           deps.logger.warn(
             { apiId, err: (err as Error).message },
-            'reading crossings failed (the next poll retries)',
+            'reading crossings failed (the entries are read again after CLAIM_IDLE_MS)',
           );
         }
       }
