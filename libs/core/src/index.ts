@@ -15,6 +15,8 @@ export { rowCapError } from './rows/cap';
 export { oracle, type OracleOptions, type OracleResult } from './oracle/oracle';
 export { retentionModel, type RetentionModel } from './oracle/retention';
 export * from './planner';
+export { edgesOnHours, resolveTimeZone, sliceStartsIn } from './calendar';
+export { precisionHeader, type XPrecision } from './precision';
 export {
   boundRows,
   everyEventHasAGroup,

@@ -13,12 +13,23 @@
  *     `groupsAllowed` groups exist.
  */
 import type { Granularity } from '@va/contracts';
+import { isUtc, sliceIndexOfHour } from '../calendar';
 import { dayOfHour, monthOfHour } from '../time';
 import type { ParsedQuery } from '../types';
 
-/** Slices of the hours [startHour, endHour] in a granularity (0 when the range is empty). */
-export function sliceCount(startHour: number, endHour: number, granularity: Granularity): number {
+/**
+ * Slices of the hours [startHour, endHour] in a granularity (0 when the range is empty); days and
+ * months of `zone` (absent: UTC).
+ */
+export function sliceCount(
+  startHour: number,
+  endHour: number,
+  granularity: Granularity,
+  zone?: string,
+): number {
   if (startHour > endHour) return 0;
+  if (!isUtc(zone))
+    return sliceIndexOfHour(endHour, granularity, zone) - sliceIndexOfHour(startHour, granularity, zone) + 1;
   switch (granularity) {
     case 'hour':
       return endHour - startHour + 1;
@@ -78,7 +89,9 @@ export function boundRows(input: RowBoundInput): RowBound {
   if (query.limit !== undefined && query.limit <= maxRows) return { kind: 'fits' };
   const g = query.groupBy;
   const grouped = g.key || g.identity || g.tag || g.tags || g.region === true;
-  const slices = g.granularity ? sliceCount(input.startHour, query.endHour, g.granularity) : 1;
+  const slices = g.granularity
+    ? sliceCount(input.startHour, query.endHour, g.granularity, query.timeZone)
+    : 1;
   const exact = query.startHour !== undefined;
   if (!grouped) {
     if (slices <= maxRows) return { kind: 'fits' };

@@ -9,24 +9,27 @@
  * limit such a range is over the row cap unless no group has data.
  */
 import type { Granularity } from '@va/contracts';
-import { dayOfHour, dayStart, hourStart, monthOfHour, monthStart, sliceStarts } from '../time';
+import { firstHourOfSlice, sliceIndexAt, sliceIndexOfHour, sliceStartOf, sliceStartsIn } from '../calendar';
 import type { ParsedQuery } from '../types';
 
-/** Number of the slice holding hour `h`: hours, days or months since 1970. */
-export const indexOfHour = (h: number, g: Granularity): number =>
-  g === 'hour' ? h : g === 'day' ? dayOfHour(h) : monthOfHour(h);
+/**
+ * Number of the slice holding hour `h`: hours, days or months since 1970 (days and months of
+ * `zone`, docs/api.md#time-zones; absent: UTC).
+ */
+export const indexOfHour = (h: number, g: Granularity, zone?: string): number => sliceIndexOfHour(h, g, zone);
 /** Start (ms) of slice number `i`. */
-export const startOfIndex = (i: number, g: Granularity): number =>
-  g === 'hour' ? hourStart(i) : g === 'day' ? dayStart(i) : monthStart(i);
-/** First hour of slice number `i`. */
-export const firstHourOfIndex = (i: number, g: Granularity): number =>
-  g === 'hour' ? i : g === 'day' ? i * 24 : Math.floor(monthStart(i) / 3_600_000);
+export const startOfIndex = (i: number, g: Granularity, zone?: string): number => sliceStartOf(i, g, zone);
+/** First hour of slice number `i`: the first hour starting in it. */
+export const firstHourOfIndex = (i: number, g: Granularity, zone?: string): number =>
+  firstHourOfSlice(i, g, zone);
 
 export interface SliceInput {
   /** First hour of the range: trunc(start), or of the first bucket holding data when start is absent. */
   startHour: number;
   endHour: number;
   granularity: Granularity;
+  /** The zone of day and month slices (ParsedQuery.timeZone); absent: UTC. */
+  timeZone?: string;
   /** No start given: the range begins at the first slice holding matching data. */
   fromFirstData: boolean;
   limit: number | undefined;
@@ -43,13 +46,14 @@ export type SliceChoice =
 
 export function chooseSlices(input: SliceInput): SliceChoice {
   const g = input.granularity;
-  const sliceIndex = (ms: number) => indexOfHour(Math.floor(ms / 3_600_000), g);
-  let from = indexOfHour(input.startHour, g);
-  const to = indexOfHour(input.endHour, g);
+  const zone = input.timeZone;
+  const sliceIndex = (ms: number) => sliceIndexAt(ms, g, zone);
+  let from = indexOfHour(input.startHour, g, zone);
+  const to = indexOfHour(input.endHour, g, zone);
   if (to - from + 1 <= input.maxRows) {
     return {
       ok: true,
-      slices: sliceStarts(input.startHour, input.endHour, g),
+      slices: sliceStartsIn(input.startHour, input.endHour, g, zone),
       trimLeading: input.fromFirstData,
     };
   }
@@ -63,7 +67,7 @@ export function chooseSlices(input: SliceInput): SliceChoice {
     if (to - from + 1 <= input.maxRows) {
       return {
         ok: true,
-        slices: sliceStarts(firstHourOfIndex(from, g), input.endHour, g),
+        slices: sliceStartsIn(firstHourOfIndex(from, g, zone), input.endHour, g, zone),
         trimLeading: false,
       };
     }
@@ -79,7 +83,7 @@ export function chooseSlices(input: SliceInput): SliceChoice {
   const kept = new Set<number>(data);
   for (let i = from; i < Math.min(from + edge, to + 1); i++) kept.add(i);
   for (let i = Math.max(to - edge + 1, from); i <= to; i++) kept.add(i);
-  const slices = [...kept].sort((a, b) => a - b).map((i) => startOfIndex(i, g));
+  const slices = [...kept].sort((a, b) => a - b).map((i) => startOfIndex(i, g, zone));
   return { ok: true, slices, trimLeading: false };
 }
 
@@ -98,11 +102,12 @@ export function edgeSlices(
   granularity: Granularity,
   order: ParsedQuery['order'],
   count: number,
+  zone?: string,
 ): number[] {
-  const from = indexOfHour(startHour, granularity);
-  const to = indexOfHour(endHour, granularity);
-  if (to - from + 1 <= count) return sliceStarts(startHour, endHour, granularity);
-  if (order === 'desc')
-    return sliceStarts(firstHourOfIndex(to - count + 1, granularity), endHour, granularity);
-  return sliceStarts(startHour, firstHourOfIndex(from + count, granularity) - 1, granularity);
+  const g = granularity;
+  const from = indexOfHour(startHour, g, zone);
+  const to = indexOfHour(endHour, g, zone);
+  if (to - from + 1 <= count) return sliceStartsIn(startHour, endHour, g, zone);
+  if (order === 'desc') return sliceStartsIn(firstHourOfIndex(to - count + 1, g, zone), endHour, g, zone);
+  return sliceStartsIn(startHour, firstHourOfIndex(from + count, g, zone) - 1, g, zone);
 }

@@ -45,9 +45,10 @@ const Rows = Type.Unsafe<Datapoint[]>({
     'X-Request-Id': { type: 'string', description: 'Id of the request (also in error envelopes).' },
     'X-Precision': {
       type: 'string',
-      enum: ['day', 'month'],
+      enum: ['hour', 'day', 'month'],
       description:
-        'Present when part of the range was older than the hour retention and was answered from day or month rollups.',
+        'day or month: part of the range was older than the hour retention and was answered from day or month rollups. ' +
+        'hour: a day or month edge of the timeZone falls inside a UTC hour (offsets such as +05:30); that hour counts whole in the slice holding its start.',
     },
   },
 });
@@ -63,6 +64,7 @@ interface BytesAnswer {
   bytes: Buffer;
   encoding: Encoding | null;
   precision: JsonAnswer['precision'];
+  xPrecision: JsonAnswer['xPrecision'];
 }
 
 export function getVerificationsRoute(app: App, deps: RouteDeps): void {
@@ -76,7 +78,8 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
           'Counts of verification outcomes for one API, filtered by externalId, keys, tags and regions, grouped by key, ' +
           'identity, tag or tag set, region and by hour, day or month. Lists may repeat the parameter or use commas. ' +
           'The header X-Precision (day or month) marks answers where part of the range was older than the ' +
-          'hour retention and came from day or month rollups. With a read token, only its API and its ' +
+          'hour retention and came from day or month rollups; X-Precision: hour marks day or month slices of a ' +
+          'timeZone whose edges fall inside a UTC hour (each count exact to the UTC hour). With a read token, only its API and its ' +
           'externalId can be read (the externalId filter is then implied; another one is 403).',
         security: [{ rootKey: [] }, { readToken: [] }],
         querystring: verificationsQuerySchema(deps.config.maxRows),
@@ -157,7 +160,12 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
                   throw result.rowCap ? new RowCapError(errors) : new ApiError(kind, detail, errors);
                 }
                 const bytes = Buffer.from(result.json.buffer, result.json.byteOffset, result.json.byteLength);
-                return { bytes, encoding: result.encoding, precision: result.precision };
+                return {
+                  bytes,
+                  encoding: result.encoding,
+                  precision: result.precision,
+                  xPrecision: result.xPrecision,
+                };
               }
               // The shared cache, its use also counted for this request (the access log's cacheHits).
               const sections = deps.sections && countingStore(deps.sections);
@@ -183,7 +191,7 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
           },
           hangUp.signal,
         );
-        if (answer.precision !== 'hour') reply.header('x-precision', answer.precision);
+        if (answer.xPrecision !== null) reply.header('x-precision', answer.xPrecision);
         // Written here, not by fastify's serializer: large answers go out as a stream of pieces.
         reply.type('application/json; charset=utf-8');
         if (!('bytes' in answer)) return reply.send(jsonBody(answer.rows) as never);

@@ -25,6 +25,7 @@ import {
   chooseSlices,
   countedCells,
   edgeSlices,
+  edgesOnHours,
   everyEventHasAGroup,
   groupCount,
   groupsUpperBound,
@@ -33,6 +34,7 @@ import {
   hoursOfMonth,
   lastHourOf,
   monthOfHour,
+  precisionHeader,
   rowCapError,
   sliceCount,
   timeOrdered,
@@ -46,6 +48,7 @@ import {
   type RowBound,
   type RowsJson,
   type TopGroups,
+  type XPrecision,
 } from '@va/core';
 import {
   decodeCells,
@@ -69,8 +72,13 @@ import type { Prefetched } from './start';
 /** The rows of an answer as JSON text, written when asked (buildRowsJson). */
 export interface JsonAnswer {
   rows: RowsJson;
-  /** 'hour' unless part of the range was answered from day or month rollups (X-Precision). */
+  /** 'hour' unless part of the range was answered from day or month rollups. */
   precision: Precision;
+  /**
+   * The header X-Precision: `precision` when not 'hour', else 'hour' when a slice edge of the
+   * query's time zone falls inside a UTC hour of the range (docs/api.md#time-zones), else null.
+   */
+  xPrecision: XPrecision | null;
 }
 
 /** Events may be up to 5 minutes in the future (docs/api.md#dead-letters, `future_time`): no hour after that holds data. */
@@ -238,7 +246,8 @@ export async function readAnswerJson(
   );
   const built = buildRowsJson(query, input.cells, input.options);
   if (!built.ok) throw tooManyRows(built.error);
-  return { rows: built.rows, precision: input.precision };
+  const xPrecision = precisionHeader(input.precision, input.edgesOnHours);
+  return { rows: built.rows, precision: input.precision, xPrecision };
 }
 
 /** What buildRows needs for the answer: the cells read and the slices to show. */
@@ -246,6 +255,8 @@ interface RowsInput {
   cells: readonly Cell[];
   options: BuildRowsOptions;
   precision: Precision;
+  /** Every slice edge inside the range falls on a UTC hour (libs/core edgesOnHours). */
+  edgesOnHours: boolean;
 }
 
 async function readRowsInput(
@@ -262,6 +273,8 @@ async function readRowsInput(
   const { r, cubeQuery, bound } = prepared;
   r.witness = witness;
   const startHour = r.startHour;
+  const granularity = query.groupBy.granularity;
+  const edges = !granularity || edgesOnHours(startHour, query.endHour, granularity, query.timeZone);
 
   // 1. Refuse what is certainly over the cap, or costs too much, before reading counters where the plan tells.
   let wholeRange: Cell[] | undefined;
@@ -276,7 +289,6 @@ async function readRowsInput(
   }
 
   // 2. Without a time granularity the coarse read is the answer's read.
-  const granularity = query.groupBy.granularity;
   if (!granularity) {
     // A top-N by a counter builds rows for its largest groups only (libs/core top-groups.ts).
     // Not when two tag-set codes can be one row (the same tags in two regions): the store ranks codes.
@@ -289,6 +301,7 @@ async function readRowsInput(
       cells: read.cells,
       options: rowsOptions(query, read.cells, startHour, config.maxRows),
       precision,
+      edgesOnHours: edges,
     };
   }
 
@@ -297,13 +310,15 @@ async function readRowsInput(
   if (narrowsToEdges(r, granularity) && query.limit !== undefined) {
     wholeRange ??= (await readCells(r, cubeQuery, { planned: fullPlan(r, undefined) })).cells;
     const groups = groupCount(query, wholeRange);
-    if (groups === 0) return { cells: [], options: noRows(config.maxRows), precision: plan.precision };
+    if (groups === 0)
+      return { cells: [], options: noRows(config.maxRows), precision: plan.precision, edgesOnHours: edges };
     const needed = edgeSlices(
       startHour,
       query.endHour,
       granularity,
       query.order,
       Math.ceil(query.limit / groups),
+      query.timeZone,
     );
     const wanted = new Set(needed);
     const fine = await readCells(r, cubeQuery, {
@@ -315,6 +330,7 @@ async function readRowsInput(
       cells: fine.cells,
       options: { slices: needed, trimLeading: false, maxRows: config.maxRows, groupCells: wholeRange },
       precision: plan.precision,
+      edgesOnHours: edges,
     };
   }
 
@@ -323,6 +339,7 @@ async function readRowsInput(
     cells: read.cells,
     options: rowsOptions(query, read.cells, startHour, config.maxRows),
     precision: read.precision,
+    edgesOnHours: edges,
   };
 }
 
@@ -334,7 +351,8 @@ async function readRowsInput(
 function narrowsToEdges(r: Reader, granularity: NonNullable<ParsedQuery['groupBy']['granularity']>): boolean {
   const { query, startHour } = r;
   if (!timeOrdered(query) || query.startHour === undefined || query.limit === undefined) return false;
-  if (sliceCount(startHour, query.endHour, granularity) > NARROW_FACTOR * query.limit) return true;
+  if (sliceCount(startHour, query.endHour, granularity, query.timeZone) > NARROW_FACTOR * query.limit)
+    return true;
   const coarseReads = fullPlan(r, undefined).reads.length;
   return fullPlan(r, granularity).reads.length > NARROW_FACTOR * Math.max(coarseReads, 1);
 }
@@ -367,6 +385,7 @@ function fullPlan(r: Reader, granularity: ParsedQuery['groupBy']['granularity'])
     compactedThrough: r.compactedThrough,
     horizons: horizonsAt(r.now, r.deps.config.retention),
     dataThroughHour: hourOf(r.now + FUTURE_MS),
+    ...(r.query.timeZone !== undefined && { timeZone: r.query.timeZone }),
   });
 }
 
@@ -449,6 +468,7 @@ function rowsOptions(
     startHour,
     endHour: query.endHour,
     granularity,
+    ...(query.timeZone !== undefined && { timeZone: query.timeZone }),
     fromFirstData: query.startHour === undefined,
     limit: query.limit,
     maxRows,

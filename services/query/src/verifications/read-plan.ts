@@ -65,6 +65,7 @@ export function memoPlan(input: PlanInput): ReadPlan {
     hz.day,
     hz.month,
     input.dataThroughHour,
+    input.timeZone,
   ].join(' ');
   let plan = planMemo.get(key);
   if (plan) {

@@ -78,6 +78,6 @@ export async function isHeavy(
   await dicts.load(dictionariesOf(query));
   const groups = groupsUpperBound(query.groupBy, groupSources(cubeQueryOf(query, dicts), dicts, query));
   const g = query.groupBy.granularity;
-  const slices = g ? sliceCount(query.startHour, query.endHour, g) : 1;
+  const slices = g ? sliceCount(query.startHour, query.endHour, g, query.timeZone) : 1;
   return groups * slices > LIGHT_ROWS;
 }

@@ -7,7 +7,7 @@
 import { threadId } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
 import type { Config } from '@va/config';
-import type { ParsedQuery, Precision } from '@va/core';
+import type { ParsedQuery, Precision, XPrecision } from '@va/core';
 import {
   connectRedis,
   defineCommands,
@@ -49,7 +49,14 @@ export interface WorkerSections {
 
 /** `json` is the answer's JSON, compressed when `encoding` is set. */
 export type ReadResult = (
-  | { ok: true; json: Uint8Array; encoding: Encoding | null; precision: Precision }
+  | {
+      ok: true;
+      json: Uint8Array;
+      encoding: Encoding | null;
+      precision: Precision;
+      /** The header X-Precision (read-answer.ts JsonAnswer). */
+      xPrecision: XPrecision | null;
+    }
   | { ok: false; error: Pick<ApiError, 'kind' | 'detail' | 'errors'>; rowCap: boolean }
 ) & {
   sections: WorkerSections;
@@ -95,6 +102,7 @@ export default async function read(task: ReadTask): Promise<ReadResult> {
       json,
       encoding: packed ? task.encoding : null,
       precision: answer.precision,
+      xPrecision: answer.xPrecision,
       sections: sectionsNow(),
       cacheUse: usedSince(before, sections.stats()),
     };

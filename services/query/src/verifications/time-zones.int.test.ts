@@ -1,0 +1,141 @@
+// Time zones through the service (docs/api.md#time-zones): events every 20 minutes over 12 weeks
+// written through the ingest path and partly compacted into rollups, then day and month slices of
+// America/New_York (the 25-hour November 1) and Asia/Kolkata (+05:30) read from the real Redis and
+// compared with the oracle: exact and without X-Precision in New York while the hours are kept, in
+// Kolkata exact to the UTC hour (the oracle over the events moved to the start of their hour) with
+// X-Precision: hour. Past the hour retention (a second API, at the real clock: Redis expires the
+// hour buckets by it) the UTC days count whole and the answer says X-Precision: day.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OUTCOMES, type VerificationEvent } from '@va/contracts';
+import { HOUR_MS, hourOf, oracle, parseQuery } from '@va/core';
+import { compactApi } from '@va/store';
+import { queryHarness, type QueryHarness } from '../testing/harness';
+import { scaled } from '@va/testkit/time';
+
+const PATH = '/v1/analytics.getVerifications';
+const API = 'api_zones';
+const NOW = Date.UTC(2026, 10, 20, 10, 30);
+const FIRST = Date.UTC(2026, 7, 28);
+// Every hour kept at hour resolution, whatever the real clock says of 2026.
+const LONG_RETENTION = {
+  RETENTION_HOURS_DAYS: '36500',
+  RETENTION_DAYS_DAYS: '36500',
+  RETENTION_MONTHS_DAYS: '36500',
+};
+
+interface Setup {
+  h: QueryHarness;
+  key: string;
+  events: VerificationEvent[];
+}
+
+/** A service at `now` with an event every 20 minutes from `first` to an hour ago, compacted up to 30 hours ago. */
+async function setUp(
+  name: string,
+  now: number,
+  first: number,
+  env: Record<string, string> = {},
+): Promise<Setup> {
+  const h = await queryHarness(name, { now, env });
+  const key = await h.rootKey();
+  await h.registerApi(API);
+  const events: VerificationEvent[] = [];
+  for (let t = first, n = 0; t < now - HOUR_MS; t += 20 * 60_000, n++) {
+    events.push({
+      requestId: `r${n}`,
+      time: t + (n % 7) * 1000,
+      workspaceId: 'ws_1',
+      apiId: API,
+      keyId: `key_${n % 3}`,
+      outcome: OUTCOMES[n % OUTCOMES.length]!,
+    });
+  }
+  await h.seed(events);
+  await compactApi(h.redis, { prefix: h.config.keyPrefix, generation: 1 }, API, {
+    closedBound: hourOf(now) - 30,
+    retention: h.config.retention,
+    now,
+  });
+  return { h, key, events };
+}
+
+let kept: Setup;
+let past: Setup;
+beforeAll(async () => {
+  kept = await setUp('time-zones', NOW, FIRST, LONG_RETENTION);
+  const now = Date.now();
+  past = await setUp('time-zones-past', now, Math.floor(now / HOUR_MS) * HOUR_MS - 60 * 24 * HOUR_MS);
+}, scaled(180_000));
+afterAll(async () => {
+  await kept?.h.close();
+  await past?.h.close();
+});
+
+/** Every event moved to the start of its UTC hour: what an answer exact to the hour counts. */
+const floored = (events: VerificationEvent[]) =>
+  events.map((e) => ({ ...e, time: Math.floor(e.time / HOUR_MS) * HOUR_MS }));
+
+async function expectOracle(s: Setup, qs: string, precision: string | undefined, toTheHour = false) {
+  const { h, key, events } = s;
+  const query = `apiId=${API}&${qs}`;
+  const parsed = parseQuery(new URLSearchParams(query), { now: h.now, maxRows: 100_000 });
+  if (!parsed.ok) throw new Error(`invalid query ${qs}`);
+  const options = { now: h.now, maxRows: 100_000, retention: h.config.retention };
+  const exact = oracle(events, parsed.query, options);
+  const expected = toTheHour ? oracle(floored(events), parsed.query, options) : exact;
+  if (!exact.ok || !expected.ok) throw new Error(`oracle refused ${qs}`);
+  const response = await h.get(`${PATH}?${query}`, key);
+  expect(response.statusCode, response.body).toBe(200);
+  expect([qs, response.json()]).toEqual([qs, expected.rows]);
+  expect([qs, response.headers['x-precision']]).toEqual([qs, exact.xPrecision]);
+  expect([qs, response.headers['x-precision']]).toEqual([qs, precision]);
+  return response.json() as { time: number; total: number }[];
+}
+
+const ms = (iso: string) => Date.parse(iso);
+
+describe('timeZone through the service', () => {
+  it('America/New_York: local days and months, exact within the hour retention', async () => {
+    const start = ms('2026-10-20T04:00:00Z'); // local midnight of October 20
+    const days = await expectOracle(kept, `groupBy=day&timeZone=America/New_York&start=${start}`, undefined);
+    // November 1 has 25 hours: 75 events; every other full day 72.
+    expect(days.find((r) => r.time === ms('2026-11-01T04:00:00Z'))?.total).toBe(75);
+    expect(days.find((r) => r.time === ms('2026-11-02T05:00:00Z'))?.total).toBe(72);
+    await expectOracle(kept, `groupBy=day&groupBy=key&timeZone=America/New_York&start=${start}`, undefined);
+    await expectOracle(
+      kept,
+      `groupBy=day&timeZone=America/New_York&start=${start}&order=desc&limit=4`,
+      undefined,
+    );
+    await expectOracle(kept, `groupBy=month&timeZone=America/New_York&start=${start}`, undefined);
+    await expectOracle(kept, `timeZone=America/New_York&start=${start}`, undefined);
+  });
+
+  it('America/New_York past the hour retention: the UTC days counted whole, X-Precision: day', async () => {
+    const start = hourOf(past.h.now) * HOUR_MS - 50 * 24 * HOUR_MS;
+    await expectOracle(past, `groupBy=day&timeZone=America/New_York&start=${start}`, 'day');
+    await expectOracle(past, 'groupBy=month&timeZone=America/New_York', 'day');
+    // Inside the hour retention: exact again.
+    const recent = hourOf(past.h.now) * HOUR_MS - 20 * 24 * HOUR_MS;
+    await expectOracle(past, `groupBy=day&timeZone=America/New_York&start=${recent}`, undefined);
+  });
+
+  it('Asia/Kolkata: exact to the UTC hour, X-Precision: hour', async () => {
+    const start = ms('2026-10-31T18:30:00Z'); // local midnight of November 1
+    await expectOracle(kept, `groupBy=day&timeZone=Asia/Kolkata&start=${start}`, 'hour', true);
+    await expectOracle(kept, `groupBy=month&groupBy=key&timeZone=Asia/Kolkata&start=${start}`, 'hour', true);
+    // Hour slices are the UTC hours in every zone: exact.
+    await expectOracle(kept, `groupBy=hour&timeZone=Asia/Kolkata&start=${NOW - 40 * HOUR_MS}`, undefined);
+  });
+
+  it('timeZone=UTC answers as no timeZone; an unknown zone is 400 at query.timeZone', async () => {
+    const qs = `apiId=${API}&groupBy=day&start=${ms('2026-11-01T00:00:00Z')}`;
+    const { h, key } = kept;
+    const plain = await h.get(`${PATH}?${qs}`, key);
+    const utc = await h.get(`${PATH}?${qs}&timeZone=UTC`, key);
+    expect(utc.json()).toEqual(plain.json());
+    const bad = await h.get(`${PATH}?${qs}&timeZone=Mars/Olympus`, key);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.errors.map((e: { location: string }) => e.location)).toEqual(['query.timeZone']);
+  });
+});
