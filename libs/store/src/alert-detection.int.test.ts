@@ -6,7 +6,12 @@ import { testEnv, type TestEnv } from '@va/testkit/support';
 import type { AlertCrossing } from '@va/contracts';
 import { connectTarget, deletePrefix } from './testing';
 import type { ApiIncrements } from './aggregate';
-import type { AlertCounterIncrements, AlertIncrements } from './alert-detection';
+import {
+  levelField,
+  writeAlertLevels,
+  type AlertCounterIncrements,
+  type AlertIncrements,
+} from './alert-detection';
 import { createAlertRule } from './alert-rules';
 import { decodeCrossing } from './crossing-codec';
 import { applyApiBatch } from './scripts/apply-scripts';
@@ -35,16 +40,13 @@ const EXPIRE = Date.parse('2030-03-01T00:00:00Z');
 const RULE_A = 'rule_00000000000000000000000a';
 const RULE_B = 'rule_00000000000000000000000b';
 
+const COUNTER = 'c0ffee0000000000';
 const counter = (members: Record<string, number>): AlertCounterIncrements => ({
-  counterId: 'c0ffee0000000000',
+  counterId: COUNTER,
   period: 'month',
   periodStart: MONTH,
   expireAt: EXPIRE,
-  levels: [
-    { level: 2, ruleIds: [RULE_A, RULE_B] },
-    { level: 3, ruleIds: [RULE_A] },
-    { level: 9_007_199_254_740_991, ruleIds: [RULE_B] },
-  ],
+  levels: [2, 3, 9_007_199_254_740_991],
   members: new Map(Object.entries(members)),
 });
 
@@ -65,10 +67,22 @@ async function apply(s: KeySpace, apiId: string, off: number | null, a: AlertInc
   return (await applyApiBatch(redis, s, apiId, noCounts, cas, Infinity, a)).result;
 }
 
+/** Two rules sharing the counter, and the level table of their version (as the ingest worker writes it). */
 async function withRules(apiId: string): Promise<number> {
   const rule = { apiId, scope: { kind: 'eachIdentity' as const }, period: 'month' as const, createdAt: 0 };
   await createAlertRule(redis, t.keyPrefix, { ...rule, ruleId: RULE_A, levels: [2, 3] });
-  return createAlertRule(redis, t.keyPrefix, { ...rule, ruleId: RULE_B, levels: [2, 9_007_199_254_740_991] });
+  const version = await createAlertRule(redis, t.keyPrefix, {
+    ...rule,
+    ruleId: RULE_B,
+    levels: [2, 9_007_199_254_740_991],
+  });
+  const table = new Map([
+    [levelField(COUNTER, 2), [RULE_A, RULE_B]],
+    [levelField(COUNTER, 3), [RULE_A]],
+    [levelField(COUNTER, 9_007_199_254_740_991), [RULE_B]],
+  ]);
+  await writeAlertLevels(redis, t.keyPrefix, apiId, version, table);
+  return version;
 }
 
 describe('applyApiBatch: alert detection', () => {
@@ -136,6 +150,12 @@ describe('applyApiBatch: alert detection', () => {
     });
     expect(await redis.hget(apiKeys(space, 'al_stale').offsets, 'topic/0')).toBeNull();
     expect(await redis.exists(apiKeys(space, 'al_stale').alertCounter('c0ffee0000000000', MONTH))).toBe(0);
+    // Without its version's level table (expired), the alerts are refused too: the worker writes it again.
+    await redis.del(alertKeys(t.keyPrefix, 'al_stale').levels(version));
+    expect(await apply(space, 'al_stale', null, alerts(version, { alice: 3 }))).toEqual({
+      status: 'rules',
+      version,
+    });
     // An API without rules is at version 0.
     expect(await apply(space, 'al_none', null, { rulesVersion: 0, now: NOW, counters: [] })).toEqual({
       status: 'ok',

@@ -35,7 +35,13 @@ export {
   type MissingValues,
 } from './dictionary';
 export { type ApiIncrements, expand, keepUntilOfHour, TupleCounter, type WriteContext } from './aggregate';
-export { type AlertCounterIncrements, type AlertIncrements, type AlertLevel } from './alert-detection';
+export {
+  type AlertCounterIncrements,
+  type AlertIncrements,
+  type AlertLevelTable,
+  levelField,
+  writeAlertLevels,
+} from './alert-detection';
 export { applyApiBatches, drainStaged } from './apply';
 export { confirmOffsets, readApiProgress, readGeneration, readWatermark, readWatermarks } from './watermark';
 export { registerApisFromEvents } from './api-registration';

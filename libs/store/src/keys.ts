@@ -78,6 +78,10 @@
  *                                       writer caching the rules notices a change
  *   <p>:{a}:alerts:crossings    stream  crossings detected (crossing-codec.ts: one entry per crossing); read by
  *                                       the delivery worker's consumer group "delivery"
+ *   <p>:{a}:alerts:lv:<v>       hash    the level table of rules version v: "<counterId>:<level>" -> the ids of the
+ *                                       rules with that level, space-separated (alert-detection.ts); written by
+ *                                       the ingest worker when it reads the rules, read by applyApiBatch on a
+ *                                       crossing; expires a day after it was written
  *   <p>:{a}:alerts:x:<period>:<ps>  set  crossings already appended to the stream, of the period (day|month)
  *                                       starting at <ps>: "ruleId|level|member"; applyApiBatch appends a crossing
  *                                       only when it joins this set, so a replay or a rebuild appends none twice;
@@ -162,6 +166,8 @@ export function alertKeys(prefix: string, apiId: string) {
     rulesVersion: `${base}:rules:v`,
     crossings: `${base}:crossings`,
     deliveries: `${base}:deliveries`,
+    /** The level table of one version of the rules (alert-detection.ts). */
+    levels: (version: number) => `${base}:lv:${version}`,
     /** The crossings already appended of one period (applyApiBatch: SADD before XADD). */
     recorded: (period: 'day' | 'month', periodStart: number) => `${base}:x:${period}:${periodStart}`,
   };

@@ -13,7 +13,14 @@ import type {
   KeySpace,
   MissingValues,
 } from '@va/store';
-import type { AppliedOffset, ApplyOutcome, ConfirmOutcome, PlannedApply, StorePort } from '../src/core/ports';
+import type {
+  AlertLevels,
+  AppliedOffset,
+  ApplyOutcome,
+  ConfirmOutcome,
+  PlannedApply,
+  StorePort,
+} from '../src/core/ports';
 import type { Offset } from '../src/core/types';
 
 type Dicts = Record<'k' | 'i' | 's', string[]>;
@@ -48,6 +55,8 @@ export class FakeStore implements StorePort {
   readonly alertCounters = new Map<string, Map<string, number>>();
   /** Crossings appended: "<apiId>|<period>|<periodStart>|<ruleId>|<level>|<member>" (not generation-scoped). */
   readonly recordedCrossings = new Set<string>();
+  /** "<apiId>|<version>" -> the level table of that rules version ("<counterId>:<level>" -> rule ids). */
+  readonly levelTables = new Map<string, ReadonlyMap<string, readonly string[]>>();
   /** apiId -> the crossings stream, in order. */
   readonly crossings = new Map<string, CrossingFields[]>();
   private readonly resetListeners: (() => void)[] = [];
@@ -81,6 +90,12 @@ export class FakeStore implements StorePort {
 
   readAlertRules(apiIds: readonly string[]): Promise<AlertRules[]> {
     return Promise.resolve(apiIds.map((a) => this.alertRules.get(a) ?? { version: 0, rules: [] }));
+  }
+
+  writeAlertLevels(tables: readonly AlertLevels[]): Promise<void> {
+    for (const { apiId, version, table } of tables)
+      this.levelTables.set(`${apiId}|${version}`, new Map(table));
+    return Promise.resolve();
   }
 
   assignCodes(_space: KeySpace, missing: ReadonlyMap<string, MissingValues>): Promise<Map<string, ApiCodes>> {
@@ -151,7 +166,12 @@ export class FakeStore implements StorePort {
   }
 
   /** includes/alertCounters.lua: add to the counters, append each level crossed once. */
-  private detect(space: KeySpace, apiId: string, alerts: AlertIncrements): void {
+  private detect(
+    space: KeySpace,
+    apiId: string,
+    alerts: AlertIncrements,
+    table: ReadonlyMap<string, readonly string[]>,
+  ): void {
     for (const c of alerts.counters) {
       const key = `${space.generation}|${apiId}|${c.counterId}|${c.periodStart}`;
       let counts = this.alertCounters.get(key);
@@ -159,9 +179,9 @@ export class FakeStore implements StorePort {
       for (const [member, n] of c.members) {
         const old = counts.get(member) ?? 0;
         counts.set(member, old + n);
-        for (const { level, ruleIds } of c.levels) {
+        for (const level of c.levels) {
           if (level <= old || level > old + n) continue;
-          for (const ruleId of ruleIds) {
+          for (const ruleId of table.get(`${c.counterId}:${level}`) ?? []) {
             const tuple = `${apiId}|${c.period}|${c.periodStart}|${ruleId}|${level}|${member}`;
             if (this.recordedCrossings.has(tuple)) continue;
             this.recordedCrossings.add(tuple);
@@ -218,8 +238,12 @@ export class FakeStore implements StorePort {
         return { status: 'dict', dict: d, length: dicts[d].length };
     }
     const rulesVersion = this.alertRules.get(a.apiId)?.version ?? 0;
-    if (a.alerts && a.alerts.rulesVersion !== rulesVersion) return { status: 'rules', version: rulesVersion };
-    if (a.alerts) this.detect(space, a.apiId, a.alerts);
+    if (a.alerts) {
+      const table = this.levelTables.get(`${a.apiId}|${a.alerts.rulesVersion}`);
+      if (a.alerts.rulesVersion !== rulesVersion || (a.alerts.counters.length > 0 && !table))
+        return { status: 'rules', version: rulesVersion };
+      this.detect(space, a.apiId, a.alerts, table ?? new Map());
+    }
     this.counted.set(a.apiId, (this.counted.get(a.apiId) ?? 0) + a.increments.events);
     let rs = this.resolutions.get(a.apiId);
     if (!rs) this.resolutions.set(a.apiId, (rs = new Set()));

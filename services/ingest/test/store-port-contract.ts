@@ -66,20 +66,24 @@ const alertRule = (apiId: string, ruleId: string, levels: number[]): AlertRule =
   createdAt: 0,
 });
 
-/** One counter shared by RULE_A (levels 2, 3) and RULE_B (level 2), in February 2028. */
+const COUNTER = '00c0ffee00c0ffee';
+/** The level table of RULE_A (levels 2, 3) and RULE_B (level 2), sharing COUNTER. */
+const TABLE = new Map([
+  [`${COUNTER}:2`, [RULE_A, RULE_B]],
+  [`${COUNTER}:3`, [RULE_A]],
+]);
+
+/** COUNTER's increments, in February 2028. */
 const alerts = (rulesVersion: number, members: Record<string, number>, now = MONTH + 1): AlertIncrements => ({
   rulesVersion,
   now,
   counters: [
     {
-      counterId: '00c0ffee00c0ffee',
+      counterId: COUNTER,
       period: 'month',
       periodStart: MONTH,
       expireAt: MONTH + 400 * 86_400_000,
-      levels: [
-        { level: 2, ruleIds: [RULE_A, RULE_B] },
-        { level: 3, ruleIds: [RULE_A] },
-      ],
+      levels: [2, 3],
       members: new Map(Object.entries(members)),
     },
   ],
@@ -201,7 +205,12 @@ export const STORE_PORT_CONTRACT: readonly ContractCase[] = [
         await c.store.apply(c.space, [planned('c_rules', { alerts: alerts(version - 1, { alice: 5 }) })]),
       ).toEqual([{ status: 'rules', version }]);
       expect((await c.store.readProgress(c.space, FIELD, ['c_rules'])).off).toEqual([null]);
+      // The version's level table is not written yet: refused too.
+      expect(
+        await c.store.apply(c.space, [planned('c_rules', { alerts: alerts(version, { alice: 5 }) })]),
+      ).toEqual([{ status: 'rules', version }]);
       expect(await c.crossings('c_rules')).toEqual([]);
+      await c.store.writeAlertLevels([{ apiId: 'c_rules', version, table: TABLE }]);
       expect(
         await c.store.apply(c.space, [planned('c_rules', { alerts: alerts(version, { alice: 5 }) })]),
       ).toEqual([{ status: 'ok' }]);
@@ -216,6 +225,7 @@ export const STORE_PORT_CONTRACT: readonly ContractCase[] = [
     async run(c) {
       await c.createAlertRule(alertRule('c_cross', RULE_A, [2, 3]));
       const version = await c.createAlertRule(alertRule('c_cross', RULE_B, [2]));
+      await c.store.writeAlertLevels([{ apiId: 'c_cross', version, table: TABLE }]);
       // (The fake keeps one off per API and partition for every generation: the recount uses another partition.)
       const apply = (
         space: KeySpace,

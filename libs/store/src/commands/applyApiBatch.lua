@@ -13,6 +13,7 @@
   KEYS[13] stage                      list  chunks of increments waiting (applyStagedChunk-5.lua)
   KEYS[14] <p>:{api}:alerts:rules:v   string version of the API's alert rules
   KEYS[15] <p>:{api}:alerts:crossings stream crossings (crossing-codec.ts)
+  KEYS[16] <p>:{api}:alerts:lv:<v>    hash  the level table of rules version ARGV[11] (alert-detection.ts)
   then per bucket, in ARGV order: its parts set, then one key per cube, then one per section part;
   then per alert counter (docs/alerts.md "Detection"): its hash <p>:g<g>:{api}:alerts:n:<c>:<ps> and the
   set of its period's recorded crossings <p>:{api}:alerts:x:<period>:<ps>
@@ -30,7 +31,7 @@
            they exceed the per-call bound (docs/store-v2.md "Applies staged in chunks"); the offset
            moves with them, and the writer then applies them one chunk per call
   ARGV[11] expected version of the alert rules (-1 = not checked: no alert counters)
-  ARGV[12] number of alert counters A
+  ARGV[12] number of alert counters A (when A > 0, the level table KEYS[16] must exist)
   ARGV[13] the batch's clock (unix ms): detectedAt of the crossings
   then the S staged chunks (from ARGV[14])
   then per bucket: r ('h'|'d'|'m'), t, expireAt (unix ms; 0 = none: an hour not compacted
@@ -38,9 +39,9 @@
     then per cube: suffix, number of fields F, then F pairs field, increment;
     then number of section parts L, then per part: its list's suffix ("L:<cube>"), the encoded
     section, appended whole (RPUSH) to the list (docs/store-v2.md "History written as section parts")
-  then per alert counter: period ('day'|'month'), periodStart, expireAt (unix ms), number of levels V,
-    then V pairs level, its rules' ids separated by one space (levels ascending); then number of members M,
-    then M pairs member, increment (includes/alertCounters.lua)
+  then per alert counter: counterId, period ('day'|'month'), periodStart, expireAt (unix ms), number of
+    levels V, then the V levels ascending; then number of members M, then M pairs member, increment
+    (includes/alertCounters.lua)
 
   Returns  {'ok'}                      applied, off[field] = ARGV[3]
            {'retired', g'}             a rebuild retired this API in this generation (retireApiGeneration-1.lua):
@@ -48,8 +49,9 @@
            {'off', actual}             off CAS failed (actual, -1 = none): nothing written
            {'cmp', actual}             cmp CAS failed: nothing written
            {'dict', name, length}      a dictionary is shorter than required: nothing written
-           {'rules', version}          the alert rules are not those of ARGV[11] (version now, -1 = none):
-                                       nothing written; the writer reads them again
+           {'rules', version}          the alert rules are not those of ARGV[11] (version now; 0 = none yet),
+                                       or their level table is gone: nothing written; the writer reads them
+                                       again and writes the table
 ]]
 --- @include "includes/bucketWrites"
 --- @include "includes/alertCounters"
@@ -78,7 +80,7 @@ for d = 1, 3 do
 end
 if ARGV[11] ~= '-1' then
   local version = redis.call('GET', KEYS[14]) or '0'
-  if version ~= ARGV[11] then
+  if version ~= ARGV[11] or (ARGV[12] ~= '0' and redis.call('EXISTS', KEYS[16]) == 0) then
     return { 'rules', version }
   end
 end
@@ -89,7 +91,7 @@ for i = 1, staged, 64 do
 end
 
 local index = { h = KEYS[6], d = KEYS[7], m = KEYS[8] }
-local k = 15
+local k = 16
 local a = 14 + staged
 local buckets = tonumber(ARGV[8])
 for _ = 1, buckets do
@@ -129,7 +131,7 @@ for _ = 1, buckets do
     redis.call('PEXPIREAT', parts, expireAt)
   end
 end
-addAlertCounters(tonumber(ARGV[12]), a, k, KEYS[15], ARGV[13])
+addAlertCounters(tonumber(ARGV[12]), a, k, KEYS[15], KEYS[16], ARGV[13])
 redis.call('HSET', KEYS[1], offField, ARGV[3])
 
 -- Bounded growth (docs/redis-layout.md "Expiry"): the API's own keys go once no bucket written

@@ -32,7 +32,7 @@ describe('applyApiBatchArgs', () => {
     expect(staged).toBe(0);
     const base = 'p:g2:{a}';
     expect(args).toEqual([
-      19,
+      20,
       `${base}:off`,
       `${base}:cmp`,
       `${base}:dict:k`,
@@ -48,6 +48,7 @@ describe('applyApiBatchArgs', () => {
       `${base}:stage`,
       'p:{a}:alerts:rules:v',
       'p:{a}:alerts:crossings',
+      'p:{a}:alerts:lv:0',
       `${base}:h:10:parts`,
       `${base}:h:10:t`,
       `${base}:h:10:k:0`,
@@ -83,7 +84,7 @@ describe('applyApiBatchArgs', () => {
     ]);
   });
 
-  it('lays out the alert counters after the buckets: keys, then period, levels and members', () => {
+  it('lays out the alert counters after the buckets: keys, then counter, period, levels and members', () => {
     const inc: ApiIncrements = { events: 0, required: { k: 0, i: 0, s: 0 }, keepUntil: 0, buckets: [] };
     const alerts: AlertIncrements = {
       rulesVersion: 3,
@@ -94,10 +95,7 @@ describe('applyApiBatchArgs', () => {
           period: 'month',
           periodStart: 1000,
           expireAt: 2000,
-          levels: [
-            { level: 5, ruleIds: ['rule_a', 'rule_b'] },
-            { level: 9, ruleIds: ['rule_a'] },
-          ],
+          levels: [5, 9],
           members: new Map([
             ['alice', 2],
             ['bob', 1],
@@ -107,20 +105,24 @@ describe('applyApiBatchArgs', () => {
     };
     const cas = { offsetField: 'topic/0', expectedOff: 1, newOff: 2, expectedCmp: null };
     const { args } = applyApiBatchArgs({ prefix: 'p', generation: 2 }, 'a', inc, cas, Infinity, alerts);
-    expect(args[0]).toBe(17);
-    expect(args.slice(16, 18)).toEqual(['p:g2:{a}:alerts:n:c1:1000', 'p:{a}:alerts:x:month:1000']);
-    expect(args.slice(18 + 10)).toEqual([
+    expect(args[0]).toBe(18);
+    expect(args.slice(14, 17)).toEqual([
+      'p:{a}:alerts:rules:v',
+      'p:{a}:alerts:crossings',
+      'p:{a}:alerts:lv:3',
+    ]);
+    expect(args.slice(17, 19)).toEqual(['p:g2:{a}:alerts:n:c1:1000', 'p:{a}:alerts:x:month:1000']);
+    expect(args.slice(19 + 10)).toEqual([
       3,
       1,
       40 * 86_400_000,
+      'c1',
       'month',
       1000,
       2000,
       2,
       5,
-      'rule_a rule_b',
       9,
-      'rule_a',
       2,
       'alice',
       2,

@@ -61,6 +61,7 @@ export function applyApiBatchArgs(
     keys.stage,
     alertKeyNames.rulesVersion,
     alertKeyNames.crossings,
+    alertKeyNames.levels(alerts?.rulesVersion ?? 0),
   ];
   const argv: (string | number | Buffer)[] = [
     cas.offsetField,
@@ -97,8 +98,7 @@ export function applyApiBatchArgs(
       keys.alertCounter(c.counterId, c.periodStart),
       alertKeyNames.recorded(c.period, c.periodStart),
     );
-    argv.push(c.period, c.periodStart, c.expireAt, c.levels.length);
-    for (const { level, ruleIds } of c.levels) argv.push(level, ruleIds.join(' '));
+    argv.push(c.counterId, c.period, c.periodStart, c.expireAt, c.levels.length, ...c.levels);
     argv.push(c.members.size);
     for (const [member, n] of c.members) argv.push(member, n);
   }

@@ -11,6 +11,7 @@ import {
   publishChanges,
   DictionaryWriter,
   readAlertRules,
+  writeAlertLevels,
   readApiProgress,
   readGeneration,
   readWatermark,
@@ -45,6 +46,12 @@ export function redisStore(redis: RedisClient, prefix: string, options: RedisSto
 
     // Concurrent MULTIs on one connection: one round trip for all of them.
     readAlertRules: (apiIds) => Promise.all(apiIds.map((apiId) => readAlertRules(redis, prefix, apiId))),
+
+    writeAlertLevels: async (tables) => {
+      await Promise.all(
+        tables.map(({ apiId, version, table }) => writeAlertLevels(redis, prefix, apiId, version, table)),
+      );
+    },
 
     async assignCodes(space: KeySpace, missing: ReadonlyMap<string, MissingValues>) {
       // A writer per call: the core keeps the caches (CodeCache); this one only runs the scripts.

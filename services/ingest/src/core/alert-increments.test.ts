@@ -117,11 +117,15 @@ describe('alertIncrements', () => {
     const alerts = increments([a, b], events);
     expect(alerts.counters).toHaveLength(1);
     const [c] = alerts.counters;
-    expect(c!.levels).toEqual([
-      { level: 10, ruleIds: [a.ruleId] },
-      { level: 100, ruleIds: [a.ruleId, b.ruleId] },
-      { level: 1000, ruleIds: [b.ruleId] },
-    ]);
+    expect(c!.levels).toEqual([10, 100, 1000]);
+    const id = alertCounterId(a);
+    expect(compileAlertRules(1, [a, b]).levelTable).toEqual(
+      new Map([
+        [`${id}:10`, [a.ruleId]],
+        [`${id}:100`, [a.ruleId, b.ruleId].sort()],
+        [`${id}:1000`, [b.ruleId]],
+      ]),
+    );
     // One increment per member and batch, whatever the number of events.
     expect([...c!.members]).toEqual([0, 1, 2, 3, 4].map((n) => [`m${n}`, 10]));
   });
@@ -168,11 +172,13 @@ describe('alertIncrements', () => {
       }),
     );
     const reached = new Set<string>();
+    const table = compileAlertRules(1, rules).levelTable;
     for (const c of increments(rules, events).counters) {
       for (const [member, n] of c.members) {
-        for (const { level, ruleIds } of c.levels) {
-          if (level <= n)
-            for (const ruleId of ruleIds) reached.add(alertId(ruleId, member, c.periodStart, level));
+        for (const level of c.levels) {
+          if (level > n) continue;
+          for (const ruleId of table.get(`${c.counterId}:${level}`)!)
+            reached.add(alertId(ruleId, member, c.periodStart, level));
         }
       }
     }

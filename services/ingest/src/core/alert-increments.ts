@@ -6,7 +6,8 @@
  * The input is the API's TupleCounter, the events the batch counts (already deduplicated by the offsets),
  * summed per (hour, key, identity, tag set, outcome): the work is per distinct tuple and counter, never per
  * event, and the script gets one increment per counter, period and member. Rules that count the same thing
- * share a counter (libs/core alertCounterId), with the levels of all of them.
+ * share a counter (libs/core alertCounterId), with the levels of all of them; which rules have which level is
+ * the API's level table, written to the store once per rules version (the script reads it on a crossing).
  */
 import { OUTCOMES, type AlertPeriod, type AlertRule, type AlertScope } from '@va/contracts';
 import {
@@ -22,9 +23,10 @@ import {
   keepUntilOfHour,
   parseIdentity,
   parseTagSet,
+  levelField,
   type AlertCounterIncrements,
   type AlertIncrements,
-  type AlertLevel,
+  type AlertLevelTable,
   type DictName,
   type TupleCounter,
 } from '@va/store';
@@ -38,8 +40,8 @@ export interface AlertCounterRule {
   /** All of these must be in the event's tag set (none: no filter). */
   tags: readonly string[];
   period: AlertPeriod;
-  /** Ascending, distinct; each with the rules that have it. */
-  levels: AlertLevel[];
+  /** Ascending, distinct (the rules of each: the level table). */
+  levels: number[];
 }
 
 /** An API's rules as detection uses them, at one version of the rules. */
@@ -51,6 +53,8 @@ export interface ApiAlertRules {
   byExternalId: Map<string, AlertCounterRule[]>;
   /** Counters of one key, by keyId. */
   byKeyId: Map<string, AlertCounterRule[]>;
+  /** "<counterId>:<level>" -> the ids of the rules with that level, sorted (@va/store writeAlertLevels). */
+  levelTable: AlertLevelTable;
 }
 
 const ALL_OUTCOMES = (1 << OUTCOMES.length) - 1;
@@ -87,11 +91,18 @@ export function compileAlertRules(version: number, rules: readonly AlertRule[]):
     }
     for (const level of rule.levels) push(entry.byLevel, level, rule.ruleId);
   }
-  const out: ApiAlertRules = { version, everyEvent: [], byExternalId: new Map(), byKeyId: new Map() };
+  const levelTable = new Map<string, string[]>();
+  const out: ApiAlertRules = {
+    version,
+    everyEvent: [],
+    byExternalId: new Map(),
+    byKeyId: new Map(),
+    levelTable,
+  };
   for (const { rule, byLevel } of counters.values()) {
-    rule.levels = [...byLevel]
-      .sort(([a], [b]) => a - b)
-      .map(([level, ruleIds]) => ({ level, ruleIds: [...new Set(ruleIds)].sort() }));
+    rule.levels = [...byLevel.keys()].sort((a, b) => a - b);
+    for (const [level, ruleIds] of byLevel)
+      levelTable.set(levelField(rule.counterId, level), [...new Set(ruleIds)].sort());
     const scope = rule.scope;
     if (scope.kind === 'identity') push(out.byExternalId, scope.externalId, rule);
     else if (scope.kind === 'key') push(out.byKeyId, scope.keyId, rule);
@@ -177,43 +188,51 @@ export function alertIncrements(
   if (hasNoRules(rules)) return alerts;
   const memo = new ValueMemo(valueOf);
   const counters: AlertCounterIncrements[] = [];
-  /** counterId:periodStart -> its increments */
-  const byPeriod = new Map<string, AlertCounterIncrements & { members: Map<string, number> }>();
+  /** Per counter: its increments per period start, and the last one used (tuples come hour by hour). */
+  const state = new Map<
+    AlertCounterRule,
+    { byStart: Map<number, Map<string, number>>; start: number; members: Map<string, number> | undefined }
+  >();
   const byIdentity = rules.byExternalId.size > 0;
   const byKey = rules.byKeyId.size > 0;
-  let hour: number | undefined;
-  let hourMs = 0;
+  let hour = NaN;
+  let dayStart = 0;
+  let monthStart = 0;
 
-  const count = (c: AlertCounterRule, k: number, i: number, s: number, o: number, n: number, h: number) => {
+  const count = (c: AlertCounterRule, k: number, i: number, s: number, o: number, n: number) => {
     const member = memberOf(c, k, i, s, o, memo);
     if (member === undefined) return;
-    const periodStart = alertPeriodStart(c.period, hourMs);
-    const id = `${c.counterId}:${periodStart}`;
-    let inc = byPeriod.get(id);
-    if (!inc) {
-      inc = {
-        counterId: c.counterId,
-        period: c.period,
-        periodStart,
-        expireAt: expireAtOf(c.period, h, ctx.retention),
-        levels: c.levels,
-        members: new Map(),
-      };
-      byPeriod.set(id, inc);
-      counters.push(inc);
+    const start = c.period === 'day' ? dayStart : monthStart;
+    let st = state.get(c);
+    if (!st) state.set(c, (st = { byStart: new Map(), start: NaN, members: undefined }));
+    if (st.start !== start || st.members === undefined) {
+      st.start = start;
+      st.members = st.byStart.get(start);
+      if (!st.members) {
+        st.byStart.set(start, (st.members = new Map()));
+        counters.push({
+          counterId: c.counterId,
+          period: c.period,
+          periodStart: start,
+          expireAt: expireAtOf(c.period, hour, ctx.retention),
+          levels: c.levels,
+          members: st.members,
+        });
+      }
     }
-    inc.members.set(member, (inc.members.get(member) ?? 0) + n);
+    st.members.set(member, (st.members.get(member) ?? 0) + n);
   };
 
   counter.forEach((h, k, i, s, o, n) => {
     if (h !== hour) {
       hour = h;
-      hourMs = hourStart(h);
+      dayStart = alertPeriodStart('day', hourStart(h));
+      monthStart = alertPeriodStart('month', hourStart(h));
     }
-    for (const c of rules.everyEvent) count(c, k, i, s, o, n, h);
-    if (byKey) for (const c of rules.byKeyId.get(memo.keyId(k)) ?? []) count(c, k, i, s, o, n, h);
+    for (const c of rules.everyEvent) count(c, k, i, s, o, n);
+    if (byKey) for (const c of rules.byKeyId.get(memo.keyId(k)) ?? []) count(c, k, i, s, o, n);
     if (byIdentity && i >= 0)
-      for (const c of rules.byExternalId.get(memo.externalId(i)) ?? []) count(c, k, i, s, o, n, h);
+      for (const c of rules.byExternalId.get(memo.externalId(i)) ?? []) count(c, k, i, s, o, n);
   });
   return { ...alerts, counters };
 }

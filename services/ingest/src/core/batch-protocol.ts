@@ -315,12 +315,21 @@ export class BatchProtocol {
     return undefined;
   }
 
-  /** Reads and compiles the alert rules of these APIs (one round trip). */
+  /**
+   * Reads and compiles the alert rules of these APIs, and writes the level tables of those that have rules
+   * (two round trips; the second only with rules).
+   */
   private async loadAlertRules(apiIds: readonly string[]): Promise<void> {
     const read = await this.store.readAlertRules(apiIds);
-    apiIds.forEach((apiId, n) =>
-      this.alertRules.set(apiId, compileAlertRules(read[n]!.version, read[n]!.rules)),
-    );
+    const compiled = apiIds.map((apiId, n) => ({
+      apiId,
+      rules: compileAlertRules(read[n]!.version, read[n]!.rules),
+    }));
+    const tables = compiled
+      .filter(({ rules }) => rules.levelTable.size > 0)
+      .map(({ apiId, rules }) => ({ apiId, version: rules.version, table: rules.levelTable }));
+    if (tables.length > 0) await this.store.writeAlertLevels(tables);
+    for (const { apiId, rules } of compiled) this.alertRules.set(apiId, rules);
   }
 
   /** One apply per API (retried on a moved cmp or changed rules); the events counted, or the conflict. */

@@ -4,6 +4,7 @@
  */
 import type {
   AlertIncrements,
+  AlertLevelTable,
   AlertRules,
   ApiCodes,
   ApiIncrements,
@@ -47,6 +48,13 @@ export type ApplyOutcome =
   /** The API's alert rules are at `version`, not the alerts' rulesVersion: nothing written. */
   | { status: 'rules'; version: number };
 
+/** The level table of one API at one version of its rules (@va/store writeAlertLevels). */
+export interface AlertLevels {
+  apiId: string;
+  version: number;
+  table: AlertLevelTable;
+}
+
 export type WatermarkMove = { ok: true } | { ok: false; actual: Offset };
 
 /** off[api] the core found applied and is about to move the watermark past. */
@@ -72,6 +80,11 @@ export interface StorePort {
   ): Promise<{ off: Offset[]; cmp: HourIndex[] }>;
   /** Each API's alert rules and their version (0 and none before its first rule), in order. */
   readAlertRules(apiIds: readonly string[]): Promise<AlertRules[]>;
+  /**
+   * Writes the level tables (which rules have each counter level) of these APIs' rules versions: the apply
+   * reads them on a crossing, and refuses alerts (`rules`) while its version has none.
+   */
+  writeAlertLevels(tables: readonly AlertLevels[]): Promise<void>;
   /** Assigns (or finds) a code for every missing value; returns the codes of those values. */
   assignCodes(space: KeySpace, missing: ReadonlyMap<string, MissingValues>): Promise<Map<string, ApiCodes>>;
   /** One atomic, CAS-checked write per API (pipelined); one outcome per apply, in order. */

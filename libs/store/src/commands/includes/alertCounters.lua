@@ -6,26 +6,26 @@
 
 -- Adds `counters` alert counters' increments, their ARGV from position a and their keys after KEYS[k]
 -- (applyApiBatch.lua's header: the layout). For every member, HINCRBY answers the new count; each level L
--- with old < L <= new is crossed for every rule that has it, and appended to `stream` when its tuple
+-- with old < L <= new is crossed for every rule that has it (the level table `levelTable`, read only then),
+-- and appended to `stream` when its tuple
 -- "ruleId|level|member" joins the period's set of recorded crossings (SADD answers 1): a replayed batch or
 -- a rebuild counting again finds it there and appends nothing.
 -- The stream keeps CROSSINGS_KEPT_MS (alert-detection.ts) of entries: XADD trims older ones (MINID ~, by
 -- the stream ids, which are Redis's clock, hence TIME and not the batch's clock).
 local CROSSINGS_KEPT_MS = 30 * 86400000
-local function addAlertCounters(counters, a, k, stream, now)
+local function addAlertCounters(counters, a, k, stream, levelTable, now)
   local trimBefore
   for _ = 1, counters do
-    local period, periodStart, expireAt = ARGV[a], ARGV[a + 1], ARGV[a + 2]
-    local levelCount = tonumber(ARGV[a + 3])
-    a = a + 4
+    local counterId, period, periodStart, expireAt = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
+    local levelCount = tonumber(ARGV[a + 4])
+    a = a + 5
     -- Levels as numbers to compare and as the strings received to write (tostring of a large number
     -- would print it in exponent form).
-    local levels, levelText, rules = {}, {}, {}
+    local levels, levelText = {}, {}
     for l = 1, levelCount do
       levels[l] = tonumber(ARGV[a])
       levelText[l] = ARGV[a]
-      rules[l] = ARGV[a + 1]
-      a = a + 2
+      a = a + 1
     end
     local counter, recorded = KEYS[k + 1], KEYS[k + 2]
     k = k + 2
@@ -50,7 +50,8 @@ local function addAlertCounters(counters, a, k, stream, now)
         if levels[l] > new then
           break
         end
-        for ruleId in string.gmatch(rules[l], '%S+') do
+        local rules = redis.call('HGET', levelTable, counterId .. ':' .. levelText[l]) or ''
+        for ruleId in string.gmatch(rules, '%S+') do
           if redis.call('SADD', recorded, ruleId .. '|' .. levelText[l] .. '|' .. member) == 1 then
             if not trimBefore then
               local time = redis.call('TIME')
