@@ -34,7 +34,7 @@ export {
   emptyMissing,
   type MissingValues,
 } from './dictionary';
-export { type ApiIncrements, expand, keepUntilOfHour, TupleCounter, type WriteContext } from './aggregate';
+export { type ApiIncrements, expand, TupleCounter, type WriteContext } from './aggregate';
 export {
   type AlertCounterIncrements,
   type AlertIncrements,

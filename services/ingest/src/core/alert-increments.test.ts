@@ -130,14 +130,18 @@ describe('alertIncrements', () => {
     expect([...c!.members]).toEqual([0, 1, 2, 3, 4].map((n) => [`m${n}`, 10]));
   });
 
-  it('a counter is kept as long as an event of its period can still be counted', () => {
+  it('a counter is kept as long as its period’s rollup; an event of a period whose rollup is gone does not count', () => {
     const day = rule({ period: 'day' });
     const month = rule({ period: 'month' });
     const alerts = increments([day, month], [event({})]);
-    for (const c of alerts.counters) {
-      // Until the month bucket of the period's last hour (Jan 31, 23:00) expires: the latest of its buckets.
-      expect(c.expireAt).toBe(FEB + retention.monthMs);
-    }
+    expect(alerts.counters.map((c) => [c.period, c.expireAt])).toEqual([
+      ['day', FEB + retention.dayMs],
+      ['month', FEB + retention.monthMs],
+    ]);
+    const old = NOW - 450 * DAY; // past the 400 days of day rollups, inside the months'
+    expect(flat(increments([day, month], [event({ time: old })]))).toEqual({
+      [`${alertCounterId(month)}|2026-11-01|`]: 1,
+    });
   });
 
   it('from zero, the levels the increments reach are the oracle’s crossings (random events and rules)', () => {

@@ -14,13 +14,12 @@ import {
   alertCounterId,
   alertPeriodStart,
   hourStart,
-  lastHourOf,
+  expiresAt,
   dayOfHour,
   monthOfHour,
   type Retention,
 } from '@va/core';
 import {
-  keepUntilOfHour,
   parseIdentity,
   parseTagSet,
   levelField,
@@ -167,11 +166,13 @@ function memberOf(c: AlertCounterRule, k: number, i: number, s: number, o: numbe
   }
 }
 
-/** Unix ms until which a period's counter must be kept: as long as an event of it can still be counted. */
-function expireAtOf(period: AlertPeriod, h: number, retention: Retention): number {
-  const last = period === 'day' ? lastHourOf('d', dayOfHour(h)) : lastHourOf('m', monthOfHour(h));
-  return keepUntilOfHour(last, retention);
-}
+/**
+ * Unix ms until which a period's counter is kept: the expiry of the period's own bucket (its day or month
+ * rollup). An event of a period whose bucket is gone is not counted for the period's rules either (the
+ * store no longer answers that day or month), so a counter never starts again from zero.
+ */
+const expireAtOf = (period: AlertPeriod, h: number, retention: Retention): number =>
+  period === 'day' ? expiresAt('d', dayOfHour(h), retention) : expiresAt('m', monthOfHour(h), retention);
 
 /**
  * The alert counters' increments of one API's counted tuples: per counter, period and member, the events
@@ -198,10 +199,14 @@ export function alertIncrements(
   let hour = NaN;
   let dayStart = 0;
   let monthStart = 0;
+  let dayExpire = 0;
+  let monthExpire = 0;
 
   const count = (c: AlertCounterRule, k: number, i: number, s: number, o: number, n: number) => {
     const member = memberOf(c, k, i, s, o, memo);
     if (member === undefined) return;
+    const expireAt = c.period === 'day' ? dayExpire : monthExpire;
+    if (expireAt <= ctx.now) return; // the period's bucket is gone: not counted (expireAtOf)
     const start = c.period === 'day' ? dayStart : monthStart;
     let st = state.get(c);
     if (!st) state.set(c, (st = { byStart: new Map(), start: NaN, members: undefined }));
@@ -214,7 +219,7 @@ export function alertIncrements(
           counterId: c.counterId,
           period: c.period,
           periodStart: start,
-          expireAt: expireAtOf(c.period, hour, ctx.retention),
+          expireAt,
           levels: c.levels,
           members: st.members,
         });
@@ -228,6 +233,8 @@ export function alertIncrements(
       hour = h;
       dayStart = alertPeriodStart('day', hourStart(h));
       monthStart = alertPeriodStart('month', hourStart(h));
+      dayExpire = expireAtOf('day', h, ctx.retention);
+      monthExpire = expireAtOf('month', h, ctx.retention);
     }
     for (const c of rules.everyEvent) count(c, k, i, s, o, n);
     if (byKey) for (const c of rules.byKeyId.get(memo.keyId(k)) ?? []) count(c, k, i, s, o, n);
