@@ -12,8 +12,8 @@
  * appended to the API's crossings stream only when it joins the API's set of recorded crossings of the
  * period (`<p>:{a}:alerts:x:<period>:<periodStart>`, member `ruleId|level|member`, not generation-scoped),
  * so that a replayed batch, a retry or a rebuild (which counts into a new generation from zero) never
- * appends a crossing twice. Counters and sets expire when no event of their period can be counted any
- * more (keepUntilOfHour of the period's last hour).
+ * appends a crossing twice. Counters and sets expire with their period's own rollup (the day or month
+ * bucket); the worker counts no event of a period whose rollup is gone.
  */
 import type { AlertPeriod } from '@va/contracts';
 import type { RedisClient } from './connection';

@@ -67,7 +67,7 @@
  *   <p>:g<g>:{a}:alerts:n:<c>:<ps>  hash  an alert counter (docs/alerts.md "Detection"): scope member -> count of
  *                                       the events that the rules of counter c (libs/core alertCounterId) count,
  *                                       in the period starting at <ps> (unix ms); written by applyApiBatch, expires
- *                                       when no event of the period can be counted any more. Generation-scoped: a
+ *                                       with the period's day or month rollup. Generation-scoped: a
  *                                       rebuild counts again from zero
  *
  * Alert keys of API a (docs/alerts.md): in hash slot {a}, beside its counters (so the apply script can read
