@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ERROR_KINDS } from '@va/contracts';
 import { errorFromAnswer, UNKNOWN_ERROR_TYPE, type ErrorAnswer } from './error-mapping';
 import { AnalyticsClientError, ApiError } from './errors';
 
@@ -45,18 +46,16 @@ describe('errorFromAnswer', () => {
     );
   });
 
-  it.each([
-    ['unauthorized', 401],
-    ['forbidden', 403],
-    ['not_found', 404],
-    ['internal_server_error', 500],
-  ])('knows the kind %s', (kind, status) => {
-    const body = JSON.stringify({
-      meta: { requestId: 'r' },
-      error: { title: 't', detail: 'd', status, type: `https://x/errors/${kind}`, errors: [] },
-    });
-    expect(errorFromAnswer(answer(status, body)).kind).toBe(kind);
-  });
+  it.each(Object.entries(ERROR_KINDS).map(([kind, { status }]) => [kind, status] as const))(
+    "knows the contract's kind %s",
+    (kind, status) => {
+      const body = JSON.stringify({
+        meta: { requestId: 'r' },
+        error: { title: 't', detail: 'd', status, type: `https://x/errors/${kind}`, errors: [] },
+      });
+      expect(errorFromAnswer(answer(status, body)).kind).toBe(kind);
+    },
+  );
 
   it('maps an answer that is not an envelope (a proxy page) with the header request id', () => {
     const error = errorFromAnswer({

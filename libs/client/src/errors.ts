@@ -6,11 +6,9 @@
  * - TimeoutError: no answer within the client's timeout.
  * A call aborted through the caller's own AbortSignal rejects with that signal's reason instead.
  */
-import type { FieldError } from './types.js';
+import type { ErrorKind, FieldError } from './types.js';
 
-/** The contract's error kinds: the last segment of `error.type`. */
-export type ErrorKind =
-  'unauthorized' | 'invalid_input' | 'forbidden' | 'not_found' | 'internal_server_error';
+export type { ErrorKind };
 
 export abstract class AnalyticsClientError extends Error {
   /** Number of requests sent for this call (retries included). */
@@ -59,11 +57,28 @@ export class ApiError extends AnalyticsClientError implements ApiErrorFields {
   /** The contract's kind (`invalid_input`, `forbidden`, …), or undefined for a type outside the contract. */
   get kind(): ErrorKind | undefined {
     const last = this.type.slice(this.type.lastIndexOf('/') + 1);
-    return (KINDS as readonly string[]).includes(last) ? (last as ErrorKind) : undefined;
+    return KINDS.includes(last) ? (last as ErrorKind) : undefined;
   }
 }
 
-const KINDS = ['unauthorized', 'invalid_input', 'forbidden', 'not_found', 'internal_server_error'] as const;
+/**
+ * Every kind of the contract (@va/contracts ERROR_KINDS), at run time: the client imports the contracts
+ * as types only, so the list is written out here, and the Record type makes a kind missing from it, or one
+ * the contract does not have, a type error.
+ */
+const KIND_SET: Record<ErrorKind, true> = {
+  unauthorized: true,
+  invalid_input: true,
+  forbidden: true,
+  not_found: true,
+  too_many_requests: true,
+  query_too_expensive: true,
+  query_timeout: true,
+  generation_changed: true,
+  too_many_streams: true,
+  internal_server_error: true,
+};
+const KINDS = Object.keys(KIND_SET);
 
 export class NetworkError extends AnalyticsClientError {
   override readonly name = 'NetworkError';

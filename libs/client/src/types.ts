@@ -10,6 +10,8 @@ import type * as contracts from '@va/contracts';
 export type Datapoint = contracts.Datapoint;
 export type ErrorEnvelope = contracts.ErrorEnvelope;
 export type FieldError = contracts.FieldError;
+/** The contract's error kinds: the last segment of `error.type`. */
+export type ErrorKind = contracts.ErrorKind;
 export type VerificationsQuery = contracts.VerificationsQuery;
 export type CreateReadTokenRequest = contracts.CreateReadTokenRequest;
 export type ReadToken = contracts.ReadToken;
