@@ -18,6 +18,8 @@ import { startServers } from './servers';
 import { runBench } from './run';
 import { tailReport } from './tail/report';
 import { runTail } from './tail/run';
+import { streamReport } from './stream/report';
+import { runStream } from './stream/run';
 
 const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
 
@@ -43,14 +45,21 @@ function parse(argv: string[]): BenchOptions | null {
  * latest.{json,md} always; quick.* or full.* too when the run was that profile unchanged, so that
  * the figures docs/benchmarks.md publishes survive later partial runs.
  */
-function writeResults(results: BenchResults, tail?: unknown): string {
+function writeResults(
+  results: BenchResults,
+  tail?: unknown,
+  stream?: Parameters<typeof streamReport>[1],
+): string {
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  const markdown = tail
-    ? tailReport(results, tail as Parameters<typeof tailReport>[1])
-    : markdownReport(results);
-  const json = `${JSON.stringify(tail ? { ...results, tail } : results, null, 2)}\n`;
-  // A tail run (#41) writes tail-latest.*, and tail.* when it ran the profile unchanged.
-  const latest = tail ? 'tail-latest' : 'latest';
+  const markdown = stream
+    ? streamReport(results, stream)
+    : tail
+      ? tailReport(results, tail as Parameters<typeof tailReport>[1])
+      : markdownReport(results);
+  const json = `${JSON.stringify(tail ? { ...results, tail } : stream ? { ...results, stream } : results, null, 2)}\n`;
+  // A tail run (#41) writes tail-latest.*, and tail.* when it ran the profile unchanged; a stream run
+  // (#44) stream-latest.* and stream.*.
+  const latest = tail ? 'tail-latest' : stream ? 'stream-latest' : 'latest';
   const bases = results.options.profile === 'custom' ? [latest] : [latest, results.options.profile];
   for (const base of bases) {
     for (const [name, body] of [
@@ -91,12 +100,14 @@ async function main(argv: string[]): Promise<void> {
       cpuProfDir: options.cpuProf ? path.join(CACHE_DIR, 'bench', 'prof', runId) : undefined,
       load: loadAverage,
     };
-    const markdown = options.tail
-      ? await runTail(input).then(({ bench, tail }) => writeResults(bench, tail))
-      : writeResults(await runBench(input));
+    const markdown = options.stream
+      ? await runStream(input).then(({ bench, stream }) => writeResults(bench, undefined, stream))
+      : options.tail
+        ? await runTail(input).then(({ bench, tail }) => writeResults(bench, tail))
+        : writeResults(await runBench(input));
     process.stdout.write(`\n${markdown}`);
     log(
-      `results in ${path.relative(process.cwd(), RESULTS_DIR)}/${options.tail ? 'tail-' : ''}latest.{json,md}`,
+      `results in ${path.relative(process.cwd(), RESULTS_DIR)}/${options.tail ? 'tail-' : options.stream ? 'stream-' : ''}latest.{json,md}`,
     );
   } finally {
     if (!interrupted) {

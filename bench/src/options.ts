@@ -48,10 +48,19 @@ export interface BenchOptions {
   /** Events of the tail data set (3,000,000). */
   tailEvents: number;
   /**
+   * The live-updates run of #44 instead (stream/run.ts): open streams on one query service while live
+   * traffic flows at --rate; produce-to-push latency, the service's CPU and memory per stream.
+   */
+  stream: boolean;
+  /** Open streams (1,000), the APIs they spread over (50), and seconds of counted traffic (30). */
+  streams: number;
+  streamApis: number;
+  streamSeconds: number;
+  /**
    * 'quick' or 'full' when the profile ran as defined (its results are published), with '-reused'
    * after --skip-produce (no produce or ingest figures); else 'custom'.
    */
-  profile: 'quick' | 'full' | 'quick-reused' | 'full-reused' | 'tail' | 'custom';
+  profile: 'quick' | 'full' | 'quick-reused' | 'full-reused' | 'tail' | 'stream' | 'custom';
 }
 
 export const USAGE = `usage: npm run bench -- [options]
@@ -77,6 +86,10 @@ export const USAGE = `usage: npm run bench -- [options]
   --tail                  the tail data set instead (#41): 3,000,000 events over 30 days, 5,000 APIs in
                           1,000 workspaces; ingest, sealing, memory per family, queries on small APIs
   --tail-events N         events of the tail data set (3000000; e.g. 300000 for a quick look)
+  --stream                live updates instead (#44): --streams SSE streams on one query service over
+                          --stream-apis APIs while --rate events/s flow for 5 + --stream-seconds s;
+                          produce-to-push latency, the service's CPU, RSS per stream, stream reads/s
+  --streams N, --stream-apis A, --stream-seconds S   (1000, 50, 30; e.g. 100 and 10 for a quick look)
 Environment: KAFKA_BROKERS (default: the stack's broker, started if needed), BENCH_REDIS_URL (default:
 a dedicated redis-server on BENCH_REDIS_PORT, 6390, data in .cache/bench/redis).`;
 
@@ -115,17 +128,25 @@ export function parseOptions(args: string[]): BenchOptions | 'help' {
       'keep-servers': { type: 'boolean', default: false },
       tail: { type: 'boolean', default: false },
       'tail-events': { type: 'string' },
+      stream: { type: 'boolean', default: false },
+      streams: { type: 'string' },
+      'stream-apis': { type: 'string' },
+      'stream-seconds': { type: 'string' },
     },
   });
   if (values.help) return 'help';
   // Only these leave the measured profile as it is; any other option makes the run 'custom'.
-  const neutral = new Set(['quick', 'skip-produce', 'keep-servers', 'help', 'tail']);
+  const neutral = new Set(['quick', 'skip-produce', 'keep-servers', 'help', 'tail', 'stream']);
   const custom = Object.entries(values).some(
     ([name, value]) => value !== undefined && value !== false && !neutral.has(name),
   );
   const quick = values.quick ?? false;
   const tail = values.tail ?? false;
   if (values['tail-events'] !== undefined && !tail) throw new UsageError('--tail-events needs --tail');
+  const stream = values.stream ?? false;
+  for (const name of ['streams', 'stream-apis', 'stream-seconds'] as const)
+    if (values[name] !== undefined && !stream) throw new UsageError(`--${name} needs --stream`);
+  if (stream && tail) throw new UsageError('--stream and --tail are separate runs');
   const scenarios = values.scenario?.length ? values.scenario : null;
   const connections = (values.connections ?? '1,10')
     .split(',')
@@ -155,11 +176,17 @@ export function parseOptions(args: string[]): BenchOptions | 'help' {
     keepServers: values['keep-servers'] ?? false,
     tail,
     tailEvents: positiveInt(values['tail-events'], 'tail-events', 3_000_000),
+    stream,
+    streams: positiveInt(values.streams, 'streams', 1_000),
+    streamApis: positiveInt(values['stream-apis'], 'stream-apis', 50),
+    streamSeconds: positiveInt(values['stream-seconds'], 'stream-seconds', 30),
     profile:
-      custom || (tail && (quick || values['skip-produce']))
+      custom || ((tail || stream) && (quick || values['skip-produce']))
         ? 'custom'
         : tail
           ? 'tail'
-          : `${quick ? 'quick' : 'full'}${values['skip-produce'] ? '-reused' : ''}`,
+          : stream
+            ? 'stream'
+            : `${quick ? 'quick' : 'full'}${values['skip-produce'] ? '-reused' : ''}`,
   };
 }
