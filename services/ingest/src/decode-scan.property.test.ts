@@ -12,7 +12,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OUTCOMES } from '@va/contracts';
-import { propertyExtensionMs, repeatFor } from '@va/testkit/time';
+import { propertyExtensionMs, repeatFor, scaled } from '@va/testkit/time';
 import { goodEvent } from './bad-events';
 import { decodeContext, decodeEvent, decodeEventReference, MAX_FUTURE_MS } from './decode';
 import { scanEvent } from './decode-scan';
@@ -330,24 +330,35 @@ async function extend(property: fc.IPropertyWithHooks<unknown[]>): Promise<void>
 }
 
 describe('decodeEvent (scanner + reference) equals the reference decoder', () => {
-  it('on 20,000 events built from valid and invalid parts (fixed seeds; then random ones, time-boxed), and most take the fast path', async () => {
-    const property = fc.property(eventJson, receivedAt, fc.boolean(), (text, received, checkExpiry) =>
-      agrees(Buffer.from(text), received, checkExpiry),
-    );
-    scanned = 0;
-    await assertSeeds(property, FIXED_SEEDS);
-    // Not vacuous: a good share of the cases is decided by the scanner, not by the fallback.
-    expect(scanned).toBeGreaterThan(FIXED_SEEDS.length * RUNS_PER_SEED * 0.25);
-    await extend(property);
-  });
+  // 20,000 fixed cases: about 12 s alone, over a minute beside the whole suite on a loaded 2-core machine.
+  const FIXED_CASES_TIMEOUT = { timeout: scaled(180_000) };
 
-  it('on 10,000 of them with one byte replaced, inserted or removed, or cut short (fixed seeds; then random ones, time-boxed)', async () => {
-    const property = fc.property(broken, receivedAt, (bytes, received) => agrees(bytes, received, true));
-    scanned = 0;
-    await assertSeeds(property, FIXED_SEEDS.slice(0, 4));
-    expect(scanned).toBeGreaterThan(0);
-    await extend(property);
-  });
+  it(
+    'on 20,000 events built from valid and invalid parts (fixed seeds; then random ones, time-boxed), and most take the fast path',
+    FIXED_CASES_TIMEOUT,
+    async () => {
+      const property = fc.property(eventJson, receivedAt, fc.boolean(), (text, received, checkExpiry) =>
+        agrees(Buffer.from(text), received, checkExpiry),
+      );
+      scanned = 0;
+      await assertSeeds(property, FIXED_SEEDS);
+      // Not vacuous: a good share of the cases is decided by the scanner, not by the fallback.
+      expect(scanned).toBeGreaterThan(FIXED_SEEDS.length * RUNS_PER_SEED * 0.25);
+      await extend(property);
+    },
+  );
+
+  it(
+    'on 10,000 of them with one byte replaced, inserted or removed, or cut short (fixed seeds; then random ones, time-boxed)',
+    FIXED_CASES_TIMEOUT,
+    async () => {
+      const property = fc.property(broken, receivedAt, (bytes, received) => agrees(bytes, received, true));
+      scanned = 0;
+      await assertSeeds(property, FIXED_SEEDS.slice(0, 4));
+      expect(scanned).toBeGreaterThan(0);
+      await extend(property);
+    },
+  );
 
   it('on 10,000 random byte strings', () => {
     fc.assert(
