@@ -38,6 +38,23 @@ describe('parseOptions', () => {
     expect(() => parse(['--tail-events', '300000'])).toThrow(/--tail/);
   });
 
+  it('#44: --stream is the stream profile (1,000 streams, 50 APIs, 30 s); its sizes make it custom', () => {
+    expect(parse(['--stream'])).toMatchObject({
+      stream: true,
+      streams: 1_000,
+      streamApis: 50,
+      streamSeconds: 30,
+      profile: 'stream',
+    });
+    expect(parse(['--stream', '--streams', '100', '--stream-seconds', '10'])).toMatchObject({
+      streams: 100,
+      streamSeconds: 10,
+      profile: 'custom',
+    });
+    expect(() => parse(['--streams', '100'])).toThrow(/--stream/);
+    expect(() => parse(['--stream', '--tail'])).toThrow(/separate/);
+  });
+
   it('refuses bad numbers and unknown options', () => {
     expect(() => parse(['--events', '0'])).toThrow(/--events/);
     expect(() => parse(['--nope'])).toThrow();

@@ -3,6 +3,7 @@
  * removed afterwards): one ingest worker and ONE query service as `npm start` runs them (query-env.ts),
  * the bare round-trip calibration, then measure.ts: N streams over A APIs while live traffic flows.
  */
+import { randomBytes } from 'node:crypto';
 import { createClient } from '@va/client';
 import { createRootKey, globalKeys, hashRootKey, registerApi } from '@va/store';
 import { readEnvironment } from '@va/config';
@@ -75,7 +76,11 @@ export async function runStream(input: RunInput): Promise<{ bench: BenchResults;
       rootKeys.push(created.key);
     }
     const ingest = await prepareService(ctx, 'ingest', names);
-    const query = await prepareService(ctx, 'query', names, querySettingsEnv(settings));
+    // Read tokens are off unless the operator gives a signing key: the run's own, for its tokens.
+    const query = await prepareService(ctx, 'query', names, {
+      ...querySettingsEnv(settings),
+      READ_TOKEN_KEYS: `bench:${randomBytes(32).toString('base64url')}`,
+    });
     const services = [ingest.start(), query.start()];
     try {
       await services[0]!.waitHealthy(`${ingest.baseUrl}/health`, 120_000);
