@@ -335,7 +335,7 @@ export async function sealApi(
   const wanted = only ? dirty.filter(({ member }) => member.startsWith(`${only}:`)) : dirty;
   const sealable = sealableBuckets(wanted, closedBound, Infinity);
   const max = options.max ?? SEAL_MAX_BUCKETS;
-  for (let from = 0; from < sealable.length; ) {
+  for (let from = 0; from < sealable.length;) {
     if (from >= max || options.signal?.aborted) {
       run.firstLeft = sealable[from]!.lastHour;
       break;
