@@ -64,7 +64,7 @@ const short = (c: AlertCrossing) => `${c.ruleId.slice(-1)} ${c.member} ${c.level
 
 async function apply(s: KeySpace, apiId: string, off: number | null, a: AlertIncrements) {
   const cas = { offsetField: 'topic/0', expectedOff: off, newOff: (off ?? -1) + 1, expectedCmp: null };
-  return (await applyApiBatch(redis, s, apiId, noCounts, cas, Infinity, a)).result;
+  return (await applyApiBatch(redis, { space: s, apiId, increments: noCounts, cas, alerts: a })).result;
 }
 
 /** Two rules sharing the counter, and the level table of their version (as the ingest worker writes it). */

@@ -48,7 +48,14 @@ export async function applyApiBatches(
   const staged: number[] = [];
   for (const { apiId, increments, cas, alerts } of applies) {
     staged.push(
-      queueApplyApiBatch(redis, pipeline, space, apiId, increments, cas, options.maxWritesPerCall, alerts),
+      queueApplyApiBatch(redis, pipeline, {
+        space,
+        apiId,
+        increments,
+        cas,
+        ...(options.maxWritesPerCall === undefined ? {} : { maxWrites: options.maxWritesPerCall }),
+        ...(alerts === undefined ? {} : { alerts }),
+      }),
     );
   }
   const results = (await execPipeline(pipeline, options.wait)).map(parseApplyReply);

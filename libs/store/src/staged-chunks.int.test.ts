@@ -50,7 +50,7 @@ describe('applyApiBatch with a bound on writes per call', () => {
     expect(await applyApiBatches(db.redis, space, [{ apiId: whole, increments: inc, cas: cas(5) }])).toEqual([
       { status: 'ok' },
     ]);
-    const chunked = applyApiBatchArgs(space, bounded, inc, cas(5), 40);
+    const chunked = applyApiBatchArgs({ space, apiId: bounded, increments: inc, cas: cas(5), maxWrites: 40 });
     expect(chunked.staged).toBeGreaterThan(5);
     expect(
       await applyApiBatches(db.redis, space, [{ apiId: bounded, increments: inc, cas: cas(5) }], {
@@ -72,7 +72,13 @@ describe('applyApiBatch with a bound on writes per call', () => {
     expect(parts.length).toBeGreaterThan(4);
     await applyApiBatches(db.redis, space, [{ apiId: whole, increments: inc, cas: cas(5) }]);
     const maxWritesPerCall = 12;
-    const call = applyApiBatchArgs(space, bounded, inc, cas(5), maxWritesPerCall);
+    const call = applyApiBatchArgs({
+      space,
+      apiId: bounded,
+      increments: inc,
+      cas: cas(5),
+      maxWrites: maxWritesPerCall,
+    });
     // Every hour bucket is staged: the call itself appends no part.
     expect(call.args.filter((arg) => Buffer.isBuffer(arg) && parts.includes(arg))).toEqual([]);
     expect(call.staged).toBeGreaterThan(parts.length / 2);
@@ -126,7 +132,13 @@ describe('applyApiBatch with a bound on writes per call', () => {
     await counterFor(crashed);
     await applyApiBatches(db.redis, space, [{ apiId: whole, increments: inc, cas: cas(5) }]);
     // The call alone (the writer dies before applying the chunks): the offset moved, the chunks wait.
-    const call = await applyApiBatch(db.redis, space, crashed, inc, cas(5), 40);
+    const call = await applyApiBatch(db.redis, {
+      space,
+      apiId: crashed,
+      increments: inc,
+      cas: cas(5),
+      maxWrites: 40,
+    });
     expect(call.result).toEqual({ status: 'ok' });
     const keys = apiKeys(space, crashed);
     expect(await db.redis.hget(keys.offsets, 'topic/0')).toBe('5');
@@ -148,7 +160,10 @@ describe('applyApiBatch with a bound on writes per call', () => {
     const inc = expand(await counterFor(whole), { now, retention, cmp: null });
     await counterFor(crashed);
     await applyApiBatches(db.redis, space, [{ apiId: whole, increments: inc, cas: cas(5) }]);
-    expect((await applyApiBatch(db.redis, space, crashed, inc, cas(5), 40)).result).toEqual({ status: 'ok' });
+    expect(
+      (await applyApiBatch(db.redis, { space, apiId: crashed, increments: inc, cas: cas(5), maxWrites: 40 }))
+        .result,
+    ).toEqual({ status: 'ok' });
     // Carry everything before next month into generation 7, as `rebuild --since` does.
     const month = monthOfHour(h) + 1;
     const boundary = { hour: hoursOfMonth(month)[0], day: dayOfHour(hoursOfMonth(month)[0]), month };

@@ -23,11 +23,16 @@ describe('applyApiBatchArgs', () => {
         },
       ],
     };
-    const { args, staged } = applyApiBatchArgs({ prefix: 'p', generation: 2 }, 'a', inc, {
-      offsetField: 'topic/0',
-      expectedOff: null, // none: -1 to the script
-      newOff: 41,
-      expectedCmp: 7,
+    const { args, staged } = applyApiBatchArgs({
+      space: { prefix: 'p', generation: 2 },
+      apiId: 'a',
+      increments: inc,
+      cas: {
+        offsetField: 'topic/0',
+        expectedOff: null, // none: -1 to the script
+        newOff: 41,
+        expectedCmp: 7,
+      },
     });
     expect(staged).toBe(0);
     const base = 'p:g2:{a}';
@@ -104,7 +109,13 @@ describe('applyApiBatchArgs', () => {
       ],
     };
     const cas = { offsetField: 'topic/0', expectedOff: 1, newOff: 2, expectedCmp: null };
-    const { args } = applyApiBatchArgs({ prefix: 'p', generation: 2 }, 'a', inc, cas, Infinity, alerts);
+    const { args } = applyApiBatchArgs({
+      space: { prefix: 'p', generation: 2 },
+      apiId: 'a',
+      increments: inc,
+      cas,
+      alerts,
+    });
     expect(args[0]).toBe(18);
     expect(args.slice(14, 17)).toEqual([
       'p:{a}:alerts:rules:v',

@@ -18,6 +18,18 @@ import { queueCommand } from '../pipeline';
 import { noneArg, noneOf } from './none';
 import { stageIncrements } from '../staged-chunks';
 
+/** One applyApiBatch call: one API's increments of a batch, with the CAS they are applied under. */
+export interface ApplyCall {
+  space: KeySpace;
+  apiId: string;
+  increments: ApiIncrements;
+  cas: ApplyCas;
+  /** Writes the call makes itself; the other hour buckets are staged (default: no bound). */
+  maxWrites?: number;
+  /** The alert counters' increments (docs/alerts.md "Detection"); absent: the rules' version is not checked. */
+  alerts?: AlertIncrements;
+}
+
 export interface ApplyCas {
   /** "<topic>/<partition>" (keys.ts partitionField) */
   offsetField: string;
@@ -34,14 +46,8 @@ export interface ApplyCas {
  * (staged-chunks.ts: the hour buckets when the call would make more than `maxWrites` writes; the
  * alert counters' writes are the call's own and leave that much less room).
  */
-export function applyApiBatchArgs(
-  space: KeySpace,
-  apiId: string,
-  inc: ApiIncrements,
-  cas: ApplyCas,
-  maxWrites = Infinity,
-  alerts?: AlertIncrements,
-): { args: (string | number | Buffer)[]; staged: number } {
+export function applyApiBatchArgs(call: ApplyCall): { args: (string | number | Buffer)[]; staged: number } {
+  const { space, apiId, increments: inc, cas, maxWrites = Infinity, alerts } = call;
   const keys = apiKeys(space, apiId);
   const alertKeyNames = alertKeys(space.prefix, apiId);
   const { buckets, chunks } = stageIncrements(inc, Math.max(0, maxWrites - alertWrites(alerts)));
@@ -145,16 +151,11 @@ export function parseApplyReply(reply: unknown): ApplyResult {
 export function queueApplyApiBatch(
   redis: RedisClient,
   pipeline: ChainableCommander,
-  space: KeySpace,
-  apiId: string,
-  inc: ApiIncrements,
-  cas: ApplyCas,
-  maxWrites?: number,
-  alerts?: AlertIncrements,
+  call: ApplyCall,
 ): number {
-  const call = applyApiBatchArgs(space, apiId, inc, cas, maxWrites, alerts);
-  queueCommand(redis, pipeline, 'applyApiBatch', call.args);
-  return call.staged;
+  const { args, staged } = applyApiBatchArgs(call);
+  queueCommand(redis, pipeline, 'applyApiBatch', args);
+  return staged;
 }
 
 /**
@@ -163,16 +164,11 @@ export function queueApplyApiBatch(
  */
 export async function applyApiBatch(
   redis: RedisClient,
-  space: KeySpace,
-  apiId: string,
-  inc: ApiIncrements,
-  cas: ApplyCas,
-  maxWrites?: number,
-  alerts?: AlertIncrements,
+  call: ApplyCall,
 ): Promise<{ result: ApplyResult; staged: number }> {
-  const call = applyApiBatchArgs(space, apiId, inc, cas, maxWrites, alerts);
-  const reply = await command<unknown>(redis, 'applyApiBatch')(...call.args);
-  return { result: parseApplyReply(reply), staged: call.staged };
+  const { args, staged } = applyApiBatchArgs(call);
+  const reply = await command<unknown>(redis, 'applyApiBatch')(...args);
+  return { result: parseApplyReply(reply), staged };
 }
 
 /** KEYS and ARGV of applyStagedChunk-5.lua: every call of one API takes the same. */
