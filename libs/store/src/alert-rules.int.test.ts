@@ -3,14 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertRule } from '@va/contracts';
 import { alertId } from '@va/core';
-import {
-  countAlertRules,
-  createAlertRule,
-  deleteAlertRule,
-  findAlertRule,
-  readAlertRules,
-  readAlertRulesVersion,
-} from './alert-rules';
+import * as rules from './alert-rules';
 import { appendCrossing, decodeCrossing } from './crossing-codec';
 import { alertGlobalKeys, alertKeys } from './keys';
 import { fileRedis } from './testing/file-redis';
@@ -29,21 +22,21 @@ const rule = (n: number, createdAt: number): AlertRule => ({
 
 describe('alert rules', () => {
   it('creates, lists oldest first, finds and deletes rules; every change moves the version', async () => {
-    expect(await readAlertRules(db.redis, prefix, 'api:1')).toEqual({ version: 0, rules: [] });
-    expect(await createAlertRule(db.redis, prefix, rule(2, 200))).toBe(1);
+    expect(await rules.readAlertRules(db.redis, prefix, 'api:1')).toEqual({ version: 0, rules: [] });
+    expect(await rules.createAlertRule(db.redis, prefix, rule(2, 200))).toBe(1);
     expect(
-      await createAlertRule(db.redis, prefix, { ...rule(1, 100), outcomes: ['VALID'], tags: ['a'] }),
+      await rules.createAlertRule(db.redis, prefix, { ...rule(1, 100), outcomes: ['VALID'], tags: ['a'] }),
     ).toBe(2);
-    const read = await readAlertRules(db.redis, prefix, 'api:1');
+    const read = await rules.readAlertRules(db.redis, prefix, 'api:1');
     expect(read.version).toBe(2);
     expect(read.rules.map((r) => r.ruleId)).toEqual([rule(1, 0).ruleId, rule(2, 0).ruleId]);
     expect(read.rules[0]).toEqual({ ...rule(1, 100), outcomes: ['VALID'], tags: ['a'] });
-    expect(await countAlertRules(db.redis, prefix, 'api:1')).toBe(2);
-    expect(await findAlertRule(db.redis, prefix, 'api:1', rule(2, 0).ruleId)).toEqual(rule(2, 200));
-    expect(await findAlertRule(db.redis, prefix, 'api:2', rule(2, 0).ruleId)).toBeNull();
-    expect(await deleteAlertRule(db.redis, prefix, 'api:1', rule(2, 0).ruleId)).toBe(true);
-    expect(await deleteAlertRule(db.redis, prefix, 'api:1', rule(2, 0).ruleId)).toBe(false);
-    expect(await readAlertRulesVersion(db.redis, prefix, 'api:1')).toBe(3);
+    expect(await rules.countAlertRules(db.redis, prefix, 'api:1')).toBe(2);
+    expect(await rules.findAlertRule(db.redis, prefix, 'api:1', rule(2, 0).ruleId)).toEqual(rule(2, 200));
+    expect(await rules.findAlertRule(db.redis, prefix, 'api:2', rule(2, 0).ruleId)).toBeNull();
+    expect(await rules.deleteAlertRule(db.redis, prefix, 'api:1', rule(2, 0).ruleId)).toBe(true);
+    expect(await rules.deleteAlertRule(db.redis, prefix, 'api:1', rule(2, 0).ruleId)).toBe(false);
+    expect(await rules.readAlertRulesVersion(db.redis, prefix, 'api:1')).toBe(3);
     expect(await db.redis.smembers(alertGlobalKeys(prefix).apis)).toEqual(['api:1']);
   });
 

@@ -7,10 +7,7 @@ import { apiKeys } from './keys';
 import { fileRedis } from './testing/file-redis';
 
 const db = fileRedis('store-dictionary');
-const { space } = db;
-
-const assignCodes = (api: string, d: 'k' | 'i' | 's', values: string[]) =>
-  assignCodesScript(db.redis, space, api, d, values);
+const { space, assignCodes } = db;
 
 describe('assignCodes', () => {
   it('appends new values, keeps old codes, handles repeats within one call', async () => {

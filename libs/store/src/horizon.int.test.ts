@@ -22,7 +22,7 @@ import {
   type Retention,
 } from '@va/core';
 import { testEnv, type TestEnv } from '@va/testkit/support';
-import { connectTarget, deletePrefix, dumpApiCounts } from './testing';
+import { connectTarget, cubeQuery, deletePrefix, dumpApiCounts } from './testing';
 import { TupleCounter } from './aggregate';
 import { applyCounted } from './testing/apply';
 import { compactApi, readCompactedThrough } from './compaction';
@@ -46,13 +46,7 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const API = 'api_horizon';
-const TOTALS: CubeQuery = {
-  cube: 't',
-  keys: null,
-  identities: null,
-  sets: null,
-  group: { key: false, identity: false, set: false },
-};
+const TOTALS: CubeQuery = cubeQuery({ cube: 't' });
 
 interface TestEvent {
   hour: number;

@@ -193,6 +193,8 @@ export function apiKeys(space: KeySpace, apiId: string) {
     compactedThrough: `${base}:cmp`,
     carry: `${base}:carry`,
     bucketIndex: (r: Resolution) => `${base}:idx:${r}`,
+    /** The hour, day and month indexes, in the order every script that takes all three lists them. */
+    bucketIndexes: [`${base}:idx:h`, `${base}:idx:d`, `${base}:idx:m`] as const,
     bucketPrefix: (r: Resolution, t: number) => `${base}:${r}:${t}`,
     /**
      * For Lua scripts that find their buckets themselves (compactNextHour): bucketPrefix(r, t)

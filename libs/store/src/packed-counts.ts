@@ -6,6 +6,8 @@
  * allocation per key, several times faster in a loop of the ingest's shape (docs/benchmarks-history.md,
  * "Tuple counts in typed arrays").
  */
+import { grown } from './typed-arrays';
+
 const TWO_32 = 2 ** 32;
 const INITIAL_CAPACITY = 64;
 
@@ -56,12 +58,9 @@ export class PackedCounts {
 
   private grow(): void {
     const capacity = this.keys.length * 2;
-    const keys = new Float64Array(capacity);
-    keys.set(this.keys);
-    const counts = new Float64Array(capacity);
-    counts.set(this.counts);
+    const keys = grown(this.keys, capacity);
     this.keys = keys;
-    this.counts = counts;
+    this.counts = grown(this.counts, capacity);
     this.index = new Int32Array(capacity * 2);
     this.mask = capacity * 2 - 1;
     for (let entry = 0; entry < this.size; entry++) {

@@ -8,6 +8,8 @@ import {
   type SliceCounts,
 } from './read-fields';
 import { readsDependOnCompaction } from './read';
+import { selectionOf } from './read/cube-query';
+import { cubeQuery } from './testing/cube-query';
 
 const none = { key: false, identity: false, set: false };
 const sel = (over: Partial<CodeSelection>): CodeSelection => ({
@@ -146,13 +148,7 @@ describe('readsDependOnCompaction', () => {
 
 describe('subtract reads', () => {
   it('takes counts of a subtracted bucket back out of the same group', () => {
-    const sel: CodeSelection = {
-      cube: 'k',
-      keys: null,
-      identities: null,
-      sets: null,
-      group: { key: true, identity: false, set: false },
-    };
+    const sel: CodeSelection = selectionOf(cubeQuery({ group: { ...none, key: true } }));
     const into: SliceCounts = new Map();
     addHash(into, sel, '0', { 'a:0': '5', 'b:1': '2' });
     addHash(into, sel, '0', { 'a:0': '3' }, -1);

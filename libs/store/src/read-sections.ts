@@ -211,23 +211,8 @@ export class SectionSums {
       if (code >= COMPOSITE - 1) small = false;
       id = id * COMPOSITE + code + 1;
     }
-    if (small) {
-      sums.byNumber ??= new Map();
-      let row = sums.byNumber.get(id);
-      if (!row) {
-        row = new Float64Array(OUTCOME_COUNT);
-        sums.byNumber.set(id, row);
-      }
-      return row;
-    }
-    const name = columns.map((column) => column[r]).join('.');
-    sums.byName ??= new Map();
-    let row = sums.byName.get(name);
-    if (!row) {
-      row = new Float64Array(OUTCOME_COUNT);
-      sums.byName.set(name, row);
-    }
-    return row;
+    if (small) return rowOf((sums.byNumber ??= new Map()), id);
+    return rowOf((sums.byName ??= new Map()), columns.map((column) => column[r]).join('.'));
   }
 
   /** Adds every summed group into `counts` under its group name (read-fields.ts). */
@@ -311,4 +296,14 @@ export class SectionSums {
     };
     return `${part('k')}.${part('i')}.${part('s')}`;
   }
+}
+
+/** The outcome counts of group `id` in `rows`, added (zero) when it has none yet. */
+function rowOf<K>(rows: Map<K, Float64Array>, id: K): Float64Array {
+  let row = rows.get(id);
+  if (!row) {
+    row = new Float64Array(OUTCOME_COUNT);
+    rows.set(id, row);
+  }
+  return row;
 }

@@ -7,6 +7,7 @@ import { OUTCOME_COUNT } from '@va/contracts';
 import { TOTAL } from '@va/core';
 import { NO_IDENTITY, type SectionData } from './section/codec';
 import type { Sign, SliceCounts } from './read-fields';
+import { grown } from './typed-arrays';
 
 /** Single-dimension groups with codes below this are summed densely... */
 export const DENSE_MAX_CODE = 1 << 20;
@@ -69,19 +70,11 @@ export class SliceSums {
     if (code >= this.touched.length) {
       // Exact at first (the callers that know their largest code reserve it once), then doubling.
       const size = this.touched.length === 0 ? code + 1 : Math.max(code + 1, this.touched.length * 2);
-      const dense = new Float64Array(size * OUTCOME_COUNT);
-      dense.set(this.dense);
-      const touched = new Uint8Array(size);
-      touched.set(this.touched);
-      this.dense = dense;
-      this.touched = touched;
+      this.dense = grown(this.dense, size * OUTCOME_COUNT);
+      this.touched = grown(this.touched, size);
       if (this.ranking) {
-        const rank = new Float64Array(size);
-        rank.set(this.rank);
-        const ranked = new Uint8Array(size);
-        ranked.set(this.ranked);
-        this.rank = rank;
-        this.ranked = ranked;
+        this.rank = grown(this.rank, size);
+        this.ranked = grown(this.ranked, size);
       }
     }
   }

@@ -6,18 +6,13 @@ import { dumpApiCounts } from './testing';
 import { expand, TupleCounter } from './aggregate';
 import { applyApiBatches, drainStaged } from './apply';
 import { applyApiBatch, applyApiBatchArgs } from './scripts/apply-scripts';
-import { assignCodes as assignCodesScript } from './scripts/dictionary-scripts';
 import { copyApiGeneration } from './generation-copy';
 import { apiKeys } from './keys';
 import { fileRedis } from './testing/file-redis';
-import { TEST_RETENTION } from './testing/ingest-events';
+import { TEST_RETENTION as retention } from './testing/ingest-events';
 
-const retention = TEST_RETENTION;
 const db = fileRedis('store-staged-chunks');
-const { space } = db;
-
-const assignCodes = (api: string, d: 'k' | 'i' | 's', values: string[]) =>
-  assignCodesScript(db.redis, space, api, d, values);
+const { space, assignCodes } = db;
 
 describe('applyApiBatch with a bound on writes per call', () => {
   const now = Date.now();

@@ -57,60 +57,41 @@ const sample = fc.array(fc.tuple(res, fc.integer({ min: -1_000, max: 3_000_000 }
 });
 
 const argsOf = (rows: [Resolution, number, number, number][]) => rows.flat();
+type Row = [Resolution, number, number, number];
+/** Indices of a plausible size per resolution: hours up to ~2300, days and months scaled down. */
+const scaledToResolution = (rows: Row[]): Row[] =>
+  rows.map(([r, i, ret, d]) => [
+    r,
+    r === 'h' ? i : r === 'd' ? Math.floor(i / 24) : Math.floor(i / 730),
+    ret,
+    d,
+  ]);
+
+/** Property: the Lua expression `expr`, evaluated on every row, gives what `expected` gives in TypeScript. */
+const agrees = (rows: fc.Arbitrary<Row[]>, expr: string, expected: (row: Row) => number) =>
+  fc.assert(
+    fc.asyncProperty(rows, async (sampled) => {
+      expect(await lua(EACH(expr), argsOf(sampled))).toEqual(sampled.map(expected));
+    }),
+    { numRuns: 30 },
+  );
+const retentionOf = (ms: number): Retention => ({ hourMs: ms, dayMs: ms, monthMs: ms });
+const months = fc
+  .array(month, { minLength: 1, maxLength: 200 })
+  .map((ms) => ms.map((m): Row => ['m', 0, 0, m]));
 
 describe('includes/time.lua against libs/core/src/time.ts', () => {
-  it('monthOfDay is monthOf(dayStart(d))', async () => {
-    await fc.assert(
-      fc.asyncProperty(sample, async (rows) => {
-        const got = await lua(EACH('monthOfDay(day)'), argsOf(rows));
-        expect(got).toEqual(rows.map(([, , , d]) => monthOf(dayStart(d))));
-      }),
-      { numRuns: 30 },
-    );
-  });
+  it('monthOfDay is monthOf(dayStart(d))', () =>
+    agrees(sample, 'monthOfDay(day)', ([, , , d]) => monthOf(dayStart(d))));
 
-  it('firstDayOfMonth is the day of monthStart(m)', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(month, { minLength: 1, maxLength: 200 }), async (months) => {
-        const rows = months.map((m): [Resolution, number, number, number] => ['m', 0, 0, m]);
-        const got = await lua(EACH('firstDayOfMonth(day)'), argsOf(rows));
-        expect(got).toEqual(months.map((m) => monthStart(m) / DAY_MS));
-      }),
-      { numRuns: 30 },
-    );
-  });
+  it('firstDayOfMonth is the day of monthStart(m)', () =>
+    agrees(months, 'firstDayOfMonth(day)', ([, , , m]) => monthStart(m) / DAY_MS));
 
-  it('expiresAt (bucket end + retention) agrees for hours, days and months', async () => {
-    await fc.assert(
-      fc.asyncProperty(sample, async (rows) => {
-        // Indices of a plausible size per resolution: hours up to ~2300, days and months scaled down.
-        const scaled = rows.map(([r, i, ret, d]): [Resolution, number, number, number] => [
-          r,
-          r === 'h' ? i : r === 'd' ? Math.floor(i / 24) : Math.floor(i / 730),
-          ret,
-          d,
-        ]);
-        const got = await lua(EACH('expiresAt(res, index, retention)'), argsOf(scaled));
-        const retention = (ms: number): Retention => ({ hourMs: ms, dayMs: ms, monthMs: ms });
-        expect(got).toEqual(scaled.map(([r, i, ret]) => expiresAt(r, i, retention(ret))));
-      }),
-      { numRuns: 30 },
-    );
-  });
+  it('expiresAt (bucket end + retention) agrees for hours, days and months', () =>
+    agrees(sample.map(scaledToResolution), 'expiresAt(res, index, retention)', ([r, i, ret]) =>
+      expiresAt(r, i, retentionOf(ret)),
+    ));
 
-  it('lastHourOf (the dirty score) agrees for hours, days and months', async () => {
-    await fc.assert(
-      fc.asyncProperty(sample, async (rows) => {
-        const scaled = rows.map(([r, i, ret, d]): [Resolution, number, number, number] => [
-          r,
-          r === 'h' ? i : r === 'd' ? Math.floor(i / 24) : Math.floor(i / 730),
-          ret,
-          d,
-        ]);
-        const got = await lua(EACH('lastHourOf(res, index)'), argsOf(scaled));
-        expect(got).toEqual(scaled.map(([r, i]) => lastHourOf(r, i)));
-      }),
-      { numRuns: 30 },
-    );
-  });
+  it('lastHourOf (the dirty score) agrees for hours, days and months', () =>
+    agrees(sample.map(scaledToResolution), 'lastHourOf(res, index)', ([r, i]) => lastHourOf(r, i)));
 });

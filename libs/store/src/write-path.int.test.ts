@@ -6,19 +6,14 @@ import { fullKey, dumpApiCounts } from './testing';
 import { expand, TupleCounter } from './aggregate';
 import { registerApisFromEvents } from './api-registration';
 import { applyApiBatches } from './apply';
-import { assignCodes as assignCodesScript } from './scripts/dictionary-scripts';
 import { advanceWatermark } from './scripts/watermark-scripts';
 import { apiKeys, globalKeys } from './keys';
 import { readApiProgress, readWatermark, readWatermarks } from './watermark';
 import { fileRedis } from './testing/file-redis';
-import { TEST_RETENTION } from './testing/ingest-events';
+import { TEST_RETENTION as retention } from './testing/ingest-events';
 
-const retention = TEST_RETENTION;
 const db = fileRedis('store-write-path');
-const { space } = db;
-
-const assignCodes = (api: string, d: 'k' | 'i' | 's', values: string[]) =>
-  assignCodesScript(db.redis, space, api, d, values);
+const { space, assignCodes } = db;
 
 describe('applyApiBatch', () => {
   const now = Date.now();

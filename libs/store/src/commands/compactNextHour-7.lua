@@ -118,36 +118,36 @@ local function mark(suffix)
     merged[#merged + 1] = suffix
   end
 end
--- Section parts (an encoded section each) are appended whole to the rollups' list of their cube:
--- no field is read; the sealer and the readers decode them.
-local function appendParts(list, sections)
-  if #sections == 0 then
+-- Writes `values` into the key `suffix` of every target (write(key, values)), then its expiry.
+local function intoTargets(suffix, values, perCounter, write)
+  if #values == 0 then
     return
   end
   for _, target in ipairs(targets) do
-    local key = target.prefix .. ':' .. list
-    for i = 1, #sections, 64 do
-      redis.call('RPUSH', key, unpack(sections, i, math.min(i + 63, #sections)))
-    end
+    local key = target.prefix .. ':' .. suffix
+    write(key, values)
     redis.call('PEXPIREAT', key, target.expire)
   end
-  mark(list)
-  added = added + #sections
+  mark(suffix)
+  added = added + #values / perCounter
+end
+-- Section parts (an encoded section each) are appended whole to the rollups' list of their cube:
+-- no field is read; the sealer and the readers decode them.
+local function pushParts(key, sections)
+  for i = 1, #sections, 64 do
+    redis.call('RPUSH', key, unpack(sections, i, math.min(i + 63, #sections)))
+  end
+end
+local function appendParts(list, sections)
+  intoTargets(list, sections, 1, pushParts)
+end
+local function incrementFields(key, fields)
+  for i = 1, #fields, 2 do
+    redis.call('HINCRBY', key, fields[i], fields[i + 1])
+  end
 end
 local function addHash(key, suffix)
-  local fields = redis.call('HGETALL', key)
-  if #fields == 0 then
-    return
-  end
-  for _, target in ipairs(targets) do
-    local into = target.prefix .. ':' .. suffix
-    for i = 1, #fields, 2 do
-      redis.call('HINCRBY', into, fields[i], fields[i + 1])
-    end
-    redis.call('PEXPIREAT', into, target.expire)
-  end
-  mark(suffix)
-  added = added + #fields / 2
+  intoTargets(suffix, redis.call('HGETALL', key), 2, incrementFields)
 end
 local function addDelta(key, suffix)
   if string.sub(suffix, 1, 2) == 'L:' then

@@ -57,9 +57,7 @@ export function applyApiBatchArgs(call: ApplyCall): { args: (string | number | B
     keys.dict('k'),
     keys.dict('i'),
     keys.dict('s'),
-    keys.bucketIndex('h'),
-    keys.bucketIndex('d'),
-    keys.bucketIndex('m'),
+    ...keys.bucketIndexes,
     keys.dictIndex('k'),
     keys.dictIndex('i'),
     keys.dictIndex('s'),
@@ -174,14 +172,7 @@ export async function applyApiBatch(
 /** KEYS and ARGV of applyStagedChunk-5.lua: every call of one API takes the same. */
 function stagedChunkArgs(space: KeySpace, apiId: string): string[] {
   const keys = apiKeys(space, apiId);
-  return [
-    keys.stage,
-    keys.bucketIndex('h'),
-    keys.bucketIndex('d'),
-    keys.bucketIndex('m'),
-    keys.dirty,
-    keys.bucketRoot,
-  ];
+  return [keys.stage, ...keys.bucketIndexes, keys.dirty, keys.bucketRoot];
 }
 
 /** applyStagedChunk's reply: the chunks still waiting. */

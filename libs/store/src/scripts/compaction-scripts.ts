@@ -52,9 +52,7 @@ function compactNextHourArgs(
   const keys = apiKeys(space, apiId);
   return [
     keys.compactedThrough,
-    keys.bucketIndex('h'),
-    keys.bucketIndex('d'),
-    keys.bucketIndex('m'),
+    ...keys.bucketIndexes,
     keys.dirty,
     keys.compactionHold,
     keys.stage,
@@ -112,9 +110,7 @@ export async function trimIndexes(
   const keys = apiKeys(space, apiId);
   const hz = horizonsAt(now, retention);
   const reply = await command<unknown>(redis, 'trimIndexes')(
-    keys.bucketIndex('h'),
-    keys.bucketIndex('d'),
-    keys.bucketIndex('m'),
+    ...keys.bucketIndexes,
     keys.compactedThrough,
     hz.hour,
     hz.day,

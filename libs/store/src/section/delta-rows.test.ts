@@ -2,13 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { NO_IDENTITY } from './codec';
 import { addDeltaHash, emptySectionRows, forEachDeltaField } from './delta-rows';
 
+/** Delta hashes of cubes t, k and f (both identity parts), by cube suffix. */
+const SOME_HASHES = {
+  t: { '0': '5', '8': '1' },
+  'k:0': { '1a:0': '3', '2:4': '2' },
+  'f:b': { '1.2:0': '4' },
+  'f:_': { '1.0:1': '2' },
+};
+
+/** Section rows of delta hashes, by cube suffix. */
+function rowsOf(hashes: Record<string, Record<string, string>>) {
+  const rows = emptySectionRows();
+  for (const [suffix, hash] of Object.entries(hashes)) addDeltaHash(rows, suffix, hash);
+  return rows;
+}
+
 describe('addDeltaHash', () => {
   it('reads every cube of the v1 layout into rows by code', () => {
-    const rows = emptySectionRows();
-    addDeltaHash(rows, 't', { '0': '5', '8': '1' });
-    addDeltaHash(rows, 'k:0', { '1a:0': '3', '2:4': '2' });
-    addDeltaHash(rows, 'f:b', { '1.2:0': '4' });
-    addDeltaHash(rows, 'f:_', { '1.0:1': '2' });
+    const rows = rowsOf(SOME_HASHES);
     expect(rows.get('t')!.toSection(1).counts).toEqual(new Float64Array([5, 0, 0, 0, 0, 0, 0, 0, 1]));
     const k = rows.get('k')!.toSection(1);
     expect(Array.from(k.dims[0]!)).toEqual([2, 46]);
@@ -34,14 +45,12 @@ describe('addDeltaHash', () => {
 
 describe('forEachDeltaField', () => {
   it('gives the fields addDeltaHash reads back into the same section, for every cube', () => {
-    const rows = emptySectionRows();
-    addDeltaHash(rows, 't', { '0': '5', '8': '1' });
-    addDeltaHash(rows, 'k:0', { '1a:0': '3', '2:4': '2' });
-    addDeltaHash(rows, 'k:1', { '10:3': '7' });
-    addDeltaHash(rows, 'i:0', { '3:1': '1' });
-    addDeltaHash(rows, 's:0', { '0:0': '9' });
-    addDeltaHash(rows, 'f:b', { '1.2:0': '4' });
-    addDeltaHash(rows, 'f:_', { '1.0:1': '2' });
+    const rows = rowsOf({
+      ...SOME_HASHES,
+      'k:1': { '10:3': '7' },
+      'i:0': { '3:1': '1' },
+      's:0': { '0:0': '9' },
+    });
     for (const cube of ['t', 'k', 'i', 's', 'f'] as const) {
       const section = rows.get(cube)!.toSection(0);
       const hashes = new Map<string, Record<string, string>>();

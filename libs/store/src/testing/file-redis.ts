@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { testRedisTarget } from '@va/testkit/support';
 import type { RedisClient } from '../connection';
-import type { KeySpace } from '../keys';
+import type { DictName, KeySpace } from '../keys';
+import { assignCodes } from '../scripts/dictionary-scripts';
 import { connectTarget, deletePrefix } from './redis';
 
 export interface FileRedis {
@@ -20,6 +21,8 @@ export interface FileRedis {
   readonly redis: RedisClient;
   /** Another client of the same Redis (for concurrent writers); the caller disconnects it. */
   connect(): RedisClient;
+  /** assignCodes on the file's client and space: the codes of `values` in an API's dictionary `d`. */
+  assignCodes(apiId: string, d: DictName, values: string[]): Promise<number[]>;
 }
 
 export function fileRedis(name: string): FileRedis {
@@ -33,6 +36,7 @@ export function fileRedis(name: string): FileRedis {
       return client;
     },
     connect: () => connectTarget(testRedisTarget()),
+    assignCodes: (apiId, d, values) => assignCodes(file.redis, file.space, apiId, d, values),
   };
   beforeAll(() => {
     client = file.connect();
