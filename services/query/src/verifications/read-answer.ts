@@ -20,7 +20,6 @@
  * (one-generation.ts; a rebuild deletes the old generation after its switch).
  */
 import {
-  boundRows,
   buildRowsJson,
   chooseSlices,
   countedCells,
@@ -28,12 +27,7 @@ import {
   edgesOnHours,
   everyEventHasAGroup,
   groupCount,
-  groupsUpperBound,
-  horizonsAt,
-  hourOf,
-  hoursOfMonth,
   lastHourOf,
-  monthOfHour,
   precisionHeader,
   rowCapError,
   sliceCount,
@@ -44,30 +38,18 @@ import {
   type Cell,
   type ParsedQuery,
   type Precision,
-  type ReadPlan,
-  type RowBound,
   type RowsJson,
-  type TopGroups,
   type XPrecision,
 } from '@va/core';
-import {
-  decodeCells,
-  globalKeys,
-  holdCompaction,
-  readApiMeta,
-  releaseCompaction,
-  readCounts,
-  type CubeQuery,
-  type KeySpace,
-  type ReadDictionaries,
-} from '@va/store';
-import { RowCapError } from '../http/api-error';
+import type { KeySpace } from '@va/store';
 import type { ReadDeps } from './deps';
 import { refuseCostly } from './cost-refusal';
-import { cubeQueryOf, dictionariesOf } from './cube-query';
-import { groupSources, memoPlan, plannedWith } from './read-plan';
-import { onOneGeneration, parseGeneration, type GenerationWitness } from './one-generation';
+import { onOneGeneration, type GenerationWitness } from './one-generation';
+import { readCells, totalCube } from './read-cells';
+import { fullPlan, prepare, tooManyRows, type Prepared, type Reader } from './reader';
 import type { Prefetched } from './start';
+
+export { overCapFromRange } from './reader';
 
 /** The rows of an answer as JSON text, written when asked (buildRowsJson). */
 export interface JsonAnswer {
@@ -81,12 +63,6 @@ export interface JsonAnswer {
   xPrecision: XPrecision | null;
 }
 
-/** Events may be up to 5 minutes in the future (docs/api.md#dead-letters, `future_time`): no hour after that holds data. */
-const FUTURE_MS = 5 * 60_000;
-/** Plans made again when a compaction moved between plan and read; more means a busy compactor. */
-const MAX_ATTEMPTS = 5;
-/** From this failed attempt on, the reader holds compaction (libs/store holdCompaction). */
-const HOLD_AFTER_ATTEMPTS = 2;
 /**
  * A time-ordered limit reads the groups from the coarse plan first when the range has this many
  * times more slices than the limit, or the full plan reads this many times more buckets.
@@ -101,92 +77,6 @@ export interface ReadOptions {
   costChecked?: boolean;
   /** The API's meta read with the request's generation in its first round trip (start.ts). */
   prefetched?: Prefetched;
-}
-
-interface Reader {
-  deps: ReadDeps;
-  space: KeySpace;
-  query: ParsedQuery;
-  dicts: ReadDictionaries;
-  /**
-   * First hour of the range: trunc(start), or without it the first hour of the month of the first
-   * data. An absent start is no lower bound (docs/api.md#parameters), and nothing is held before that month:
-   * a day or month holding the first data is whole, not a rollup widened past the range (which
-   * would claim X-Precision: day for an exact answer, and count a past-horizon day at its first
-   * requested hour rather than at its start). Rows then begin at the first slice holding data
-   * (fromFirstData); reads before the data are skipped (firstDataHour).
-   */
-  startHour: number;
-  /**
-   * First hour of the API's earliest bucket holding data (Infinity: none). Buckets that end
-   * before it hold nothing: a year asked of an API with 90 days of data reads 90 days.
-   */
-  firstDataHour: number;
-  now: number;
-  compactedThrough: number | null;
-  signal: AbortSignal | undefined;
-  /** Set by every counter read to the generation read in its last pipeline (one-generation.ts). */
-  witness?: GenerationWitness;
-}
-
-interface Prepared {
-  r: Reader;
-  cubeQuery: CubeQuery;
-  bound: RowBound;
-}
-
-/**
- * Slices over the cap without groups: refused from the range alone, before any Redis command
- * (with groups, `over` needs the groups, so any bound of them does here). The refusal, or null.
- */
-export function overCapFromRange(query: ParsedQuery, maxRows: number): ReturnType<typeof rowCapError> | null {
-  if (query.startHour === undefined) return null;
-  const early = boundRows({ query, startHour: query.startHour, groupsUpper: Infinity, maxRows });
-  return early.kind === 'over' ? rowCapError(early.rowCount, maxRows) : null;
-}
-
-/** Meta and dictionaries loaded, the rows bounded (libs/core boundRows). */
-async function prepare(
-  deps: ReadDeps,
-  space: KeySpace,
-  query: ParsedQuery,
-  now: number,
-  signal: AbortSignal | undefined,
-  prefetched?: Prefetched,
-): Promise<Prepared> {
-  const { redis, config } = deps;
-  const early = overCapFromRange(query, config.maxRows);
-  if (early) throw tooManyRows(early);
-  const dicts = deps.dictionaries.get(space, query.apiId);
-  signal?.throwIfAborted();
-  const [meta] = await Promise.all([
-    prefetched?.space.generation === space.generation
-      ? prefetched.meta
-      : readApiMeta(redis, space, query.apiId, { firstHour: true }),
-    dicts.load(dictionariesOf(query)),
-  ]);
-  const startHour =
-    query.startHour ??
-    (meta.firstHour === null ? query.endHour + 1 : hoursOfMonth(monthOfHour(meta.firstHour))[0]); // no data: an empty range
-  const r: Reader = {
-    deps,
-    space,
-    query,
-    dicts,
-    startHour,
-    firstDataHour: meta.firstHour ?? Infinity,
-    now,
-    compactedThrough: meta.compactedThrough,
-    signal,
-  };
-  const cubeQuery = cubeQueryOf(query, dicts);
-  const bound = boundRows({
-    query,
-    startHour,
-    groupsUpper: groupsUpperBound(query.groupBy, groupSources(cubeQuery, dicts, query)),
-    maxRows: config.maxRows,
-  });
-  return { r, cubeQuery, bound };
 }
 
 /**
@@ -368,88 +258,6 @@ function certainReads(r: Reader): BucketRead[] {
     !granularity || narrowsToEdges(r, granularity) ? fullPlan(r, undefined) : fullPlan(r, granularity);
   return plan.reads.filter((read) => lastHourOf(read.res, read.index) >= r.firstDataHour);
 }
-
-const totalCube: CubeQuery = {
-  cube: 't',
-  keys: null,
-  identities: null,
-  sets: null,
-  group: { key: false, identity: false, set: false },
-};
-
-function fullPlan(r: Reader, granularity: ParsedQuery['groupBy']['granularity']): ReadPlan {
-  return memoPlan({
-    startHour: r.startHour,
-    endHour: r.query.endHour,
-    ...(granularity && { granularity }),
-    compactedThrough: r.compactedThrough,
-    horizons: horizonsAt(r.now, r.deps.config.retention),
-    dataThroughHour: hourOf(r.now + FUTURE_MS),
-    ...(r.query.timeZone !== undefined && { timeZone: r.query.timeZone }),
-  });
-}
-
-/** What readCells reads of the cube: which plan, which of its reads, which groups. */
-interface ReadCellsOptions {
-  /** The plan's granularity (fullPlan); none: the coarse plan. */
-  granularity?: ParsedQuery['groupBy']['granularity'];
-  /** Only the plan's reads this keeps (a time-ordered limit's edge slices). */
-  keep?: (read: BucketRead) => boolean;
-  /** A plan made already, used while the compaction point it was made with holds. */
-  planned?: ReadPlan;
-  /** A top-N by a counter: only its largest groups are decoded (libs/core top-groups.ts). */
-  top?: TopGroups;
-}
-
-/** Reads and decodes the cells of a plan (optionally only some of its reads), planning again when compaction moves. */
-async function readCells(
-  r: Reader,
-  cubeQuery: CubeQuery,
-  { granularity, keep, planned, top }: ReadCellsOptions = {},
-): Promise<{ cells: Cell[]; precision: Precision }> {
-  const { redis } = r.deps;
-  let holding = false;
-  for (let attempt = 1; ; attempt++) {
-    const started = performance.now();
-    // Planning a long range in hours takes a while: a plan made already is used while it holds,
-    // that is while the compaction point it was made with is the reader's (an earlier read of
-    // the same query may have moved it: its reads would then be checked against a point the plan
-    // was not made with, and an hour compacted in between counted twice).
-    const plan =
-      attempt === 1 && planned && plannedWith(planned) === r.compactedThrough
-        ? planned
-        : fullPlan(r, granularity);
-    const reads = plan.reads.filter(
-      (read) => lastHourOf(read.res, read.index) >= r.firstDataHour && (!keep || keep(read)),
-    );
-    const read = await readCounts(redis, r.space, r.query.apiId, cubeQuery, reads, r.compactedThrough, {
-      ...(r.signal && { signal: r.signal }),
-      ...(r.deps.sections && { sections: r.deps.sections }),
-      ...(top && { top }),
-      ...(r.witness && { readAfter: globalKeys(r.space.prefix).generation }),
-    });
-    if (read.ok) {
-      if (r.witness && read.after !== undefined) r.witness.after = parseGeneration(read.after);
-      if (holding) await releaseCompaction(redis, r.space, r.query.apiId);
-      r.signal?.throwIfAborted();
-      if (top) read.counts.keepLargest(top);
-      return { cells: await decodeCells(read.counts, r.dicts), precision: plan.precision };
-    }
-    if (attempt >= MAX_ATTEMPTS) throw new Error(`compaction kept moving during ${MAX_ATTEMPTS} reads`);
-    // Twice moved: a compaction catch-up moves the point every few milliseconds, faster than a
-    // plan and its reads. Hold it, for twice what this attempt took (a reader far from Redis or in
-    // a busy process takes longer than the shortest hold), and plan against the point it holds.
-    if (attempt >= HOLD_AFTER_ATTEMPTS) {
-      const holdMs = 2 * (performance.now() - started);
-      r.compactedThrough = await holdCompaction(redis, r.space, r.query.apiId, holdMs);
-      holding = true;
-    } else {
-      r.compactedThrough = read.compactedThrough;
-    }
-  }
-}
-
-const tooManyRows = (error: ReturnType<typeof rowCapError>) => new RowCapError([error]);
 
 /** A grouped query with no group having data: no rows. */
 const noRows = (maxRows: number): BuildRowsOptions => ({ slices: [], trimLeading: false, maxRows });

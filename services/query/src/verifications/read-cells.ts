@@ -1,0 +1,98 @@
+/**
+ * Reads and decodes the cells of a plan: readBuckets calls through @va/store, planned again when the
+ * compaction point moved between plan and read, holding compaction when it keeps moving.
+ */
+import {
+  lastHourOf,
+  type BucketRead,
+  type Cell,
+  type ParsedQuery,
+  type Precision,
+  type ReadPlan,
+  type TopGroups,
+} from '@va/core';
+import {
+  decodeCells,
+  globalKeys,
+  holdCompaction,
+  readCounts,
+  releaseCompaction,
+  type CubeQuery,
+} from '@va/store';
+import { parseGeneration } from './one-generation';
+import { plannedWith } from './read-plan';
+import { fullPlan, type Reader } from './reader';
+
+/** Plans made again when a compaction moved between plan and read; more means a busy compactor. */
+const MAX_ATTEMPTS = 5;
+/** From this failed attempt on, the reader holds compaction (libs/store holdCompaction). */
+const HOLD_AFTER_ATTEMPTS = 2;
+
+/** The total cube, no filter, no group: whether any event lies in the range. */
+export const totalCube: CubeQuery = {
+  cube: 't',
+  keys: null,
+  identities: null,
+  sets: null,
+  group: { key: false, identity: false, set: false },
+};
+
+/** What readCells reads of the cube: which plan, which of its reads, which groups. */
+export interface ReadCellsOptions {
+  /** The plan's granularity (fullPlan); none: the coarse plan. */
+  granularity?: ParsedQuery['groupBy']['granularity'];
+  /** Only the plan's reads this keeps (a time-ordered limit's edge slices). */
+  keep?: (read: BucketRead) => boolean;
+  /** A plan made already, used while the compaction point it was made with holds. */
+  planned?: ReadPlan;
+  /** A top-N by a counter: only its largest groups are decoded (libs/core top-groups.ts). */
+  top?: TopGroups;
+}
+
+/** Reads and decodes the cells of a plan (optionally only some of its reads), planning again when compaction moves. */
+export async function readCells(
+  r: Reader,
+  cubeQuery: CubeQuery,
+  { granularity, keep, planned, top }: ReadCellsOptions = {},
+): Promise<{ cells: Cell[]; precision: Precision }> {
+  const { redis } = r.deps;
+  let holding = false;
+  for (let attempt = 1; ; attempt++) {
+    const started = performance.now();
+    // Planning a long range in hours takes a while: a plan made already is used while it holds,
+    // that is while the compaction point it was made with is the reader's (an earlier read of
+    // the same query may have moved it: its reads would then be checked against a point the plan
+    // was not made with, and an hour compacted in between counted twice).
+    const plan =
+      attempt === 1 && planned && plannedWith(planned) === r.compactedThrough
+        ? planned
+        : fullPlan(r, granularity);
+    const reads = plan.reads.filter(
+      (read) => lastHourOf(read.res, read.index) >= r.firstDataHour && (!keep || keep(read)),
+    );
+    const read = await readCounts(redis, r.space, r.query.apiId, cubeQuery, reads, r.compactedThrough, {
+      ...(r.signal && { signal: r.signal }),
+      ...(r.deps.sections && { sections: r.deps.sections }),
+      ...(top && { top }),
+      ...(r.witness && { readAfter: globalKeys(r.space.prefix).generation }),
+    });
+    if (read.ok) {
+      if (r.witness && read.after !== undefined) r.witness.after = parseGeneration(read.after);
+      if (holding) await releaseCompaction(redis, r.space, r.query.apiId);
+      r.signal?.throwIfAborted();
+      if (top) read.counts.keepLargest(top);
+      return { cells: await decodeCells(read.counts, r.dicts), precision: plan.precision };
+    }
+    if (attempt >= MAX_ATTEMPTS) throw new Error(`compaction kept moving during ${MAX_ATTEMPTS} reads`);
+    // Twice moved: a compaction catch-up moves the point every few milliseconds, faster than a
+    // plan and its reads. Hold it, for twice what this attempt took (a reader far from Redis or in
+    // a busy process takes longer than the shortest hold), and plan against the point it holds.
+    if (attempt >= HOLD_AFTER_ATTEMPTS) {
+      const holdMs = 2 * (performance.now() - started);
+      r.compactedThrough = await holdCompaction(redis, r.space, r.query.apiId, holdMs);
+      holding = true;
+    } else {
+      r.compactedThrough = read.compactedThrough;
+    }
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * What a query's reads share: the API's meta and dictionaries loaded, the range's first hour and
+ * the rows bounded (prepare), and the plan of the range (fullPlan, memoized per inputs).
+ */
+import {
+  boundRows,
+  groupsUpperBound,
+  horizonsAt,
+  hourOf,
+  hoursOfMonth,
+  monthOfHour,
+  rowCapError,
+  type ParsedQuery,
+  type ReadPlan,
+  type RowBound,
+} from '@va/core';
+import { readApiMeta, type CubeQuery, type KeySpace, type ReadDictionaries } from '@va/store';
+import { RowCapError } from '../http/api-error';
+import type { ReadDeps } from './deps';
+import { cubeQueryOf, dictionariesOf } from './cube-query';
+import { groupSources, memoPlan } from './read-plan';
+import type { GenerationWitness } from './one-generation';
+import type { Prefetched } from './start';
+
+/** Events may be up to 5 minutes in the future (docs/api.md#dead-letters, `future_time`): no hour after that holds data. */
+const FUTURE_MS = 5 * 60_000;
+
+export interface Reader {
+  deps: ReadDeps;
+  space: KeySpace;
+  query: ParsedQuery;
+  dicts: ReadDictionaries;
+  /**
+   * First hour of the range: trunc(start), or without it the first hour of the month of the first
+   * data. An absent start is no lower bound (docs/api.md#parameters), and nothing is held before that month:
+   * a day or month holding the first data is whole, not a rollup widened past the range (which
+   * would claim X-Precision: day for an exact answer, and count a past-horizon day at its first
+   * requested hour rather than at its start). Rows then begin at the first slice holding data
+   * (fromFirstData); reads before the data are skipped (firstDataHour).
+   */
+  startHour: number;
+  /**
+   * First hour of the API's earliest bucket holding data (Infinity: none). Buckets that end
+   * before it hold nothing: a year asked of an API with 90 days of data reads 90 days.
+   */
+  firstDataHour: number;
+  now: number;
+  compactedThrough: number | null;
+  signal: AbortSignal | undefined;
+  /** Set by every counter read to the generation read in its last pipeline (one-generation.ts). */
+  witness?: GenerationWitness;
+}
+
+export interface Prepared {
+  r: Reader;
+  cubeQuery: CubeQuery;
+  bound: RowBound;
+}
+
+/**
+ * Slices over the cap without groups: refused from the range alone, before any Redis command
+ * (with groups, `over` needs the groups, so any bound of them does here). The refusal, or null.
+ */
+export function overCapFromRange(query: ParsedQuery, maxRows: number): ReturnType<typeof rowCapError> | null {
+  if (query.startHour === undefined) return null;
+  const early = boundRows({ query, startHour: query.startHour, groupsUpper: Infinity, maxRows });
+  return early.kind === 'over' ? rowCapError(early.rowCount, maxRows) : null;
+}
+
+/** Meta and dictionaries loaded, the rows bounded (libs/core boundRows). */
+export async function prepare(
+  deps: ReadDeps,
+  space: KeySpace,
+  query: ParsedQuery,
+  now: number,
+  signal: AbortSignal | undefined,
+  prefetched?: Prefetched,
+): Promise<Prepared> {
+  const { redis, config } = deps;
+  const early = overCapFromRange(query, config.maxRows);
+  if (early) throw tooManyRows(early);
+  const dicts = deps.dictionaries.get(space, query.apiId);
+  signal?.throwIfAborted();
+  const [meta] = await Promise.all([
+    prefetched?.space.generation === space.generation
+      ? prefetched.meta
+      : readApiMeta(redis, space, query.apiId, { firstHour: true }),
+    dicts.load(dictionariesOf(query)),
+  ]);
+  const startHour =
+    query.startHour ??
+    (meta.firstHour === null ? query.endHour + 1 : hoursOfMonth(monthOfHour(meta.firstHour))[0]); // no data: an empty range
+  const r: Reader = {
+    deps,
+    space,
+    query,
+    dicts,
+    startHour,
+    firstDataHour: meta.firstHour ?? Infinity,
+    now,
+    compactedThrough: meta.compactedThrough,
+    signal,
+  };
+  const cubeQuery = cubeQueryOf(query, dicts);
+  const bound = boundRows({
+    query,
+    startHour,
+    groupsUpper: groupsUpperBound(query.groupBy, groupSources(cubeQuery, dicts, query)),
+    maxRows: config.maxRows,
+  });
+  return { r, cubeQuery, bound };
+}
+
+export function fullPlan(r: Reader, granularity: ParsedQuery['groupBy']['granularity']): ReadPlan {
+  return memoPlan({
+    startHour: r.startHour,
+    endHour: r.query.endHour,
+    ...(granularity && { granularity }),
+    compactedThrough: r.compactedThrough,
+    horizons: horizonsAt(r.now, r.deps.config.retention),
+    dataThroughHour: hourOf(r.now + FUTURE_MS),
+    ...(r.query.timeZone !== undefined && { timeZone: r.query.timeZone }),
+  });
+}
+
+export const tooManyRows = (error: ReturnType<typeof rowCapError>) => new RowCapError([error]);
