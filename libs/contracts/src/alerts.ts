@@ -1,6 +1,6 @@
 /**
  * Usage alerts (docs/alerts.md): a rule says which count of an API to watch (scope, outcomes, tags),
- * over which period (a UTC day or month) and at which levels; a crossing is the first moment a scope
+ * over which period (a day or month of the rule's time zone) and at which levels; a crossing is the first moment a scope
  * member's count for a period reaches a level. The same schemas validate the requests of
  * /v1/alerts.* and document them (OpenAPI), and give the types of @va/client and the store.
  */
@@ -90,9 +90,11 @@ const Period = Type.Union(
   ALERT_PERIODS.map((p) => Type.Literal(p)),
   {
     description:
-      'The count starts again every UTC day or UTC calendar month (the calendar of the query slices).',
+      "The count starts again every day or calendar month of the rule's timeZone (the calendar of the query slices).",
   },
 );
+/** A time zone name; whether it names a zone is checked by libs/core checkTimeZone (Intl), not by the schema. */
+const TimeZone = (description: string) => Type.String({ description, examples: ['America/New_York'] });
 
 /** Body of POST /v1/alerts.createRule. */
 export const CreateAlertRuleRequest = Type.Object(
@@ -102,6 +104,11 @@ export const CreateAlertRuleRequest = Type.Object(
     outcomes: Type.Optional(Outcomes),
     tags: Type.Optional(Tags),
     period: Period,
+    timeZone: Type.Optional(
+      TimeZone(
+        "IANA time zone of the period (any letter case): a day starts at local midnight, a month on its local first. Absent: the API's default zone (UTC unless set). The rule keeps the zone it was created with.",
+      ),
+    ),
     levels: Levels,
   },
   { $id: 'CreateAlertRuleRequest', additionalProperties: false },
@@ -117,6 +124,11 @@ export const AlertRule = Type.Object(
     outcomes: Type.Optional(Outcomes),
     tags: Type.Optional(Tags),
     period: Period,
+    timeZone: Type.Optional(
+      TimeZone(
+        'The zone of the period, fixed when the rule was created (its IANA name, spelled as the header X-Time-Zone spells it). Absent on rules created before rules had zones: UTC.',
+      ),
+    ),
     levels: Levels,
     createdAt: Type.Integer({ description: 'Unix ms of its creation.' }),
   },
@@ -150,7 +162,9 @@ export const AlertCrossing = Type.Object(
         "The scope member: '' for the whole API, the externalId of an identity, the keyId of a key.",
     }),
     period: Period,
-    periodStart: Type.Integer({ description: 'Unix ms of the start of the (UTC) day or month counted.' }),
+    periodStart: Type.Integer({
+      description: "Unix ms of the start of the day or month counted, in the rule's time zone.",
+    }),
     level: Type.Integer({ minimum: 1, description: 'The level reached.' }),
     count: Type.Integer({
       description: 'The count when the crossing was detected (at least level; a batch may add several).',

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { AlertPeriod } from '@va/contracts';
-import { dayOf, dayStart, monthOf, monthStart } from '../time';
+import { firstHourOfSlice, sliceIndexAt, sliceIndexOfHour, sliceStartOf } from '../calendar';
 
 /** First 24 hex digits (96 bits) of SHA-256 over `ruleId|member|periodStart|level`. */
 export function alertId(ruleId: string, member: string, periodStart: number, level: number): string {
@@ -16,7 +16,26 @@ export function alertId(ruleId: string, member: string, periodStart: number, lev
     .slice(0, 24);
 }
 
-/** Unix ms of the start of the UTC day or calendar month that holds `timeMs` (the calendar of the query slices). */
-export function alertPeriodStart(period: AlertPeriod, timeMs: number): number {
-  return period === 'day' ? dayStart(dayOf(timeMs)) : monthStart(monthOf(timeMs));
+/**
+ * Unix ms of the start of the day or calendar month that holds `timeMs`, in `zone` (a rule's time zone;
+ * absent: UTC), on the calendar of the query slices (libs/core calendar.ts: local midnight, 23- and 25-hour
+ * days where DST changes).
+ */
+export function alertPeriodStart(period: AlertPeriod, timeMs: number, zone?: string): number {
+  return sliceStartOf(sliceIndexAt(timeMs, period, zone), period, zone);
+}
+
+/**
+ * The period of `zone` that counts the events of UTC hour `h`: the one holding the hour's start, as a query's
+ * day and month slices count hours (counts are kept per UTC hour). Where a local midnight falls inside a UTC
+ * hour (offsets such as +05:30), that whole hour counts in the earlier period. `lastHour` is the period's
+ * last hour counted that way.
+ */
+export function alertPeriodOfHour(
+  period: AlertPeriod,
+  h: number,
+  zone?: string,
+): { start: number; lastHour: number } {
+  const i = sliceIndexOfHour(h, period, zone);
+  return { start: sliceStartOf(i, period, zone), lastHour: firstHourOfSlice(i + 1, period, zone) - 1 };
 }

@@ -3,8 +3,14 @@
  * for tests: per rule, count the matching events of each scope member and period, and every level that
  * count reaches is one crossing. Counts only grow, so the set does not depend on the order the events
  * arrived in (which moment a level was reached does; the set of levels reached does not).
+ *
+ * Periods follow the rule's time zone (absent: UTC). Counts are kept per UTC hour, so an event counts in the
+ * period holding the start of its UTC hour, as a query's day and month slices count it: in a zone whose
+ * offset is not a whole hour (+05:30), the events of the hour a local midnight falls into count in the
+ * earlier period.
  */
 import type { AlertRule, VerificationEvent } from '@va/contracts';
+import { hourOf, hourStart } from '../time';
 import { alertId, alertPeriodStart } from './alert-id';
 
 export interface ExpectedCrossing {
@@ -46,7 +52,7 @@ export function expectedCrossings(
     for (const rule of rules) {
       const member = memberOf(rule, e);
       if (member === undefined) continue;
-      const periodStart = alertPeriodStart(rule.period, e.time);
+      const periodStart = alertPeriodStart(rule.period, hourStart(hourOf(e.time)), rule.timeZone);
       const id = `${rule.ruleId}|${member}|${periodStart}`;
       const count = counts.get(id);
       if (count) count.n++;
