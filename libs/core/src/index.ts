@@ -4,6 +4,14 @@ export * from './filters';
 export * from './cube';
 export { parseQuery, type ParseQueryOptions, type ParseQueryResult } from './query/parseQuery';
 export {
+  checkTimeZone,
+  namesTimeZone,
+  timeZoneErrors,
+  withDefaultTimeZone,
+  zoneNameOf,
+  type TimeZoneCheck,
+} from './query/timeZone';
+export {
   buildRows,
   buildRowsJson,
   type BuildRowsJsonResult,
@@ -40,6 +48,6 @@ export { countedCells, groupCount } from './rows/groupCount';
 export { counterValue, topGroupsOf, topThreshold, type TopGroups } from './rows/top-groups';
 export { TOTAL } from './rows/counts';
 export { ByteWriter, jsonText } from './rows/json';
-export { alertId, alertPeriodStart } from './alerts/alert-id';
+export { alertId, alertPeriodOfHour, alertPeriodStart } from './alerts/alert-id';
 export { alertCounterId, type CountedDefinition } from './alerts/alert-counter';
 export { expectedCrossings, memberOf, type ExpectedCrossing } from './alerts/alert-oracle';

@@ -144,6 +144,29 @@ describe('alertIncrements', () => {
     });
   });
 
+  it("periods follow the rule's zone; a local period's counter is kept until the rollup of its last hour goes", () => {
+    const ny = rule({ period: 'day', timeZone: 'America/New_York' });
+    const utc = rule({ period: 'day' });
+    const kolkata = rule({ period: 'day', timeZone: 'Asia/Kolkata' });
+    // 23:30Z January 31 and 00:30Z February 1 are both January 31 in New York (18:30 and 19:30 EST), and
+    // both February 1 in Kolkata (05:00 and 06:00 IST).
+    const alerts = increments([ny, utc, kolkata], [event({}), event({ time: FEB_1 })]);
+    const byCounter = (r: AlertRule) =>
+      alerts.counters
+        .filter((c) => c.counterId === alertCounterId(r))
+        .map((c) => [new Date(c.periodStart).toISOString(), [...c.members.values()][0], c.expireAt]);
+    // New York's January 31 ends at 05:00Z February 1: its last hour is in the UTC day February 1.
+    expect(byCounter(ny)).toEqual([['2028-01-31T05:00:00.000Z', 2, FEB + DAY + retention.dayMs]]);
+    expect(byCounter(utc)).toEqual([
+      ['2028-01-31T00:00:00.000Z', 1, FEB + retention.dayMs],
+      ['2028-02-01T00:00:00.000Z', 1, FEB + DAY + retention.dayMs],
+    ]);
+    expect(byCounter(kolkata)).toEqual([['2028-01-31T18:30:00.000Z', 2, FEB + DAY + retention.dayMs]]);
+    // Each zone its own counter, UTC named or not the same one.
+    expect(new Set([ny, utc, kolkata].map(alertCounterId)).size).toBe(3);
+    expect(alertCounterId({ ...utc, timeZone: 'UTC' })).toBe(alertCounterId(utc));
+  });
+
   it('from zero, the levels the increments reach are the oracle’s crossings (random events and rules)', () => {
     let seed = 7;
     const random = (n: number) => {
@@ -164,6 +187,7 @@ describe('alertIncrements', () => {
         ...(random(3) === 0 && { tags: [tags[random(3)]!] }),
         period: random(2) === 0 ? 'day' : 'month',
         levels: [1 + random(5), 6 + random(30)],
+        timeZone: [undefined, 'UTC', 'America/New_York', 'Asia/Kolkata'][random(4)],
       }),
     );
     const events = Array.from({ length: 400 }, () =>

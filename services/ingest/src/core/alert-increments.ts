@@ -12,8 +12,7 @@
 import { OUTCOMES, type AlertPeriod, type AlertRule, type AlertScope } from '@va/contracts';
 import {
   alertCounterId,
-  alertPeriodStart,
-  hourStart,
+  alertPeriodOfHour,
   expiresAt,
   dayOfHour,
   monthOfHour,
@@ -39,6 +38,8 @@ export interface AlertCounterRule {
   /** All of these must be in the event's tag set (none: no filter). */
   tags: readonly string[];
   period: AlertPeriod;
+  /** The zone of the period (the rules' own, part of the counter's id); undefined: UTC. */
+  timeZone: string | undefined;
   /** Ascending, distinct (the rules of each: the level table). */
   levels: number[];
 }
@@ -82,6 +83,7 @@ export function compileAlertRules(version: number, rules: readonly AlertRule[]):
           outcomeMask,
           tags: rule.tags ?? [],
           period: rule.period,
+          timeZone: rule.timeZone,
           levels: [],
         },
         byLevel: new Map(),
@@ -167,12 +169,29 @@ function memberOf(c: AlertCounterRule, k: number, i: number, s: number, o: numbe
 }
 
 /**
- * Unix ms until which a period's counter is kept: the expiry of the period's own bucket (its day or month
- * rollup). An event of a period whose bucket is gone is not counted for the period's rules either (the
- * store no longer answers that day or month), so a counter never starts again from zero.
+ * Unix ms until which the day or month rollup holding hour h is kept. An event whose rollup is gone is not
+ * counted for the period's rules (the store no longer answers that day or month); a period's counter is kept
+ * until the rollup of the period's last hour goes (in UTC the period's own bucket; a local day or month may
+ * span two UTC ones), so a counter never starts again from zero.
  */
 const expireAtOf = (period: AlertPeriod, h: number, retention: Retention): number =>
   period === 'day' ? expiresAt('d', dayOfHour(h), retention) : expiresAt('m', monthOfHour(h), retention);
+
+/** The period of a zone that counts hour h: its start and when its counter may go. */
+interface PeriodOfHour {
+  start: number;
+  expireAt: number;
+}
+
+function periodOfHour(
+  period: AlertPeriod,
+  h: number,
+  zone: string | undefined,
+  retention: Retention,
+): PeriodOfHour {
+  const { start, lastHour } = alertPeriodOfHour(period, h, zone);
+  return { start, expireAt: expireAtOf(period, lastHour, retention) };
+}
 
 /**
  * The alert counters' increments of one API's counted tuples: per counter, period and member, the events
@@ -197,17 +216,28 @@ export function alertIncrements(
   const byIdentity = rules.byExternalId.size > 0;
   const byKey = rules.byKeyId.size > 0;
   let hour = NaN;
-  let dayStart = 0;
-  let monthStart = 0;
-  let dayExpire = 0;
-  let monthExpire = 0;
+  let dayKept = 0;
+  let monthKept = 0;
+  /** Per zone of the counters, the day and month periods of the current hour (asked once per hour and zone). */
+  const periods = new Map<string | undefined, Record<AlertPeriod, PeriodOfHour>>();
+  const periodsOf = (zone: string | undefined): Record<AlertPeriod, PeriodOfHour> => {
+    let p = periods.get(zone);
+    if (!p) {
+      p = {
+        day: periodOfHour('day', hour, zone, ctx.retention),
+        month: periodOfHour('month', hour, zone, ctx.retention),
+      };
+      periods.set(zone, p);
+    }
+    return p;
+  };
 
   const count = (c: AlertCounterRule, k: number, i: number, s: number, o: number, n: number) => {
     const member = memberOf(c, k, i, s, o, memo);
     if (member === undefined) return;
-    const expireAt = c.period === 'day' ? dayExpire : monthExpire;
-    if (expireAt <= ctx.now) return; // the period's bucket is gone: not counted (expireAtOf)
-    const start = c.period === 'day' ? dayStart : monthStart;
+    // The hour's own rollup is gone: not counted (expireAtOf).
+    if ((c.period === 'day' ? dayKept : monthKept) <= ctx.now) return;
+    const { start, expireAt } = periodsOf(c.timeZone)[c.period];
     let st = state.get(c);
     if (!st) state.set(c, (st = { byStart: new Map(), start: NaN, members: undefined }));
     if (st.start !== start || st.members === undefined) {
@@ -231,10 +261,9 @@ export function alertIncrements(
   counter.forEach((h, k, i, s, o, n) => {
     if (h !== hour) {
       hour = h;
-      dayStart = alertPeriodStart('day', hourStart(h));
-      monthStart = alertPeriodStart('month', hourStart(h));
-      dayExpire = expireAtOf('day', h, ctx.retention);
-      monthExpire = expireAtOf('month', h, ctx.retention);
+      dayKept = expireAtOf('day', h, ctx.retention);
+      monthKept = expireAtOf('month', h, ctx.retention);
+      periods.clear();
     }
     for (const c of rules.everyEvent) count(c, k, i, s, o, n);
     if (byKey) for (const c of rules.byKeyId.get(memo.keyId(k)) ?? []) count(c, k, i, s, o, n);
