@@ -14,6 +14,7 @@ import { liveEvents, MEDIUM_WORKSPACE } from '../dataset';
 import { getRows } from '../http';
 import { connectedProducer } from '../kafka';
 import { log } from '../log';
+import { producePaced } from '../paced-produce';
 import { summarize, type Summary } from '../stats';
 
 export const PROBE_API = 'probe';
@@ -43,7 +44,6 @@ export interface FreshnessTarget {
   seed: number;
 }
 
-const TICK_MS = 50;
 const PROBE_TIMEOUT_MS = 30_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -75,18 +75,10 @@ async function produceLive(
   countAfter: number,
 ): Promise<number> {
   const events = liveEvents(target.seed);
-  const perTick = Math.max(1, Math.round((target.rate * TICK_MS) / 1000));
-  const inFlight = new Set<Promise<void>>();
-  const started = Date.now();
-  let sent = 0;
-  let nextProbeAt = started;
-  for (let tick = 0; ; tick++) {
-    const due = started + tick * TICK_MS;
-    if (due >= until) break;
-    const wait = due - Date.now();
-    if (wait > 0) await sleep(wait);
+  let nextProbeAt = Date.now();
+  const { sent } = await producePaced(producer, target.topic, { rate: target.rate, until }, (count) => {
     const messages: Message[] = [];
-    for (let n = 0; n < perTick; n++) messages.push(eventMessage(events.next().value!));
+    for (let n = 0; n < count; n++) messages.push(eventMessage(events.next().value!));
     let probe: Probe | undefined;
     const now = Date.now();
     if (now >= nextProbeAt) {
@@ -95,15 +87,11 @@ async function produceLive(
       messages.push(probeMessage(probe.key, now));
       nextProbeAt += target.probeEveryMs;
     }
-    const p = producer.send({ topic: target.topic, acks: -1, messages }).then(() => {
+    const acked = () => {
       if (probe) probe.ackMs = Date.now() - probe.sentAt;
-    });
-    sent += messages.length;
-    inFlight.add(p);
-    void p.finally(() => inFlight.delete(p));
-    if (inFlight.size >= 16) await Promise.race(inFlight);
-  }
-  await Promise.all(inFlight);
+    };
+    return { messages, acked };
+  });
   return sent;
 }
 

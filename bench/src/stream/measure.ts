@@ -9,6 +9,7 @@ import type { Kafka, Message } from 'kafkajs';
 import { createClient, type StreamAnswer } from '@va/client';
 import { processCpuSeconds, eventMessage } from '@va/testkit';
 import { connectedProducer } from '../kafka';
+import { producePaced } from '../paced-produce';
 import { log } from '../log';
 import { scrape } from '../prometheus';
 import { summarize, type Summary } from '../stats';
@@ -59,7 +60,6 @@ export interface StreamMeasure {
   openMs: number;
 }
 
-const TICK_MS = 50;
 const DRAIN_MS = 4_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -143,7 +143,6 @@ export async function measureStreams(target: StreamTarget): Promise<StreamMeasur
   const book = new MarkBook();
   const producer = await connectedProducer(target.kafka);
   const next = liveTraffic(target.seed, target.apis, Date.now);
-  const perTick = Math.max(1, Math.round((target.rate * TICK_MS) / 1000));
   const metrics0 = await streamMetrics(target.metricsUrl);
   const changed0 = await changedReads(target.metricsUrl);
   const cpu0 = processCpuSeconds(target.queryPid);
@@ -151,37 +150,24 @@ export async function measureStreams(target: StreamTarget): Promise<StreamMeasur
   const started = Date.now();
   const countFrom = started + target.warmupSeconds * 1000;
   const until = countFrom + target.seconds * 1000;
-  let sent = 0;
   const acks: number[] = [];
-  const inFlight = new Set<Promise<unknown>>();
-  try {
-    for (let tick = 0; ; tick++) {
-      const due = started + tick * TICK_MS;
-      if (due >= until) break;
-      const wait = due - Date.now();
-      if (wait > 0) await sleep(wait);
-      const messages: Message[] = [];
-      const counts = new Map<string, number>();
-      for (let n = 0; n < perTick; n++) {
-        const event = next();
-        messages.push(eventMessage(event));
-        for (const scope of [scopeOf(event.apiId), scopeOf(event.apiId, event.identity?.externalId)])
-          counts.set(scope, (counts.get(scope) ?? 0) + 1);
-      }
-      const at = Date.now();
-      book.record(at, counts); // just before the send, as the freshness probes
-      const p = producer.send({ topic: target.topic, acks: -1, messages }).then(() => {
-        if (at >= countFrom) acks.push(Date.now() - at);
-      });
-      sent += messages.length;
-      inFlight.add(p);
-      void p.finally(() => inFlight.delete(p));
-      if (inFlight.size >= 16) await Promise.race(inFlight);
+  const paced = producePaced(producer, target.topic, { rate: target.rate, until }, (count) => {
+    const messages: Message[] = [];
+    const counts = new Map<string, number>();
+    for (let n = 0; n < count; n++) {
+      const event = next();
+      messages.push(eventMessage(event));
+      for (const scope of [scopeOf(event.apiId), scopeOf(event.apiId, event.identity?.externalId)])
+        counts.set(scope, (counts.get(scope) ?? 0) + 1);
     }
-    await Promise.all(inFlight);
-  } finally {
-    await producer.disconnect();
-  }
+    const at = Date.now();
+    book.record(at, counts); // just before the send, as the freshness probes
+    const acked = () => {
+      if (at >= countFrom) acks.push(Date.now() - at);
+    };
+    return { messages, acked };
+  });
+  const { sent } = await paced.finally(() => producer.disconnect());
   const produced = (Date.now() - started) / 1000;
   const cpuSeconds = processCpuSeconds(target.queryPid) - cpu0;
   const benchCpu = process.cpuUsage(benchCpu0);
