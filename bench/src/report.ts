@@ -4,10 +4,8 @@ import { SLOW_LOG_USEC, type SlowEntry, type SlowLog } from './redis-info';
 import { GOALS, type BenchResults } from './results';
 import { queryTables } from './report-queries';
 import { RANGE_CHECKS } from './scenarios';
-import { bytes, int, mark, ms, table } from './report-format';
+import { bytes, int, loadTable, mark, ms, table } from './report-format';
 import { round } from './stats';
-
-const load = (l: readonly number[]) => l.map((x) => x.toFixed(2)).join(' / ');
 
 /** CPU seconds of the worker, Redis and the broker over the run, and per event in µs. */
 function cpuPerEvent(i: IngestResult): string {
@@ -188,12 +186,6 @@ export function markdownReport(r: BenchResults): string {
     );
   }
 
-  lines.push('Load average (1 / 5 / 15 min) before → after each phase:', '');
-  lines.push(
-    ...table(
-      ['phase', 'before', 'after'],
-      Object.entries(r.load).map(([phase, l]) => [phase, load(l.before), load(l.after)]),
-    ),
-  );
+  lines.push(...loadTable(r.load));
   return `${lines.join('\n')}\n`;
 }

@@ -1,5 +1,5 @@
 /** The Markdown of a tail run (bench/results/tail-latest.md, printed at the end). */
-import { bytes, int, mark, ms, table } from '../report-format';
+import { bytes, commandStatsTable, int, mark, ms, profileTables, table } from '../report-format';
 import type { BenchResults } from '../results';
 import { round } from '../stats';
 import type { TailResults } from './results';
@@ -137,36 +137,8 @@ export function tailReport(bench: BenchResults, t: TailResults): string {
   for (const [name, list] of stats) {
     if (!list) continue;
     lines.push(`Redis commands, ${name} phase (INFO commandstats, top by time):`, '');
-    lines.push(
-      ...table(
-        ['command', 'calls', 'seconds', 'µs per call', 'calls per event'],
-        list.map((s) => [
-          s.command,
-          int(s.calls),
-          String(round(s.usec / 1e6)),
-          String(round(s.usecPerCall)),
-          String(round(s.calls / Math.max(1, t.spec.events))),
-        ]),
-      ),
-      '',
-    );
+    lines.push(...commandStatsTable(list, t.spec.events), '');
   }
-  for (const p of bench.profiles) {
-    lines.push(
-      `CPU profile \`${p.file}\` (busy ${int(p.summary.busyMs)} ms; self time by area, then by function):`,
-      '',
-    );
-    lines.push(
-      ...table(
-        ['area or function', 'self ms', 'share'],
-        [...p.summary.areas, ...p.summary.functions].map((f) => [
-          f.name,
-          int(f.selfMs),
-          `${round(f.share * 100)}%`,
-        ]),
-      ),
-      '',
-    );
-  }
+  lines.push(...profileTables(bench.profiles));
   return lines.join('\n');
 }
