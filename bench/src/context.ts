@@ -3,6 +3,8 @@ import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import { ensureBuilt } from '@va/infra/build';
 import { freePort } from '@va/testkit';
+import { codeVersion } from './code-version';
+import { kafkaClient } from './kafka';
 import { log } from './log';
 import { serviceEnv, type BenchNames } from './names';
 import type { BenchOptions } from './options';
@@ -21,6 +23,27 @@ export interface RunContext {
   results: BenchResults;
   /** The phase running now: names CPU profiles (`<phase>.<service>.cpuprofile`). */
   phaseName: string;
+}
+
+/** What main.ts hands every kind of run (run.ts RunInput). */
+type RunStart = Omit<RunContext, 'kafka' | 'results' | 'phaseName'> &
+  Pick<BenchResults, 'command' | 'machine'>;
+
+/** A run that has measured nothing yet, on `dataSet`: its results so far and its context. */
+export function startRun(input: RunStart, dataSet: BenchResults['dataSet']): RunContext {
+  const results: BenchResults = {
+    command: input.command,
+    startedAt: new Date().toISOString(),
+    finishedAt: '',
+    machine: input.machine,
+    code: codeVersion(),
+    options: input.options,
+    dataSet,
+    load: {},
+    queries: [],
+    profiles: [],
+  };
+  return { ...input, kafka: kafkaClient(input.servers.kafkaBrokers), results, phaseName: 'setup' };
 }
 
 export interface PreparedService {

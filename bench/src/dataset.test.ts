@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from 'kafkajs';
 import type { VerificationEvent } from '@va/contracts';
-import { dataSetMessages, MEDIUM_API, totalEvents } from './dataset';
+import {
+  BACKGROUND_APIS,
+  dataSetApis,
+  dataSetMessages,
+  MEDIUM_API,
+  MEDIUM_WORKSPACE,
+  totalEvents,
+} from './dataset';
 
 const events = (messages: Iterable<Message>) =>
   [...messages].map((m) => JSON.parse(m.value as string) as VerificationEvent);
@@ -40,5 +47,18 @@ describe('dataSetMessages', () => {
       expect(times[times.length - 1]!).toBeGreaterThan(spec.anchorMs - 0.1 * 86_400_000);
       expect(times.every((t) => t >= spec.anchorMs - 2 * 86_400_000 && t < spec.anchorMs)).toBe(true);
     }
+  });
+});
+
+describe('dataSetApis', () => {
+  it("lists every API the events use, each with the workspace its events name, the medium tenant's first", () => {
+    const apis = dataSetApis();
+    expect(apis).toHaveLength(1 + BACKGROUND_APIS);
+    expect(apis[0]).toEqual({ apiId: MEDIUM_API, workspaceId: MEDIUM_WORKSPACE });
+    const workspaceOf = new Map(apis.map((a) => [a.apiId, a.workspaceId]));
+    const all = events(
+      dataSetMessages({ seed: 3, events: 20_000, days: 1, anchorMs: Date.UTC(2026, 0, 10) }),
+    );
+    expect(all.every((e) => workspaceOf.get(e.apiId) === e.workspaceId)).toBe(true);
   });
 });

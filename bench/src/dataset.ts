@@ -19,6 +19,8 @@ export const BACKGROUND_IDENTITIES = 500;
 /** Background events per medium-tenant event. */
 export const BACKGROUND_SHARE = 0.1;
 const DAY_MS = 86_400_000;
+/** The background's names: the generator's `api_<n>` and `ws_<n>`, never the medium tenant's. */
+const backgroundName = (name: string): string => `bg_${name}`;
 
 /**
  * Order of the events in the topic: `time` as a topic holds its history (the issue's data set is
@@ -96,8 +98,8 @@ function* interleaved(
     const takeBackground = b < backgroundCount && (m >= mediumCount || b < m * BACKGROUND_SHARE);
     if (takeBackground) {
       const event = background.next();
-      event.apiId = `bg_${event.apiId}`;
-      event.workspaceId = `bg_${event.workspaceId}`;
+      event.apiId = backgroundName(event.apiId);
+      event.workspaceId = backgroundName(event.workspaceId);
       b++;
       yield event;
     } else {
@@ -108,6 +110,18 @@ function* interleaved(
       yield event;
     }
   }
+}
+
+/** Every API of the data set with its workspace: the medium tenant first, then the background's. */
+export function dataSetApis(): { apiId: string; workspaceId: string }[] {
+  const { background } = generators(0, { medium: 0, background: 0 }, { startMs: 0, spanMs: 1 });
+  return [
+    { apiId: MEDIUM_API, workspaceId: MEDIUM_WORKSPACE },
+    ...background.apiIds.map((apiId, a) => ({
+      apiId: backgroundName(apiId),
+      workspaceId: backgroundName(background.workspaceOf(a)),
+    })),
+  ];
 }
 
 /**

@@ -9,28 +9,33 @@ import { phase, type RunContext } from './context';
 import { messagesOver, totalEvents } from './dataset';
 import { ingestTopic } from './ingest-topic';
 import { deleteTopics, recreateTopics } from './kafka';
-import { namesFor } from './names';
+import { namesFor, type BenchNames } from './names';
 import type { IngestResult } from './phases/ingest';
 import { produceAll, type ProduceResult } from './phases/produce';
 import { deletePrefix } from './redis-keys';
 
 const SPAN_MS = 30 * 60_000;
 
+/** The live-shaped events (--live-events, times in the last 30 minutes) into the names' empty topic. */
+export function produceLiveShaped(ctx: RunContext, names: BenchNames): Promise<ProduceResult> {
+  const events = ctx.options.liveEvents;
+  const now = Date.now();
+  const source = messagesOver(ctx.options.seed + 13, events, now - SPAN_MS, SPAN_MS);
+  return phase(ctx, 'produce-live', () =>
+    produceAll(ctx.kafka, names.topic, source, totalEvents({ events })),
+  );
+}
+
 export async function ingestLive(
   ctx: RunContext,
   dataSetPrefix: string,
 ): Promise<{ produce: ProduceResult; ingest: IngestResult }> {
-  const { redis, kafka, options } = ctx;
+  const { redis, kafka } = ctx;
   const names = namesFor(`${dataSetPrefix}-live`);
   await deletePrefix(redis, names.prefix);
   await recreateTopics(kafka, names);
   try {
-    const events = options.liveEvents;
-    const now = Date.now();
-    const source = messagesOver(options.seed + 13, events, now - SPAN_MS, SPAN_MS);
-    const produce = await phase(ctx, 'produce-live', () =>
-      produceAll(kafka, names.topic, source, totalEvents({ events })),
-    );
+    const produce = await produceLiveShaped(ctx, names);
     const ingest = await phase(ctx, 'ingest-live', () => ingestTopic(ctx, names));
     return { produce, ingest };
   } finally {

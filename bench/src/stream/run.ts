@@ -8,9 +8,8 @@ import { createClient } from '@va/client';
 import { createRootKey, globalKeys, hashRootKey, registerApi } from '@va/store';
 import { readEnvironment } from '@va/config';
 import { bareRoundTrip } from '../calibration';
-import { codeVersion } from '../code-version';
-import { phase, prepareService, type RunContext } from '../context';
-import { deleteTopics, kafkaClient, recreateTopics } from '../kafka';
+import { phase, prepareService, startRun } from '../context';
+import { deleteTopics, recreateTopics } from '../kafka';
 import { log } from '../log';
 import { namesFor } from '../names';
 import { querySettings, querySettingsEnv } from '../query-env';
@@ -30,31 +29,15 @@ export interface StreamResults extends StreamMeasure {
 export async function runStream(input: RunInput): Promise<{ bench: BenchResults; stream: StreamResults }> {
   const { options, redis } = input;
   const names = namesFor(`vabench-stream-s${options.seed}`);
-  const bench: BenchResults = {
-    command: input.command,
-    startedAt: new Date().toISOString(),
-    finishedAt: '',
-    machine: input.machine,
-    code: codeVersion(),
-    options,
-    dataSet: {
-      spec: { seed: options.seed, events: 0, days: 0, order: 'time', anchorMs: Date.now() },
-      prefix: names.prefix,
-      mediumEvents: 0,
-      backgroundEvents: 0,
-      totalEvents: 0,
-      reused: false,
-    },
-    load: {},
-    queries: [],
-    profiles: [],
-  };
-  const ctx: RunContext = {
-    ...input,
-    kafka: kafkaClient(input.servers.kafkaBrokers),
-    results: bench,
-    phaseName: 'setup',
-  };
+  const ctx = startRun(input, {
+    spec: { seed: options.seed, events: 0, days: 0, order: 'time', anchorMs: Date.now() },
+    prefix: names.prefix,
+    mediumEvents: 0,
+    backgroundEvents: 0,
+    totalEvents: 0,
+    reused: false,
+  });
+  const bench = ctx.results;
   const settings = querySettings(options.limits, process.env);
   bench.querySettings = settings;
   const perKey = readEnvironment(process.env).QUERY_STREAM_MAX_PER_KEY;
