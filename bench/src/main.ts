@@ -15,9 +15,11 @@ import { markdownReport } from './report';
 import type { BenchResults } from './results';
 import { selectScenarios } from './scenarios';
 import { startServers } from './servers';
-import { runBench } from './run';
+import { runBench, type RunInput } from './run';
 import { tailReport } from './tail/report';
 import { runTail } from './tail/run';
+import { alertsReport } from './alerts/report';
+import { runAlerts } from './alerts/run';
 import { streamReport } from './stream/report';
 import { runStream } from './stream/run';
 
@@ -41,25 +43,20 @@ function parse(argv: string[]): BenchOptions | null {
   }
 }
 
+/** What a run writes: its Markdown, its own results beside the common ones, and the name of its latest copy. */
+interface Written {
+  latest: 'latest' | 'tail-latest' | 'stream-latest' | 'alerts-latest';
+  markdown: string;
+  extra?: Record<string, unknown>;
+}
+
 /**
- * latest.{json,md} always; quick.* or full.* too when the run was that profile unchanged, so that
- * the figures docs/benchmarks.md publishes survive later partial runs.
+ * <latest>.{json,md} always; quick.*, full.*, tail.*, stream.* or alerts.* too when the run was that
+ * profile unchanged, so that the figures docs/benchmarks.md publishes survive later partial runs.
  */
-function writeResults(
-  results: BenchResults,
-  tail?: unknown,
-  stream?: Parameters<typeof streamReport>[1],
-): string {
+function writeResults(results: BenchResults, { latest, markdown, extra }: Written): Written {
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  const markdown = stream
-    ? streamReport(results, stream)
-    : tail
-      ? tailReport(results, tail as Parameters<typeof tailReport>[1])
-      : markdownReport(results);
-  const json = `${JSON.stringify(tail ? { ...results, tail } : stream ? { ...results, stream } : results, null, 2)}\n`;
-  // A tail run (#41) writes tail-latest.*, and tail.* when it ran the profile unchanged; a stream run
-  // (#44) stream-latest.* and stream.*.
-  const latest = tail ? 'tail-latest' : stream ? 'stream-latest' : 'latest';
+  const json = `${JSON.stringify({ ...results, ...extra }, null, 2)}\n`;
   const bases = results.options.profile === 'custom' ? [latest] : [latest, results.options.profile];
   for (const base of bases) {
     for (const [name, body] of [
@@ -72,7 +69,34 @@ function writeResults(
       fs.renameSync(`${file}.tmp`, file);
     }
   }
-  return markdown;
+  return { latest, markdown, extra };
+}
+
+/** Runs the kind of bench the options ask for and writes its results. */
+async function runAndWrite(input: RunInput): Promise<Written> {
+  const { options } = input;
+  if (options.alerts) {
+    const { bench, alerts } = await runAlerts(input);
+    return writeResults(bench, {
+      latest: 'alerts-latest',
+      markdown: alertsReport(bench, alerts),
+      extra: { alerts },
+    });
+  }
+  if (options.stream) {
+    const { bench, stream } = await runStream(input);
+    return writeResults(bench, {
+      latest: 'stream-latest',
+      markdown: streamReport(bench, stream),
+      extra: { stream },
+    });
+  }
+  if (options.tail) {
+    const { bench, tail } = await runTail(input);
+    return writeResults(bench, { latest: 'tail-latest', markdown: tailReport(bench, tail), extra: { tail } });
+  }
+  const bench = await runBench(input);
+  return writeResults(bench, { latest: 'latest', markdown: markdownReport(bench) });
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -90,7 +114,7 @@ async function main(argv: string[]): Promise<void> {
     void servers.stop(options.keepServers).finally(() => process.exit(130));
   });
   try {
-    const input = {
+    const input: RunInput = {
       options,
       servers,
       redis,
@@ -100,15 +124,9 @@ async function main(argv: string[]): Promise<void> {
       cpuProfDir: options.cpuProf ? path.join(CACHE_DIR, 'bench', 'prof', runId) : undefined,
       load: loadAverage,
     };
-    const markdown = options.stream
-      ? await runStream(input).then(({ bench, stream }) => writeResults(bench, undefined, stream))
-      : options.tail
-        ? await runTail(input).then(({ bench, tail }) => writeResults(bench, tail))
-        : writeResults(await runBench(input));
+    const { latest, markdown } = await runAndWrite(input);
     process.stdout.write(`\n${markdown}`);
-    log(
-      `results in ${path.relative(process.cwd(), RESULTS_DIR)}/${options.tail ? 'tail-' : options.stream ? 'stream-' : ''}latest.{json,md}`,
-    );
+    log(`results in ${path.relative(process.cwd(), RESULTS_DIR)}/${latest}.{json,md}`);
   } finally {
     if (!interrupted) {
       redis.disconnect();

@@ -55,6 +55,25 @@ describe('parseOptions', () => {
     expect(() => parse(['--stream', '--tail'])).toThrow(/separate/);
   });
 
+  it('#44: --alerts is the alerts profile (10,000 rules, 60 s at --rate, the live-shaped size); its sizes make it custom', () => {
+    expect(parse(['--alerts'])).toMatchObject({
+      alerts: true,
+      alertRules: 10_000,
+      alertsSeconds: 60,
+      liveEvents: 2_000_000,
+      freshnessRate: 10_000,
+      profile: 'alerts',
+    });
+    expect(parse(['--alerts', '--alert-rules', '100', '--alerts-seconds', '10'])).toMatchObject({
+      alertRules: 100,
+      alertsSeconds: 10,
+      profile: 'custom',
+    });
+    expect(parse(['--alerts', '--quick'])).toMatchObject({ liveEvents: 300_000, profile: 'custom' });
+    expect(() => parse(['--alert-rules', '100'])).toThrow(/--alerts/);
+    expect(() => parse(['--alerts', '--stream'])).toThrow(/separate/);
+  });
+
   it('refuses bad numbers and unknown options', () => {
     expect(() => parse(['--events', '0'])).toThrow(/--events/);
     expect(() => parse(['--nope'])).toThrow();

@@ -57,10 +57,18 @@ export interface BenchOptions {
   streamApis: number;
   streamSeconds: number;
   /**
+   * The alerts run of #44 instead (alerts/run.ts): live-shaped ingest without and with --alert-rules
+   * "each identity" rules, A/B/A/B, then crossing-to-webhook latency at --rate for --alerts-seconds.
+   */
+  alerts: boolean;
+  /** Rules of the B runs and of the latency measurement (10,000), and its seconds of counted traffic (60). */
+  alertRules: number;
+  alertsSeconds: number;
+  /**
    * 'quick' or 'full' when the profile ran as defined (its results are published), with '-reused'
    * after --skip-produce (no produce or ingest figures); else 'custom'.
    */
-  profile: 'quick' | 'full' | 'quick-reused' | 'full-reused' | 'tail' | 'stream' | 'custom';
+  profile: 'quick' | 'full' | 'quick-reused' | 'full-reused' | 'tail' | 'stream' | 'alerts' | 'custom';
 }
 
 export const USAGE = `usage: npm run bench -- [options]
@@ -90,6 +98,10 @@ export const USAGE = `usage: npm run bench -- [options]
                           --stream-apis APIs while --rate events/s flow for 5 + --stream-seconds s;
                           produce-to-push latency, the service's CPU, RSS per stream, stream reads/s
   --streams N, --stream-apis A, --stream-seconds S   (1000, 50, 30; e.g. 100 and 10 for a quick look)
+  --alerts                usage alerts instead (#44): live-shaped ingest (--live-events) with 0 and with
+                          --alert-rules "each identity" rules, A/B/A/B; then crossing-to-webhook latency
+                          at --rate events/s for 5 + --alerts-seconds s, webhooks to a receiver in the bench
+  --alert-rules N, --alerts-seconds S   (10000, 60)
 Environment: KAFKA_BROKERS (default: the stack's broker, started if needed), BENCH_REDIS_URL (default:
 a dedicated redis-server on BENCH_REDIS_PORT, 6390, data in .cache/bench/redis).`;
 
@@ -132,11 +144,14 @@ export function parseOptions(args: string[]): BenchOptions | 'help' {
       streams: { type: 'string' },
       'stream-apis': { type: 'string' },
       'stream-seconds': { type: 'string' },
+      alerts: { type: 'boolean', default: false },
+      'alert-rules': { type: 'string' },
+      'alerts-seconds': { type: 'string' },
     },
   });
   if (values.help) return 'help';
   // Only these leave the measured profile as it is; any other option makes the run 'custom'.
-  const neutral = new Set(['quick', 'skip-produce', 'keep-servers', 'help', 'tail', 'stream']);
+  const neutral = new Set(['quick', 'skip-produce', 'keep-servers', 'help', 'tail', 'stream', 'alerts']);
   const custom = Object.entries(values).some(
     ([name, value]) => value !== undefined && value !== false && !neutral.has(name),
   );
@@ -146,7 +161,11 @@ export function parseOptions(args: string[]): BenchOptions | 'help' {
   const stream = values.stream ?? false;
   for (const name of ['streams', 'stream-apis', 'stream-seconds'] as const)
     if (values[name] !== undefined && !stream) throw new UsageError(`--${name} needs --stream`);
-  if (stream && tail) throw new UsageError('--stream and --tail are separate runs');
+  const alerts = values.alerts ?? false;
+  for (const name of ['alert-rules', 'alerts-seconds'] as const)
+    if (values[name] !== undefined && !alerts) throw new UsageError(`--${name} needs --alerts`);
+  if ([stream, tail, alerts].filter(Boolean).length > 1)
+    throw new UsageError('--stream, --tail and --alerts are separate runs');
   const scenarios = values.scenario?.length ? values.scenario : null;
   const connections = (values.connections ?? '1,10')
     .split(',')
@@ -180,13 +199,18 @@ export function parseOptions(args: string[]): BenchOptions | 'help' {
     streams: positiveInt(values.streams, 'streams', 1_000),
     streamApis: positiveInt(values['stream-apis'], 'stream-apis', 50),
     streamSeconds: positiveInt(values['stream-seconds'], 'stream-seconds', 30),
+    alerts,
+    alertRules: positiveInt(values['alert-rules'], 'alert-rules', 10_000),
+    alertsSeconds: positiveInt(values['alerts-seconds'], 'alerts-seconds', 60),
     profile:
-      custom || ((tail || stream) && (quick || values['skip-produce']))
+      custom || ((tail || stream || alerts) && (quick || values['skip-produce']))
         ? 'custom'
         : tail
           ? 'tail'
           : stream
             ? 'stream'
-            : `${quick ? 'quick' : 'full'}${values['skip-produce'] ? '-reused' : ''}`,
+            : alerts
+              ? 'alerts'
+              : `${quick ? 'quick' : 'full'}${values['skip-produce'] ? '-reused' : ''}`,
   };
 }
