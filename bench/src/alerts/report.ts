@@ -65,7 +65,7 @@ export function alertsReport(bench: BenchResults, a: AlertsResults): string {
         return [
           `${r.label}${n + 1}`,
           int(r.rules),
-          int(i.eventsPerSecond),
+          `${int(i.eventsPerSecond)} (${int(i.events)} in ${round(i.seconds)} s, ${int(i.batches)} batches)`,
           `${round(usPerEvent(i.workerCpuSeconds, i.events))} µs/event`,
           `${round(usPerEvent(i.redisCpuSeconds, i.events))} µs/event`,
           slow(i.slowLog),
