@@ -9,7 +9,7 @@ describe('buildQueries', () => {
     const q = buildQueries({ ...DEFAULT_VIEW, apiId: 'api_1', keyIds: ['k1'], tags: ['t1', 't2'] }, NOW);
     const base = { apiId: 'api_1', start: NOW - 86_400_000, end: NOW, keyId: ['k1'], tag: ['t1', 't2'] };
     expect(q.totals).toEqual(base);
-    expect(q.series).toEqual({ ...base, groupBy: ['hour'] });
+    expect(q.series).toEqual({ ...base, groupBy: ['hour'], timeZone: 'UTC' });
     expect(q.topKeys).toEqual({ ...base, groupBy: ['key'], orderBy: 'total', order: 'desc', limit: TOP_N });
     expect(q.topIdentities.groupBy).toEqual(['identity']);
     expect(q.topTags.groupBy).toEqual(['tag']);

@@ -44,7 +44,9 @@ export function buildQueries(view: ViewState, nowMs: number, scope?: Scope): Das
     limit: TOP_N,
   });
   return {
-    series: { ...base, groupBy: [effectiveGranularity(view)] },
+    // The chart labels its slices in UTC (chart-labels.ts): it asks for UTC days and months, not the API's
+    // default zone.
+    series: { ...base, groupBy: [effectiveGranularity(view)], timeZone: 'UTC' },
     totals: base,
     topKeys: top('key'),
     topIdentities: top('identity'),
