@@ -39,18 +39,10 @@ import {
   type Resolution,
   type Horizons,
 } from './time';
+import type { BucketRead, Precision, ReadPlan } from './plan-types';
 import { planZoned } from './zone-cover';
 
-export type Precision = 'hour' | 'day' | 'month';
-
-export interface BucketRead {
-  res: Resolution;
-  index: number;
-  /** Start (ms) of the slice these counts belong to; null without a time granularity. */
-  slice: number | null;
-  /** Subtract this bucket's counts from the slice instead of adding them (see the header). */
-  subtract?: true;
-}
+export type { BucketRead, Precision, ReadPlan } from './plan-types';
 
 export interface PlanInput {
   /** Hour indices, inclusive. */
@@ -70,17 +62,6 @@ export interface PlanInput {
    * and answers without a time granularity do not depend on it.
    */
   timeZone?: string;
-}
-
-export interface ReadPlan {
-  reads: BucketRead[];
-  /** 'hour' unless a day or month rollup answered hours past the horizon beyond their slice. */
-  precision: Precision;
-  /**
-   * Present (false) when a slice edge of the zone falls inside a UTC hour of the range: that hour
-   * counts whole in the slice holding its start (X-Precision: hour, precision.ts).
-   */
-  edgesOnHours?: false;
 }
 
 /**

@@ -1,0 +1,27 @@
+/**
+ * What a read plan is (planner.ts): the buckets to read, the slice each counts in, and how exact the
+ * answer is.
+ */
+import type { Resolution } from './time';
+
+export type Precision = 'hour' | 'day' | 'month';
+
+export interface BucketRead {
+  res: Resolution;
+  index: number;
+  /** Start (ms) of the slice these counts belong to; null without a time granularity. */
+  slice: number | null;
+  /** Subtract this bucket's counts from the slice instead of adding them (planner.ts's header). */
+  subtract?: true;
+}
+
+export interface ReadPlan {
+  reads: BucketRead[];
+  /** 'hour' unless a day or month rollup answered hours past the horizon beyond their slice. */
+  precision: Precision;
+  /**
+   * Present (false) when a slice edge of the zone falls inside a UTC hour of the range: that hour
+   * counts whole in the slice holding its start (X-Precision: hour, precision.ts).
+   */
+  edgesOnHours?: false;
+}
