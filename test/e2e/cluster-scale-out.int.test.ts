@@ -13,7 +13,7 @@
 // CLUSTER_E2E_SEED=<n> replays a run; the seed is printed.
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { GRANULARITIES, type GroupBy, type VerificationEvent } from '@va/contracts';
+import { HOUR_GRANULARITIES, type GroupBy, type VerificationEvent } from '@va/contracts';
 import { DAY_MS, hourOf, oracle, parseQuery } from '@va/core';
 import { createRootKey, readCompactedThrough, type KeySpace, type RedisClient } from '@va/store';
 import { createGenerator, eventMessages, produceWithTail, seededRandom, topicEnds } from '@va/testkit';
@@ -115,7 +115,7 @@ function randomQuery(random: () => number, events: readonly VerificationEvent[])
   if (random() < 0.3) groupBy.push('key');
   if (random() < 0.2) groupBy.push('identity');
   if (random() < 0.2) groupBy.push(pick(['tag', 'tags'] as const));
-  const granularity = random() < 0.7 ? pick(GRANULARITIES) : undefined;
+  const granularity = random() < 0.7 ? pick(HOUR_GRANULARITIES) : undefined;
   if (granularity) groupBy.push(granularity);
   for (const g of groupBy) params.append('groupBy', g);
   const span = granularity === 'hour' ? 3 * DAY_MS : 60 * DAY_MS;

@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '@va/config';
 import { ApiError, type AnalyticsClient, type GetVerificationsParams } from '@va/client';
-import { GRANULARITIES, ORDER_BY, OUTCOMES, type GroupBy, type VerificationEvent } from '@va/contracts';
+import { HOUR_GRANULARITIES, ORDER_BY, OUTCOMES, type GroupBy, type VerificationEvent } from '@va/contracts';
 import {
   DAY_MS,
   HOUR_MS,
@@ -138,7 +138,7 @@ function randomQuery(): RandomQuery {
   if (r.chance(0.3)) groupBy.push('identity');
   if (r.chance(0.3)) groupBy.push(r.pick(['tag', 'tags'] as const));
   if (r.chance(0.25)) groupBy.push('region');
-  const granularity = r.chance(0.6) ? r.pick(GRANULARITIES) : undefined;
+  const granularity = r.chance(0.6) ? r.pick(HOUR_GRANULARITIES) : undefined;
   if (granularity) groupBy.push(granularity);
   if (groupBy.length > 0) list('groupBy', (params.groupBy = groupBy));
 

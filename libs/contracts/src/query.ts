@@ -6,9 +6,23 @@ import { OUTCOME_FIELDS } from './outcomes';
 export const MAX_TIME_MS = 253402300799999; // 9999-12-31T23:59:59.999Z
 export const DEFAULT_MAX_ROWS = 100_000;
 
-export const GROUP_BY = ['key', 'identity', 'tags', 'tag', 'region', 'month', 'day', 'hour'] as const;
+export const GROUP_BY = [
+  'key',
+  'identity',
+  'tags',
+  'tag',
+  'region',
+  'month',
+  'day',
+  'hour',
+  'minute',
+] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
-export const GRANULARITIES = ['hour', 'day', 'month'] as const;
+/** The time granularities made of hour buckets: UTC hours, and days and months of a time zone. */
+export const HOUR_GRANULARITIES = ['hour', 'day', 'month'] as const;
+export type HourGranularity = (typeof HOUR_GRANULARITIES)[number];
+/** Every time granularity: minute slices are read from minute buckets (docs/api.md#minute-slices). */
+export const GRANULARITIES = ['minute', ...HOUR_GRANULARITIES] as const;
 export type Granularity = (typeof GRANULARITIES)[number];
 
 export const ORDER_BY = ['time', ...OUTCOME_FIELDS, 'total'] as const;
@@ -67,14 +81,14 @@ export function verificationsQuerySchema(maxRows: number) {
       start: Type.Optional(
         Type.Union([Millis, Type.Null()], {
           description:
-            'Start, unix ms, truncated to the start of its UTC hour; that hour is included. Empty or null: no lower bound (the answer starts at the first data).',
+            'Start, unix ms, truncated to the start of its UTC hour (with groupBy=minute: its UTC minute); that hour is included. Empty or null: no lower bound (the answer starts at the first data). groupBy=minute needs a start within the minute retention (the last 48 hours by default).',
           examples: [1767225600000],
         }),
       ),
       end: Type.Optional(
         Type.Union([Millis, Type.Null()], {
           description:
-            'End, unix ms, truncated to the start of its UTC hour; that whole hour is included (9:05 counts through 9:59:59.999). Empty or null: now.',
+            'End, unix ms, truncated to the start of its UTC hour; that whole hour is included (9:05 counts through 9:59:59.999). With groupBy=minute truncated to its UTC minute, that whole minute included. Empty or null: now.',
           examples: [1767312000000],
         }),
       ),
@@ -88,7 +102,7 @@ export function verificationsQuerySchema(maxRows: number) {
       groupBy: Type.Optional(
         list(
           Type.Union(GROUP_BY.map((g) => Type.Literal(g))),
-          'Groups: any of key, identity, tag or tags (not both), region, and at most one time granularity of hour, day, month. Time slices are UTC; time-only grouping fills empty slices with zeros. Events without a region are left out of groupBy=region.',
+          'Groups: any of key, identity, tag or tags (not both), region, and at most one time granularity of minute, hour, day, month. Time slices are UTC; time-only grouping fills empty slices with zeros. Events without a region are left out of groupBy=region. minute: UTC minutes of a recent range (within the minute retention, 48 hours by default).',
           [['day'], ['key', 'day']],
         ),
       ),

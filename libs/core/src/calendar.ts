@@ -16,10 +16,21 @@
  *     month number since January 1970), so that in UTC they are exactly time.ts's.
  *   - An hour belongs to the slice holding its start instant. Where a slice starts inside a UTC hour
  *     (offsets such as +05:30), that hour counts whole in the earlier slice (`edgesOnHours`).
- *   - Hour slices are the UTC hours in every zone; in UTC everything is time.ts's arithmetic.
+ *   - Hour slices are the UTC hours in every zone, minute slices the UTC minutes; in UTC everything is
+ *     time.ts's arithmetic.
  */
 import type { Granularity } from '@va/contracts';
-import { DAY_MS, HOUR_MS, dayOf, dayStart, hourStart, monthOf, monthStart } from './time';
+import {
+  DAY_MS,
+  HOUR_MS,
+  dayOf,
+  dayStart,
+  hourStart,
+  minuteOf,
+  minuteStart,
+  monthOf,
+  monthStart,
+} from './time';
 
 export const UTC = 'UTC';
 
@@ -168,9 +179,11 @@ export const localMonthStart = (zone: string, m: number): number =>
 export const localMonthOf = (zone: string, ms: number): number =>
   isUtc(zone) ? monthOf(ms) : monthOf(dayStart(localDayOf(zone, ms)));
 
-/** Number of the slice of granularity `g` holding instant `ms` (hours: the UTC hour). */
+/** Number of the slice of granularity `g` holding instant `ms` (hours and minutes: UTC's). */
 export function sliceIndexAt(ms: number, g: Granularity, zone?: string): number {
   switch (g) {
+    case 'minute':
+      return minuteOf(ms);
     case 'hour':
       return Math.floor(ms / HOUR_MS);
     case 'day':
@@ -183,6 +196,8 @@ export function sliceIndexAt(ms: number, g: Granularity, zone?: string): number 
 /** Start (ms) of slice number `i`. */
 export function sliceStartOf(i: number, g: Granularity, zone?: string): number {
   switch (g) {
+    case 'minute':
+      return minuteStart(i);
     case 'hour':
       return hourStart(i);
     case 'day':
@@ -217,7 +232,8 @@ export function sliceStartsIn(startHour: number, endHour: number, g: Granularity
   const last = sliceIndexOfHour(endHour, g, zone);
   for (let i = sliceIndexOfHour(startHour, g, zone); i <= last; i++) {
     const start = sliceStartOf(i, g, zone);
-    if (g === 'hour' || isUtc(zone) || start < sliceStartOf(i + 1, g, zone)) out.push(start);
+    if (g === 'hour' || g === 'minute' || isUtc(zone) || start < sliceStartOf(i + 1, g, zone))
+      out.push(start);
   }
   return out;
 }
@@ -229,7 +245,7 @@ export function sliceStartsIn(startHour: number, endHour: number, g: Granularity
  * Lord_Howe outside its summer time) as soon as the range holds a slice edge.
  */
 export function edgesOnHours(startHour: number, endHour: number, g: Granularity, zone?: string): boolean {
-  if (g === 'hour' || isUtc(zone) || startHour > endHour) return true;
+  if (g === 'hour' || g === 'minute' || isUtc(zone) || startHour > endHour) return true;
   const from = hourStart(startHour);
   const to = hourStart(endHour + 1);
   const last = sliceIndexAt(to, g, zone);

@@ -33,6 +33,13 @@ describe('chooseCube', () => {
     ['key and identity', q({ keyIds: ['k'] }, { identity: true }), 'f'],
     ['key and tags', q({}, { key: true, tags: true }), 'f'],
     ['identity and tag', q({ externalId: 'e', tags: ['a'] }), 'f'],
+    ['minute slices: totals from t', q({}, { granularity: 'minute' }), 't'],
+    [
+      'minute slices keep t and f only: one dimension reads f',
+      q({ externalId: 'e' }, { granularity: 'minute' }),
+      'f',
+    ],
+    ['minute slices grouped by key', q({}, { key: true, granularity: 'minute' }), 'f'],
     [
       'everything',
       q({ externalId: 'e', keyIds: ['k'], tags: ['a'] }, { key: true, identity: true, tag: true }),

@@ -3,6 +3,9 @@
  * has every dimension the query filters or groups by. Smaller cubes have fewer fields to
  * read; `f` (key x tag set, partitioned by identity) has everything. A region is part of the
  * tag-set dimension (libs/store dictionary-values.ts): its filter and group read `s` or `f`.
+ *
+ * Minute buckets (groupBy=minute) keep only `t` and `f` (docs/design.md "The next store changes": each more
+ * cube is one more write per live event), so a minute query with any filter or group reads `f`.
  */
 import type { ParsedQuery } from './types';
 
@@ -22,6 +25,6 @@ export function chooseCube(
     query.groupBy.region === true;
   const dimensions = Number(byKey) + Number(byIdentity) + Number(byTags);
   if (dimensions === 0) return 't';
-  if (dimensions > 1) return 'f';
+  if (dimensions > 1 || query.groupBy.granularity === 'minute') return 'f';
   return byKey ? 'k' : byIdentity ? 'i' : 's';
 }

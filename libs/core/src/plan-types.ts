@@ -1,13 +1,14 @@
 /**
- * What a read plan is (planner.ts): the buckets to read, the slice each counts in, and how exact the
- * answer is.
+ * What a read plan is (planner.ts for hour, day and month slices, planner-minutes.ts for minute slices):
+ * the buckets to read, the slice each counts in, and how exact the answer is.
  */
-import type { Resolution } from './time';
+import type { BucketResolution } from './time';
 
 export type Precision = 'hour' | 'day' | 'month';
 
 export interface BucketRead {
-  res: Resolution;
+  /** 'n': a minute bucket (planner-minutes.ts); the others are planner.ts's. */
+  res: BucketResolution;
   index: number;
   /** Start (ms) of the slice these counts belong to; null without a time granularity. */
   slice: number | null;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { Granularity } from '@va/contracts';
+import type { HourGranularity } from '@va/contracts';
 import {
   hoursOfBucket,
   inHourBucket,
@@ -405,6 +405,7 @@ describe('planReads: past the hour horizon', () => {
 
 /** Hours whose counts a bucket read contributes. */
 function stored(read: BucketRead, cmp: number | null): number[] {
+  if (read.res === 'n') throw new Error('planReads reads no minute bucket');
   if (read.res === 'h') return [read.index];
   const [first, last] = hoursOfBucket(read.res, read.index);
   const out: number[] = [];
@@ -434,6 +435,7 @@ function violation({ input, now, retention }: Case): string | undefined {
     if (seen.has(id)) return `read twice: ${id}`;
     seen.add(id);
     // An hour bucket past the hour horizon exists only while the hour is not compacted.
+    if (read.res === 'n') return `minute ${read.index} read`;
     const kept = read.res === 'h' ? inHourBucket(read.index, cmp, hz) : read.index >= minIndex[read.res];
     if (!kept) return `${read.res}${read.index} is past retention`;
     if (g && read.slice !== sliceOf(hourOf(read.slice!))) return `slice ${read.slice} is not a slice start`;
@@ -477,7 +479,7 @@ const cases = (maxSpan: number) =>
       monthRet: fc.integer({ min: 1, max: 400 }),
       back: fc.integer({ min: -30, max: 24 * 200 }),
       span: fc.integer({ min: 0, max: maxSpan }),
-      granularity: fc.constantFrom<Granularity | undefined>(undefined, 'hour', 'day', 'month'),
+      granularity: fc.constantFrom<HourGranularity | undefined>(undefined, 'hour', 'day', 'month'),
       lag: fc.option(fc.integer({ min: -24 * 3, max: 24 * 100 }), { nil: null }),
     })
     .map(({ nowOffset, hourRet, dayRet, monthRet, back, span, granularity, lag }): Case => {
@@ -515,7 +517,7 @@ describe('planReads: property (against the oracle retention model)', () => {
         now: fc.integer({ min: Date.parse('2027-06-01T00:00:00Z'), max: Date.parse('2029-06-01T00:00:00Z') }),
         back: fc.integer({ min: 0, max: 24 * 800 }),
         span: fc.integer({ min: 0, max: 24 * 730 }),
-        granularity: fc.constantFrom<Granularity | undefined>(undefined, 'day', 'month'),
+        granularity: fc.constantFrom<HourGranularity | undefined>(undefined, 'day', 'month'),
         lag: fc.option(fc.integer({ min: 0, max: 24 * 40 }), { nil: null }),
       })
       .map(({ now, back, span, granularity, lag }): Case => {

@@ -26,7 +26,7 @@
  * hours; zone-cover.ts covers them, with the same owner rule: a rollup answering past-horizon
  * hours counts in the local slice of its date, kept within the range.
  */
-import type { Granularity } from '@va/contracts';
+import type { HourGranularity } from '@va/contracts';
 import { isUtc, SliceCursor, sliceIndexOfHour, sliceStartOf } from './calendar';
 import {
   dayOfHour,
@@ -43,12 +43,13 @@ import type { BucketRead, Precision, ReadPlan } from './plan-types';
 import { planZoned } from './zone-cover';
 
 export type { BucketRead, Precision, ReadPlan } from './plan-types';
+export { edgeMinuteSlices, minuteSlices, planMinuteReads, type MinutePlanInput } from './planner-minutes';
 
 export interface PlanInput {
   /** Hour indices, inclusive. */
   startHour: number;
   endHour: number;
-  granularity?: Granularity;
+  granularity?: HourGranularity;
   /** The API's `cmp`: last hour compacted into the rollups; null = none yet. */
   compactedThrough: number | null;
   horizons: Horizons;
@@ -100,7 +101,7 @@ const coarser = (a: Precision, b: Precision): Precision => (RANK[a] >= RANK[b] ?
 class Plan {
   readonly a: number;
   readonly b: number;
-  readonly g: Granularity | undefined;
+  readonly g: HourGranularity | undefined;
   readonly cmp: number | null;
   readonly hz: Horizons;
   /** Hours outside [lo, dataEnd] hold nothing. */

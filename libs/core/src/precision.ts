@@ -4,7 +4,7 @@
  * that fall inside a UTC hour ('hour': each count is exact to the UTC hour only). Without the
  * header every count is exact.
  */
-import type { Granularity } from '@va/contracts';
+import type { HourGranularity } from '@va/contracts';
 
 export type XPrecision = 'hour' | 'day' | 'month';
 
@@ -13,7 +13,7 @@ export type XPrecision = 'hour' | 'day' | 'month';
  *   ('hour': none did; the planner's and the oracle's `precision`)
  * @param edgesOnHours every slice edge inside the range falls on a UTC hour (calendar.ts)
  */
-export function precisionHeader(rollups: Granularity, edgesOnHours: boolean): XPrecision | null {
+export function precisionHeader(rollups: HourGranularity, edgesOnHours: boolean): XPrecision | null {
   if (rollups !== 'hour') return rollups;
   return edgesOnHours ? null : 'hour';
 }

@@ -16,10 +16,22 @@ export interface Retention {
   hourMs: number;
   dayMs: number;
   monthMs: number;
+  /**
+   * How long a minute bucket is kept after its end (groupBy=minute, docs/api.md#minute-slices). Absent: 0, no
+   * minute is kept, and the worker writes none.
+   */
+  minuteMs?: number;
 }
 
+export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
+/** RETENTION_MINUTES_HOURS' default: minute buckets are kept 48 hours after their end. */
+export const DEFAULT_MINUTE_RETENTION_MS = 48 * HOUR_MS;
+
+/** Minute index `floor(ms / 60_000)`: the UTC minutes, in every time zone. */
+export const minuteOf = (ms: number): number => Math.floor(ms / MINUTE_MS);
+export const minuteStart = (n: number): number => n * MINUTE_MS;
 
 export const hourOf = (ms: number): number => Math.floor(ms / HOUR_MS);
 export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
@@ -53,9 +65,10 @@ export function daysOfMonth(m: number): [number, number] {
   return [dayOf(monthStart(m)), dayOf(monthStart(m + 1)) - 1];
 }
 
-/** Start (ms) of the slice of the given granularity that contains an hour. */
+/** Start (ms) of the slice of the given granularity that contains an hour (a minute: the hour's first). */
 export function sliceStartOfHour(h: number, granularity: Granularity): number {
   switch (granularity) {
+    case 'minute':
     case 'hour':
       return hourStart(h);
     case 'day':
@@ -69,6 +82,10 @@ export function sliceStartOfHour(h: number, granularity: Granularity): number {
 export function sliceStarts(startHour: number, endHour: number, granularity: Granularity): number[] {
   const out: number[] = [];
   switch (granularity) {
+    case 'minute':
+      for (let n = minuteOf(hourStart(startHour)); n <= minuteOf(hourStart(endHour + 1)) - 1; n++)
+        out.push(minuteStart(n));
+      break;
     case 'hour':
       for (let h = startHour; h <= endHour; h++) out.push(hourStart(h));
       break;
@@ -82,32 +99,69 @@ export function sliceStarts(startHour: number, endHour: number, granularity: Gra
   return out;
 }
 
-/** A bucket's resolution, as the Redis layout spells it: hours, days (UTC), calendar months. */
+/**
+ * A bucket's resolution, as the Redis layout spells it: hours, days (UTC), calendar months. These are the
+ * buckets that are indexed, sealed and compacted.
+ */
 export type Resolution = 'h' | 'd' | 'm';
 
+/**
+ * Every bucket's resolution: Resolution's, and 'n', the minute buckets of groupBy=minute (index minuteOf):
+ * a separate family of plain hashes that only expire (docs/design.md "The next store changes").
+ */
+export type BucketResolution = Resolution | 'n';
+
 /** End (unix ms, exclusive) of bucket `index` of resolution `res`. */
-export function bucketEnd(res: Resolution, index: number): number {
-  if (res === 'h') return hourStart(index + 1);
-  return res === 'd' ? dayStart(index + 1) : monthStart(index + 1);
+export function bucketEnd(res: BucketResolution, index: number): number {
+  switch (res) {
+    case 'n':
+      return minuteStart(index + 1);
+    case 'h':
+      return hourStart(index + 1);
+    case 'd':
+      return dayStart(index + 1);
+    case 'm':
+      return monthStart(index + 1);
+  }
 }
 
-/** Last hour index of bucket `index` of resolution `res` (a sealable bucket's score: docs/store-v2.md). */
-export function lastHourOf(res: Resolution, index: number): number {
-  return bucketEnd(res, index) / HOUR_MS - 1;
+/**
+ * Last hour index of bucket `index` of resolution `res` (a sealable bucket's score: docs/store-v2.md); of a
+ * minute, the hour holding it.
+ */
+export function lastHourOf(res: BucketResolution, index: number): number {
+  return Math.ceil(bucketEnd(res, index) / HOUR_MS) - 1;
 }
 
-const retentionOf = (res: Resolution, retention: Retention): number =>
-  res === 'h' ? retention.hourMs : res === 'd' ? retention.dayMs : retention.monthMs;
+function retentionOf(res: BucketResolution, retention: Retention): number {
+  switch (res) {
+    case 'n':
+      return retention.minuteMs ?? 0;
+    case 'h':
+      return retention.hourMs;
+    case 'd':
+      return retention.dayMs;
+    case 'm':
+      return retention.monthMs;
+  }
+}
 
 /** The retention rule: a bucket expires at its end + the retention of its resolution (PEXPIREAT). */
-export function expiresAt(res: Resolution, index: number, retention: Retention): number {
+export function expiresAt(res: BucketResolution, index: number, retention: Retention): number {
   return bucketEnd(res, index) + retentionOf(res, retention);
 }
 
 /** Whether the retention rule still keeps bucket `index` of `res` at `now`. */
-export function keptAt(res: Resolution, index: number, retention: Retention, now: number): boolean {
+export function keptAt(res: BucketResolution, index: number, retention: Retention, now: number): boolean {
   return now < expiresAt(res, index, retention);
 }
+
+/**
+ * The first minute still kept at `now` (by the retention rule, the one holding `now - minuteMs`): a
+ * groupBy=minute range may not start before it (docs/api.md#minute-slices).
+ */
+export const firstMinuteKept = (now: number, retention: Pick<Retention, 'minuteMs'>): number =>
+  minuteOf(now - (retention.minuteMs ?? 0));
 
 /** First hour index / day index / month index still retained at each resolution. */
 export interface Horizons {

@@ -15,6 +15,11 @@ export interface ParsedQuery {
   /** Hour index of trunc(end); end defaults to the server's now. Inclusive. */
   endHour: number;
   /**
+   * groupBy=minute only (and then always): minute indices (floor(ms / 60_000)) of trunc(start) and trunc(end),
+   * inclusive, within the minute retention (docs/api.md#minute-slices); startHour and endHour are their hours.
+   */
+  minutes?: { start: number; end: number };
+  /**
    * IANA zone of the day and month slices (libs/core/src/calendar.ts); absent = UTC, and a
    * zone that is UTC under another name (Etc/UTC, GMT) is absent too.
    */

@@ -16,7 +16,7 @@
  * hour subtracted or added alone must still have its hour bucket (at most the hour retention old,
  * or not compacted yet).
  */
-import type { Granularity } from '@va/contracts';
+import type { HourGranularity } from '@va/contracts';
 import { edgesOnHours, sliceIndexOfHour, sliceStartOf } from './calendar';
 import {
   dayOfHour,
@@ -146,7 +146,7 @@ export interface ZonedPlan extends CoverPlan {
   /** The range's hours, inclusive. */
   readonly a: number;
   readonly b: number;
-  readonly g: Granularity | undefined;
+  readonly g: HourGranularity | undefined;
   /** Start (ms) of the slice of hour h. */
   sliceOf(h: number): number;
   /** Whether a rollup counted in `slice` reaches beyond it or the range. */
@@ -186,13 +186,13 @@ function zonedSlices(p: ZonedPlan, g: 'day' | 'month', zone: string): [number, n
   return out;
 }
 
-const RANK: Record<Granularity, number> = { hour: 0, day: 1, month: 2 };
+const RANK: Record<HourGranularity, number> = { hour: 0, day: 1, month: 2 };
 
 /** planReads for the day or month slices of a zone other than UTC (the planner's ReadPlan). */
 export function planZoned(p: ZonedPlan, zone: string) {
   const g = p.g === 'month' ? 'month' : 'day';
   const reads: { res: Resolution; index: number; slice: number; subtract?: true }[] = [];
-  let precision: Granularity = 'hour';
+  let precision: HourGranularity = 'hour';
   const rollups = rollupsBySlice(p);
   for (const [first, last] of zonedSlices(p, g, zone)) {
     const slice = p.sliceOf(first);

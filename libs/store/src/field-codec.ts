@@ -4,6 +4,8 @@
  *   cube t        "<o>"
  *   cube k, i, s  "<code>:<o>"          code = the key's, identity's or tag set's dictionary code
  *   cube f        "<key>.<set>:<o>"     (the identity is the hash's part, not in the field)
+ *   minute f      "<identity>/<key>.<set>:<o>"   a minute bucket's one f hash (keys.ts): the identity's code,
+ *                                       or "_" (NO_IDENTITY_PART) without one, in front of an f field
  *
  * o is the outcome code, one decimal digit below OUTCOME_COUNT (OUTCOMES order); a code is base 36,
  * lowercase, without a leading zero (code36), at most MAX_CODE_DIGITS digits. That canonical form is
@@ -17,7 +19,7 @@
  * docs/store-v2.md "What the store holds" states the rule.
  */
 import { OUTCOME_COUNT } from '@va/contracts';
-import { code36 } from './keys';
+import { code36, NO_IDENTITY_PART } from './keys';
 
 /** Longest code accepted: 36^10 < 2^53, so every accepted code is an exact number. */
 export const MAX_CODE_DIGITS = 10;
@@ -113,4 +115,37 @@ export function encodeField(cube: string, { outcome, codes }: CounterField): str
 /** A code as it appears in a key or field (a hash's part, a dictionary code); throws unless canonical base 36. */
 export function decodeCode(text: string): number {
   return parseInt(codeText(text, 0, text.length), 36);
+}
+
+/** The field of a minute bucket's f hash: the hash's part (identity code, or "_") in front of an f field. */
+export const minuteFField = (part: string, keySet: string): string => `${part}/${keySet}`;
+
+/**
+ * A minute f hash as readBuckets.lua returns it ("field value field value ..."), cut into the texts of f
+ * fields per part (identity code or "_"), as an f hash of that part would read: the part is checked here
+ * (canonical base 36, or "_"), the rest by whoever reads the texts (FieldSums, addCount). Parts `keep`
+ * rejects (an identity filter) are left out.
+ */
+export function textsByPart(text: string, keep?: (part: string) => boolean): Map<string, string> {
+  const out = new Map<string, string[]>();
+  let at = 0;
+  while (at < text.length) {
+    const slash = text.indexOf('/', at);
+    const space = text.indexOf(' ', at);
+    if (slash < 0 || space < 0 || slash > space) {
+      throw new MalformedFieldError(text.slice(at, space < 0 ? undefined : space), 'no "<identity>/"');
+    }
+    const part = text.slice(at, slash);
+    if (part !== NO_IDENTITY_PART) codeText(text.slice(at, slash), 0, slash - at);
+    const next = text.indexOf(' ', space + 1);
+    const end = next < 0 ? text.length : next;
+    if (!keep || keep(part)) {
+      const fields = out.get(part);
+      const pair = text.slice(slash + 1, end);
+      if (fields) fields.push(pair);
+      else out.set(part, [pair]);
+    }
+    at = end + 1;
+  }
+  return new Map([...out].map(([part, pairs]) => [part, pairs.join(' ')]));
 }

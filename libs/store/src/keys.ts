@@ -52,6 +52,12 @@
  *                                       counts, written whole by ingest (history) and compaction; listed in
  *                                       parts as "L:<c>", sealed and renamed (z:L:<c>) like a delta hash
  *   <p>:g<g>:{a}:<r>:<t>:S:<c>  string  sealed section of cube c ∈ t k i s x f (section/codec.ts)
+ *   <p>:g<g>:{a}:n:<t>:<c>      hash    minute t (floor(ms / 60000)) of cube c ∈ t f, one hash per cube
+ *                                       (groupBy=minute, docs/design.md "The next store changes"): the fields
+ *                                       of CUBES below, f's with the identity in front (field-codec.ts
+ *                                       minuteFField); plain HINCRBYs of applyApiBatch for the minutes within
+ *                                       the minute retention, PEXPIREAT minute end + minute retention; no
+ *                                       parts set, no index or dirty entry: never sealed, compacted or copied
  *   <p>:g<g>:{a}:<r>:<t>:z:<cube> hash  delta hashes being sealed (renamed from <cube> by beginSeal)
  *   <p>:g<g>:{a}:<r>:<t>:zparts set     cube suffixes being sealed (renamed from parts)
  *   <p>:g<g>:{a}:<r>:<t>:zid    string  id of the seal in progress (the version taken when zparts was made);
@@ -99,13 +105,14 @@
  * identifier (no braces, no whitespace) before it gets here. Every other string is
  * dictionary-encoded into a base-36 code.
  */
-import type { Cube, Resolution } from '@va/core';
+import type { BucketResolution, Cube, Resolution } from '@va/core';
 
 /**
  * Resolutions and cubes are libs/core's (the planner and chooseCube decide them); the store's modules
- * and callers name them through here, beside the key builders that take them.
+ * and callers name them through here, beside the key builders that take them. BucketResolution adds the
+ * minute buckets ('n'), which only the counter hashes (`cube`, `bucketPrefix`) have.
  */
-export type { Cube, Resolution };
+export type { BucketResolution, Cube, Resolution };
 
 export const RESOLUTIONS: readonly Resolution[] = ['h', 'd', 'm'];
 
@@ -195,7 +202,7 @@ export function apiKeys(space: KeySpace, apiId: string) {
     bucketIndex: (r: Resolution) => `${base}:idx:${r}`,
     /** The hour, day and month indexes, in the order every script that takes all three lists them. */
     bucketIndexes: [`${base}:idx:h`, `${base}:idx:d`, `${base}:idx:m`] as const,
-    bucketPrefix: (r: Resolution, t: number) => `${base}:${r}:${t}`,
+    bucketPrefix: (r: BucketResolution, t: number) => `${base}:${r}:${t}`,
     /**
      * For Lua scripts that find their buckets themselves (compactNextHour): bucketPrefix(r, t)
      * is bucketRoot .. r .. ':' .. t, its parts set that .. ':parts', a cube that .. ':' .. suffix.
@@ -203,7 +210,7 @@ export function apiKeys(space: KeySpace, apiId: string) {
     bucketRoot: `${base}:`,
     parts: (r: Resolution, t: number) => `${base}:${r}:${t}:parts`,
     /** suffix is a cube suffix as stored in the parts set: "t", "k:<part>", "f:<part>", ... */
-    cube: (r: Resolution, t: number, suffix: string) => `${base}:${r}:${t}:${suffix}`,
+    cube: (r: BucketResolution, t: number, suffix: string) => `${base}:${r}:${t}:${suffix}`,
     /** Sealed section of a section cube (docs/store-v2.md). */
     section: (r: Resolution, t: number, cube: string) => `${base}:${r}:${t}:S:${cube}`,
     /** A delta hash while it is being sealed (suffix as in parts). */

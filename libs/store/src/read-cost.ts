@@ -105,6 +105,7 @@ export async function sectionRowsOf(
   let rows = 0;
   const asked: string[][] = [];
   for (const { res, index } of reads) {
+    if (res === 'n') continue; // a minute bucket has no section: its hash is like an unsealed hour's
     const key = keys.section(res, index, cube);
     const held = sections?.get(key);
     if (held) rows += held.section.rows;

@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { loadConfig } from '@va/config';
-import type { Granularity } from '@va/contracts';
+import type { HourGranularity } from '@va/contracts';
 import { DAY_MS, horizonsAt, hourOf, planReads } from '@va/core';
 import {
   applyApiBatches,
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
     const input = {
       startHour: hourOf(start),
       endHour: nowHour,
-      granularity: 'day' as Granularity,
+      granularity: 'day' as HourGranularity,
       compactedThrough,
       horizons,
       dataThroughHour: hourOf(now + 5 * 60_000),

@@ -13,6 +13,7 @@
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { loadConfig } from '@va/config';
+import type { HourGranularity } from '@va/contracts';
 import { chooseCube, horizonsAt, hourOf, parseQuery, planReads, type ParsedQuery } from '@va/core';
 import { compactApi, decodeCells, readApiMeta, readCounts, ReadDictionaries, type KeySpace } from '@va/store';
 import { seedEvents } from '@va/ingest/testing';
@@ -108,7 +109,7 @@ async function answer(impl: ReadCounts, query: ParsedQuery, now: number, dicts: 
   const plan = planReads({
     startHour: query.startHour!,
     endHour: query.endHour,
-    ...(query.groupBy.granularity && { granularity: query.groupBy.granularity }),
+    ...(query.groupBy.granularity && { granularity: query.groupBy.granularity as HourGranularity }),
     compactedThrough: meta.compactedThrough,
     horizons: horizonsAt(now, config.retention),
     dataThroughHour: hourOf(now + 5 * 60_000),

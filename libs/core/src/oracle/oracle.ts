@@ -11,7 +11,7 @@ import {
   outcomeCounts,
   type Datapoint,
   type FieldError,
-  type Granularity,
+  type HourGranularity,
 } from '@va/contracts';
 import type { VerificationEvent } from '@va/contracts';
 import { matchesFilters } from '../filters';
@@ -27,7 +27,16 @@ import {
   sliceStartsIn,
 } from '../calendar';
 import { precisionHeader, type XPrecision } from '../precision';
-import { dayOfHour, HOUR_MS, hourOf, hoursOfMonth, monthOfHour } from '../time';
+import {
+  dayOfHour,
+  HOUR_MS,
+  hourOf,
+  hoursOfMonth,
+  keptAt,
+  minuteOf,
+  minuteStart,
+  monthOfHour,
+} from '../time';
 import type { Identity, ParsedQuery } from '../types';
 import type { Retention } from '../time';
 import { retentionModel } from './retention';
@@ -35,7 +44,10 @@ import { retentionModel } from './retention';
 export interface OracleOptions {
   now: number;
   maxRows: number;
-  /** Model retention at `now` (docs/api.md#retention). Absent: every event is still held at hour precision. */
+  /**
+   * Model retention at `now` (docs/api.md#retention): hours past the hour retention answered by rollups, and
+   * minutes past the minute retention by nothing. Absent: every event is still held at hour (minute) precision.
+   */
   retention?: Retention;
 }
 
@@ -43,7 +55,7 @@ export type OracleResult =
   | {
       ok: true;
       rows: Datapoint[];
-      precision: Granularity;
+      precision: HourGranularity;
       /** The header X-Precision the answer must carry (precision.ts); absent: none. */
       xPrecision?: XPrecision;
     }
@@ -74,7 +86,9 @@ export function oracle(
   options: OracleOptions,
 ): OracleResult {
   const range = { startHour: query.startHour, endHour: query.endHour };
-  const model = options.retention ? retentionModel(options.now, options.retention, range) : undefined;
+  const minutes = query.minutes; // groupBy=minute: its own buckets, never a rollup (docs/api.md#minute-slices)
+  const model =
+    options.retention && !minutes ? retentionModel(options.now, options.retention, range) : undefined;
   const ofApi = events.filter((e) => e.apiId === query.apiId);
   const slices = slicing(query);
 
@@ -84,7 +98,11 @@ export function oracle(
     const hour = hourOf(event.time);
     let shownAt: number | null;
     let byRollup = false;
-    if (model) {
+    if (minutes) {
+      const n = minuteOf(event.time);
+      const kept = !options.retention || keptAt('n', n, options.retention, options.now);
+      shownAt = n >= minutes.start && n <= minutes.end && kept ? hour : null;
+    } else if (model) {
       const answer = model.answer(hour);
       shownAt = answer?.hour ?? null;
       byRollup = answer !== null && answer.resolution !== 'hour';
@@ -114,6 +132,10 @@ export function oracle(
   const firstTime = minimum(counted.map((c) => c.time ?? Infinity));
   let sliceTimes: (number | undefined)[];
   if (!granularity) sliceTimes = [undefined];
+  else if (minutes)
+    sliceTimes = Array.from({ length: Math.max(0, minutes.end - minutes.start + 1) }, (_, i) =>
+      minuteStart(minutes.start + i),
+    );
   else if (query.startHour !== undefined)
     sliceTimes = sliceStartsIn(query.startHour, query.endHour, granularity, slices.zone);
   else if (!Number.isFinite(firstTime))
@@ -152,7 +174,10 @@ export function oracle(
   // 5. Order, limit.
   const ordered = [...rows.values()].sort(rowComparator(query));
   const firstEventHour = minimum(ofApi.map((e) => hourOf(e.time)));
-  const precision = model ? model.precision(granularity, firstEventHour, slices.inOneSlice) : 'hour';
+  const precision =
+    model && granularity !== 'minute'
+      ? model.precision(granularity, firstEventHour, slices.inOneSlice)
+      : 'hour';
   // Without a start the range begins in the month of the first data (as the query service reads it).
   const from =
     query.startHour ??

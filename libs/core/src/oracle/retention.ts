@@ -6,7 +6,7 @@
  * rollup answers with all it holds, so an event outside the range but inside such a
  * bucket counts too; an event counts once however many hours its bucket answers.
  */
-import type { Granularity } from '@va/contracts';
+import type { HourGranularity } from '@va/contracts';
 import { dayOfHour, hoursOfDay, hoursOfMonth, keptAt, monthOfHour, type Retention } from '../time';
 
 export interface HourRange {
@@ -18,7 +18,7 @@ export interface HourRange {
 export interface Answer {
   /** Hour at which the counts appear: the event's own, or the rollup's first hour (clipped to the range). */
   hour: number;
-  resolution: Granularity;
+  resolution: HourGranularity;
 }
 
 export interface RetentionModel {
@@ -32,10 +32,10 @@ export interface RetentionModel {
    * its counts go to; absent, a rollup no coarser than the granularity is in one slice.
    */
   precision(
-    granularity: Granularity | undefined,
+    granularity: HourGranularity | undefined,
     firstHour: number,
     inOneSlice?: (first: number, last: number) => boolean,
-  ): Granularity;
+  ): HourGranularity;
 }
 
 const someHour = (first: number, last: number, test: (h: number) => boolean): boolean => {
@@ -91,7 +91,7 @@ export function retentionModel(now: number, retention: Retention, range: HourRan
     precision(granularity, firstHour, inOneSlice) {
       const whole = (first: number, last: number) =>
         (startHour === undefined || first >= startHour) && last <= endHour;
-      let precision: Granularity = 'hour';
+      let precision: HourGranularity = 'hour';
       for (let x = startHour ?? firstHour; x <= endHour; x++) {
         if (hourKept(x)) break; // hours expire oldest first: every later hour is kept too
         const day = dayOfHour(x);

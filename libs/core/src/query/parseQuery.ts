@@ -3,7 +3,7 @@
  * Every failure is collected (one FieldError each), never just the first.
  */
 import { GRANULARITIES, type FieldError, type Granularity, type VerificationsQuery } from '@va/contracts';
-import { hourOf } from '../time';
+import { DEFAULT_MINUTE_RETENTION_MS, hourOf, minuteOf } from '../time';
 import type { ParsedQuery } from '../types';
 import { toSchemaInput } from './coerce';
 import { collectParams } from './params';
@@ -16,6 +16,8 @@ export interface ParseQueryOptions {
   now: number;
   /** Row cap (Config.maxRows): also the largest accepted `limit`. */
   maxRows: number;
+  /** Config.retention.minuteMs: how old a groupBy=minute start may be (absent: the default, 48 hours). */
+  minuteRetentionMs?: number;
 }
 
 export type ParseQueryResult = { ok: true; query: ParsedQuery } | { ok: false; errors: FieldError[] };
@@ -36,7 +38,12 @@ export function parseQuery(params: Iterable<[string, string]>, options: ParseQue
   const errors = [
     ...collected.errors,
     ...fromSchema.errors,
-    ...crossFieldErrors(passed, failed, options.now),
+    ...crossFieldErrors(
+      passed,
+      failed,
+      options.now,
+      options.minuteRetentionMs ?? DEFAULT_MINUTE_RETENTION_MS,
+    ),
     ...timeZoneErrors(passed.timeZone),
   ];
   if (errors.length > 0) return { ok: false, errors };
@@ -67,6 +74,8 @@ function toParsedQuery(q: VerificationsQuery, now: number): ParsedQuery {
   if (q.tag !== undefined) parsed.tags = q.tag;
   if (q.region !== undefined) parsed.regions = q.region;
   if (q.start != null) parsed.startHour = hourOf(q.start);
+  if (granularity === 'minute' && q.start != null)
+    parsed.minutes = { start: minuteOf(q.start), end: minuteOf(q.end ?? now) };
   const timeZone = zoneOfQuery(q.timeZone);
   if (timeZone !== undefined) parsed.timeZone = timeZone;
   if (q.limit !== undefined) parsed.limit = q.limit;

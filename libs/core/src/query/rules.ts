@@ -4,6 +4,7 @@
  * never causes a second, derived error.
  */
 import { GRANULARITIES, type FieldError, type Granularity, type VerificationsQuery } from '@va/contracts';
+import { firstMinuteKept, HOUR_MS, MINUTE_MS, minuteStart } from '../time';
 
 const isGranularity = (g: string): g is Granularity => (GRANULARITIES as readonly string[]).includes(g);
 
@@ -15,6 +16,7 @@ export function crossFieldErrors(
   query: Partial<VerificationsQuery>,
   failed: ReadonlySet<string>,
   now: number,
+  minuteRetentionMs: number,
 ): FieldError[] {
   const errors: FieldError[] = [];
   const groupBy = query.groupBy;
@@ -23,7 +25,7 @@ export function crossFieldErrors(
     if (granularities.size > 1) {
       errors.push({
         location: 'query.groupBy',
-        message: `groupBy takes at most one of hour, day, month; got ${[...granularities].join(', ')}`,
+        message: `groupBy takes at most one of ${GRANULARITIES.join(', ')}; got ${[...granularities].join(', ')}`,
         fix: 'keep one time granularity',
       });
     }
@@ -40,7 +42,7 @@ export function crossFieldErrors(
     errors.push({
       location: 'query.orderBy',
       message: 'orderBy=time needs a time granularity in groupBy',
-      fix: 'add groupBy=hour, day or month, or order by another field',
+      fix: 'add groupBy=minute, hour, day or month, or order by another field',
     });
   }
 
@@ -57,5 +59,35 @@ export function crossFieldErrors(
       fix: 'send a start at or before end',
     });
   }
+  if (groupBy?.includes('minute') && !failed.has('start')) {
+    const error = minuteStartError(query.start ?? undefined, now, minuteRetentionMs);
+    if (error) errors.push(error);
+  }
   return errors;
+}
+
+/** A duration as an API error names it: "48 hours", "90 minutes". */
+function duration(ms: number): string {
+  if (ms % HOUR_MS === 0) return ms === HOUR_MS ? '1 hour' : `${ms / HOUR_MS} hours`;
+  const minutes = Math.floor(ms / MINUTE_MS);
+  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+}
+
+/**
+ * groupBy=minute reads minute buckets, kept for the minute retention only (docs/api.md#minute-slices): the
+ * range needs a start, in a minute still kept. No coarser bucket holds a minute, so an older start is an
+ * error, not an answer with X-Precision.
+ */
+function minuteStartError(start: number | undefined, now: number, retentionMs: number): FieldError | null {
+  const first = minuteStart(firstMinuteKept(now, { minuteMs: retentionMs }));
+  const kept = `minute slices are kept for ${duration(retentionMs)} (the minute retention)`;
+  const fix = `send a start from ${first} on (unix ms), or group by hour, day or month`;
+  if (start === undefined)
+    return { location: 'query.start', message: `groupBy=minute needs a start: ${kept}`, fix };
+  if (start >= first) return null;
+  return {
+    location: 'query.start',
+    message: `start (${start}) is before the minute retention: ${kept}, from ${first} on`,
+    fix,
+  };
 }

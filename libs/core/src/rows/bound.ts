@@ -28,9 +28,11 @@ export function sliceCount(
   zone?: string,
 ): number {
   if (startHour > endHour) return 0;
-  if (!isUtc(zone))
+  if (!isUtc(zone) && granularity !== 'minute')
     return sliceIndexOfHour(endHour, granularity, zone) - sliceIndexOfHour(startHour, granularity, zone) + 1;
   switch (granularity) {
+    case 'minute':
+      return (endHour - startHour + 1) * 60;
     case 'hour':
       return endHour - startHour + 1;
     case 'day':
@@ -38,6 +40,16 @@ export function sliceCount(
     case 'month':
       return monthOfHour(endHour) - monthOfHour(startHour) + 1;
   }
+}
+
+/**
+ * Slices of a query's range (it has a time granularity): its minutes with groupBy=minute, else sliceCount
+ * of its hours from `startHour` (the start, or the first hour holding data).
+ */
+export function querySliceCount(query: ParsedQuery, startHour: number): number {
+  const g = query.groupBy.granularity;
+  if (query.minutes) return Math.max(0, query.minutes.end - query.minutes.start + 1);
+  return g ? sliceCount(startHour, query.endHour, g, query.timeZone) : 1;
 }
 
 /** Entries of the dictionaries the groups are made of (after filters, where known). */
@@ -89,9 +101,7 @@ export function boundRows(input: RowBoundInput): RowBound {
   if (query.limit !== undefined && query.limit <= maxRows) return { kind: 'fits' };
   const g = query.groupBy;
   const grouped = g.key || g.identity || g.tag || g.tags || g.region === true;
-  const slices = g.granularity
-    ? sliceCount(input.startHour, query.endHour, g.granularity, query.timeZone)
-    : 1;
+  const slices = querySliceCount(query, input.startHour);
   const exact = query.startHour !== undefined;
   if (!grouped) {
     if (slices <= maxRows) return { kind: 'fits' };

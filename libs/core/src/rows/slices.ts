@@ -7,9 +7,13 @@
  * `limit + (slices with data)` slices of the range — whatever the order, the rows of the other
  * slices are all-zero rows that sort after those (ties fall back to time order). Without a
  * limit such a range is over the row cap unless no group has data.
+ *
+ * Minute slices (docs/api.md#minute-slices) are the UTC minutes of ParsedQuery.minutes, every one of them
+ * (gap filling), by the same rule.
  */
 import type { Granularity } from '@va/contracts';
 import { firstHourOfSlice, sliceIndexAt, sliceIndexOfHour, sliceStartOf, sliceStartsIn } from '../calendar';
+import { minuteOf, minuteStart } from '../time';
 import type { ParsedQuery } from '../types';
 
 /**
@@ -38,6 +42,8 @@ export interface SliceInput {
   dataSlices: readonly number[];
   /** Groups with data (1 when the query groups by time only); asked only for a refusal. */
   groupCount: () => number;
+  /** groupBy=minute: the range's minutes (ParsedQuery.minutes), which the slices are; the hours are not read. */
+  minutes?: { start: number; end: number };
 }
 
 export type SliceChoice =
@@ -45,6 +51,7 @@ export type SliceChoice =
   | { ok: false; rowCount: number /** over the row cap */ };
 
 export function chooseSlices(input: SliceInput): SliceChoice {
+  if (input.minutes) return chooseMinuteSlices(input, input.minutes);
   const g = input.granularity;
   const zone = input.timeZone;
   const sliceIndex = (ms: number) => sliceIndexAt(ms, g, zone);
@@ -72,6 +79,38 @@ export function chooseSlices(input: SliceInput): SliceChoice {
       };
     }
   }
+  return edgesAndData(input, from, to, data, (i) => startOfIndex(i, g, zone));
+}
+
+/** The starts (ms) of the minutes start .. end, inclusive: every minute slice of a range. */
+export function minuteSlices(start: number, end: number): number[] {
+  const out: number[] = [];
+  for (let n = start; n <= end; n++) out.push(minuteStart(n));
+  return out;
+}
+
+/** chooseSlices of a minute range: every minute, or its edges and its minutes with data. */
+function chooseMinuteSlices(input: SliceInput, { start, end }: { start: number; end: number }): SliceChoice {
+  if (end - start + 1 <= input.maxRows) {
+    return { ok: true, slices: minuteSlices(start, end), trimLeading: false };
+  }
+  const data = [...new Set(input.dataSlices.map(minuteOf))]
+    .filter((n) => n >= start && n <= end)
+    .sort((a, b) => a - b);
+  return edgesAndData(input, start, end, data, minuteStart);
+}
+
+/**
+ * Slices [from, to] (numbers) over the cap: refused without a limit (unless no group has data), else the
+ * slices holding data and the first and last `limit + data.length` (see the header).
+ */
+function edgesAndData(
+  input: SliceInput,
+  from: number,
+  to: number,
+  data: readonly number[],
+  startOf: (i: number) => number,
+): SliceChoice {
   const count = to - from + 1;
   if (input.limit === undefined) {
     const groups = input.groupCount();
@@ -83,7 +122,7 @@ export function chooseSlices(input: SliceInput): SliceChoice {
   const kept = new Set<number>(data);
   for (let i = from; i < Math.min(from + edge, to + 1); i++) kept.add(i);
   for (let i = Math.max(to - edge + 1, from); i <= to; i++) kept.add(i);
-  const slices = [...kept].sort((a, b) => a - b).map((i) => startOfIndex(i, g, zone));
+  const slices = [...kept].sort((a, b) => a - b).map(startOf);
   return { ok: true, slices, trimLeading: false };
 }
 
@@ -110,4 +149,15 @@ export function edgeSlices(
   if (to - from + 1 <= count) return sliceStartsIn(startHour, endHour, g, zone);
   if (order === 'desc') return sliceStartsIn(firstHourOfIndex(to - count + 1, g, zone), endHour, g, zone);
   return sliceStartsIn(startHour, firstHourOfIndex(from + count, g, zone) - 1, g, zone);
+}
+
+/** edgeSlices of a minute range (ParsedQuery.minutes): its first (ascending) or last `count` minutes. */
+export function edgeMinuteSlices(
+  minutes: { start: number; end: number },
+  order: ParsedQuery['order'],
+  count: number,
+): number[] {
+  const { start, end } = minutes;
+  if (end - start + 1 <= count) return minuteSlices(start, end);
+  return order === 'desc' ? minuteSlices(end - count + 1, end) : minuteSlices(start, start + count - 1);
 }

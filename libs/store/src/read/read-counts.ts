@@ -11,6 +11,7 @@ import { CodeCounts, FieldSums } from '../read-fields';
 import { compactCounts, SectionSums, type SectionView } from '../read-sections';
 import type { SectionStore } from '../section-cache';
 import { decodeSection, mergeSections, SECTION_VERSION_OFFSET } from '../section/codec';
+import { textsByPart } from '../field-codec';
 import { parseIndex } from './api-meta';
 import { deltaPlanOf, selectionOf, signOf, type CubeQuery } from './cube-query';
 import {
@@ -116,6 +117,9 @@ export async function readCounts(
     return replies as ItemReply[][];
   };
   const partsBudget = options.partsBudget ?? PARTS_BUDGET;
+  const sel = selectionOf(q);
+  // A minute's f hash holds every identity (units.ts): the identity filter's parts only.
+  const keepPart = sel.identities ? (part: string) => sel.identities!.has(part) : undefined;
   const left: LeftHashes[] = [];
   // A month whose recorded days changed is read again day by day (and recorded anew), in a
   // second round: its hours were read with its M item, and with overlapping reads every call's
@@ -154,9 +158,11 @@ export async function readCounts(
             } else if (item.kind === 'M') {
               again.push(...monthOf(item.month, value, sections, cache!));
             } else if (item.kind === 'H') {
-              if (Buffer.isBuffer(value) && value.length > 0) {
-                fieldsOf(slice, item.part).addText(value.toString('latin1'), sign);
-              }
+              if (!Buffer.isBuffer(value) || value.length === 0) continue;
+              const text = value.toString('latin1');
+              if (!item.byPart) fieldsOf(slice, item.part).addText(text, sign);
+              else
+                for (const [part, f] of textsByPart(text, keepPart)) fieldsOf(slice, part).addText(f, sign);
             } else if (item.kind === 'L') {
               for (const part of (value ?? []) as Buffer[]) {
                 sections.add(slice, compactCounts(decodeSection(part)), sign);
@@ -211,7 +217,6 @@ export async function readCounts(
     pending = again;
   }
   options.signal?.throwIfAborted();
-  const sel = selectionOf(q);
   for (const { slice, part, fields } of sums.values()) fields.addTo(counts.slice(slice), sel, part);
   sections.addTo(counts);
   return after === undefined ? { ok: true, counts } : { ok: true, counts, after: after.value };

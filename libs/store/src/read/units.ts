@@ -16,8 +16,11 @@ export type Item =
    * the f section, read where the x section (`key`) is absent.
    */
   | { kind: 'S'; key: string; held: CachedSection | undefined; fallback?: string }
-  /** One delta or sealing hash (HGETALL, or HMGET of `fields`); `part` as in FieldSums. */
-  | { kind: 'H'; key: string; part: string; fields?: string[] }
+  /**
+   * One delta or sealing hash (HGETALL, or HMGET of `fields`); `part` as in FieldSums. `byPart`: a minute
+   * bucket's f hash, whose fields name their part (field-codec.ts minuteFField).
+   */
+  | { kind: 'H'; key: string; part: string; fields?: string[]; byPart?: true }
   /** Every hash of the cube in the bucket's parts and zparts sets (of `allowed` parts only when given). */
   | {
       kind: 'P';
@@ -79,6 +82,7 @@ function unitOf(
   sections: SectionStore | undefined,
 ): Unit {
   const { res, index } = read;
+  if (res === 'n') return minuteUnitOf(q, read, keys);
   const cube = sectionCubeOf(q);
   const sectionKey = keys.section(res, index, cube);
   const held = sections?.get(sectionKey);
@@ -109,6 +113,20 @@ function unitOf(
   let weight = 0;
   for (const item of items) weight += item.kind === 'P' ? PARTS_WEIGHT : 1;
   return { read, items, weight };
+}
+
+/**
+ * A minute bucket's read: its one hash of the cube (keys.ts `n:<t>:<c>`: no section, no parts, nothing being
+ * sealed), whole: t, or f, whose fields name their identities (read-counts.ts keeps the filter's). Minutes
+ * keep no other cube (libs/core chooseCube).
+ */
+function minuteUnitOf(q: CubeQuery, read: BucketRead, keys: ReturnType<typeof apiKeys>): Unit {
+  if (q.cube !== 't' && q.cube !== 'f') throw new Error(`minute buckets hold no cube ${q.cube}`);
+  const key = keys.cube('n', read.index, q.cube);
+  if (q.cube === 't') return { read, items: [{ kind: 'H', key, part: '' }], weight: 1 };
+  // An f hash holds a field per (identity, key, tag set, outcome) of the minute: weighed as a parts lookup,
+  // so that a call reads about 60 of them (3 hours of the medium tenant: 3 to 4 calls).
+  return { read, items: [{ kind: 'H', key, part: '', byPart: true }], weight: PARTS_WEIGHT };
 }
 
 /**
@@ -184,7 +202,7 @@ export function readsDependOnCompaction(
   const days = new Set<number>();
   const months = new Set<number>();
   for (const r of reads) {
-    if (r.res === 'h') continue;
+    if (r.res === 'h' || r.res === 'n') continue; // a minute is in no rollup
     if (compactedThrough === null || lastHourOf(r.res, r.index) > compactedThrough) return true;
     (r.res === 'd' ? days : months).add(r.index);
   }
@@ -222,6 +240,7 @@ export function chunksOf(units: readonly Unit[], reads: readonly BucketRead[], m
   }
   const familyOf = ({ read, family }: Unit): string => {
     if (family !== undefined) return family;
+    if (read.res === 'n') return `n${read.index}`; // a minute is in no rollup: its own family
     const month =
       read.res === 'm' ? read.index : read.res === 'd' ? monthOfDay(read.index) : monthOfHour(read.index);
     if (months.has(month)) return `m${month}`;

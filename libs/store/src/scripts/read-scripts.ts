@@ -103,7 +103,8 @@ export function readBucketsArgs(
         names.push(item.key);
         if (item.fallback) names.push(item.fallback);
         argv.push(item.fallback ? 'X' : 'S', item.held?.version ?? '');
-        if (guarded.length > 0) {
+        // A minute unit has no S item (units.ts): only hour, day and month buckets have parts sets.
+        if (guarded.length > 0 && unit.read.res !== 'n') {
           names.push(
             keys.parts(unit.read.res, unit.read.index),
             keys.sealingParts(unit.read.res, unit.read.index),

@@ -10,9 +10,10 @@
  * workspace, checked (404) before a stream joins, and a root key's permissions only decide whether it
  * may read at all.
  *
- * A query without `end` follows the clock: each read is of the range up to the hour of that moment.
+ * A query without `end` follows the clock: each read is of the range up to the hour of that moment (with
+ * groupBy=minute, up to its minute).
  */
-import { hourOf, type ParsedQuery } from '@va/core';
+import { hourOf, minuteOf, type ParsedQuery } from '@va/core';
 
 export interface StreamQuery {
   /** Equal for queries with the same answer. */
@@ -42,11 +43,22 @@ function canonical(value: unknown): string {
 }
 
 export function streamQuery(query: ParsedQuery, openEnd: boolean): StreamQuery {
-  const key = canonical({ ...query, endHour: openEnd ? null : query.endHour });
+  const { minutes } = query;
+  const key = canonical({
+    ...query,
+    endHour: openEnd ? null : query.endHour,
+    ...(minutes && { minutes: { start: minutes.start, end: openEnd ? null : minutes.end } }),
+  });
   return { key, apiId: query.apiId, query, openEnd };
 }
 
 /** The query to read at `now`. */
 export function queryAt(stream: StreamQuery, now: number): ParsedQuery {
-  return stream.openEnd ? { ...stream.query, endHour: hourOf(now) } : stream.query;
+  if (!stream.openEnd) return stream.query;
+  const { minutes } = stream.query;
+  return {
+    ...stream.query,
+    endHour: hourOf(now),
+    ...(minutes && { minutes: { start: minutes.start, end: minuteOf(now) } }),
+  };
 }

@@ -49,7 +49,8 @@ export async function authorize(
   const now = deps.now();
   const { maxRows } = deps.config;
   // Pure and cheap: parsed first so that the API owner is read in the same round trip as the key.
-  const parsed = parseQuery(request.params, { now, maxRows });
+  const minuteRetentionMs = deps.config.retention.minuteMs ?? 0;
+  const parsed = parseQuery(request.params, { now, maxRows, minuteRetentionMs });
   const auth = await authenticate(deps, bearer, parsed.ok ? parsed.query.apiId : undefined, now);
   if (!parsed.ok) throw new ApiError('invalid_input', 'The query is not valid; see errors.', parsed.errors);
   const query = scopedQuery(auth.principal, parsed.query);

@@ -23,6 +23,7 @@ import {
   buildRowsJson,
   chooseSlices,
   countedCells,
+  edgeMinuteSlices,
   edgeSlices,
   edgesOnHours,
   everyEventHasAGroup,
@@ -202,14 +203,10 @@ async function readRowsInput(
     const groups = groupCount(query, wholeRange);
     if (groups === 0)
       return { cells: [], options: noRows(config.maxRows), precision: plan.precision, edgesOnHours: edges };
-    const needed = edgeSlices(
-      startHour,
-      query.endHour,
-      granularity,
-      query.order,
-      Math.ceil(query.limit / groups),
-      query.timeZone,
-    );
+    const count = Math.ceil(query.limit / groups);
+    const needed = query.minutes
+      ? edgeMinuteSlices(query.minutes, query.order, count)
+      : edgeSlices(startHour, query.endHour, granularity, query.order, count, query.timeZone);
     const wanted = new Set(needed);
     const fine = await readCells(r, cubeQuery, {
       granularity,
@@ -241,8 +238,10 @@ async function readRowsInput(
 function narrowsToEdges(r: Reader, granularity: NonNullable<ParsedQuery['groupBy']['granularity']>): boolean {
   const { query, startHour } = r;
   if (!timeOrdered(query) || query.startHour === undefined || query.limit === undefined) return false;
-  if (sliceCount(startHour, query.endHour, granularity, query.timeZone) > NARROW_FACTOR * query.limit)
-    return true;
+  const slices = query.minutes
+    ? query.minutes.end - query.minutes.start + 1
+    : sliceCount(startHour, query.endHour, granularity, query.timeZone);
+  if (slices > NARROW_FACTOR * query.limit) return true;
   const coarseReads = fullPlan(r, undefined).reads.length;
   return fullPlan(r, granularity).reads.length > NARROW_FACTOR * Math.max(coarseReads, 1);
 }
@@ -277,6 +276,7 @@ function rowsOptions(
     endHour: query.endHour,
     granularity,
     ...(query.timeZone !== undefined && { timeZone: query.timeZone }),
+    ...(query.minutes && { minutes: query.minutes }),
     fromFirstData: query.startHour === undefined,
     limit: query.limit,
     maxRows,

@@ -8,7 +8,9 @@ import {
   horizonsAt,
   hourOf,
   hoursOfMonth,
+  minuteOf,
   monthOfHour,
+  planMinuteReads,
   rowCapError,
   type ParsedQuery,
   type ReadPlan,
@@ -111,7 +113,17 @@ export async function prepare(
   return { r, cubeQuery, bound };
 }
 
+/**
+ * The plan of the range with `granularity`, or the coarse plan without one (every read in one null slice):
+ * of a groupBy=minute query, its minute buckets either way (libs/core planMinuteReads).
+ */
 export function fullPlan(r: Reader, granularity: ParsedQuery['groupBy']['granularity']): ReadPlan {
+  const minutes = r.query.minutes;
+  if (minutes) {
+    const dataThroughMinute = minuteOf(r.now + FUTURE_MS);
+    return planMinuteReads({ ...minutes, ...(granularity && { granularity: 'minute' }), dataThroughMinute });
+  }
+  if (granularity === 'minute') throw new Error('groupBy=minute without its minutes (parseQuery sets them)');
   return memoPlan({
     startHour: r.startHour,
     endHour: r.query.endHour,
