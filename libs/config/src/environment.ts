@@ -123,6 +123,11 @@ export const ENVIRONMENT = {
     nonNegativeInt,
     'How long month rollups are kept, in days.',
   ),
+  RETENTION_MINUTES_HOURS: variable(
+    '48',
+    nonNegativeInt,
+    'How long minute buckets (groupBy=minute) are kept, in hours; 0 keeps none.',
+  ),
   COMPACTION_GRACE_MS: variable(
     '300000',
     nonNegativeInt,

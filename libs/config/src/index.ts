@@ -113,6 +113,7 @@ export interface Config {
 }
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 
 /**
  * Reads the environment table (environment.ts). `defaults`: a program's own defaults for some
@@ -140,6 +141,7 @@ export function loadConfig(
       hourMs: e.RETENTION_HOURS_DAYS * DAY_MS,
       dayMs: e.RETENTION_DAYS_DAYS * DAY_MS,
       monthMs: e.RETENTION_MONTHS_DAYS * DAY_MS,
+      minuteMs: e.RETENTION_MINUTES_HOURS * HOUR_MS,
     },
     compactionGraceMs: e.COMPACTION_GRACE_MS,
     compactionEveryMs: e.COMPACTION_EVERY_MS,

@@ -6,6 +6,8 @@
  *      per event;
  *   2. expand: every distinct tuple adds its count to the five cubes (keys.ts: t, k, i, s, f)
  *      of every bucket its hour is written to (bucketsOfHour).
+ * Events within the minute retention are counted per minute too (TupleCounter.addMinute), for the
+ * minute buckets of groupBy=minute (minute-increments.ts); history adds none.
  *
  * Which buckets an hour is written to (docs/rollups.md, docs/api.md#retention):
  *   - hour not compacted yet (h > cmp): its hour bucket only, WITHOUT an expiry. The compactor
@@ -31,10 +33,11 @@ import {
   NO_IDENTITY_PART,
   partsListSuffix,
   shardOf,
+  type BucketResolution,
   type Cube,
   type DictName,
-  type Resolution,
 } from './keys';
+import { minuteIncrements } from './minute-increments';
 import { codeField, keySetField, totalField } from './field-codec';
 import { PackedCounts } from './packed-counts';
 import { encodeSection } from './section/codec';
@@ -70,12 +73,13 @@ export const PARTS_MIN_ROWS = 16;
  * The current and the previous hour (and the open day and month) keep hash increments: live
  * traffic writes them again and again, where a part per batch would pile up until sealed.
  */
-export const closedForParts = (r: Resolution, t: number, now: number): boolean =>
+export const closedForParts = (r: BucketResolution, t: number, now: number): boolean =>
   lastHourOf(r, t) < hourOf(now) - 1;
 
 export interface Bucket {
-  r: Resolution;
-  /** Bucket index: hour, day or month index (libs/core/time.ts). */
+  /** 'n': a minute bucket (minute-increments.ts). */
+  r: BucketResolution;
+  /** Bucket index: minute, hour, day or month index (libs/core/time.ts). */
   t: number;
   /**
    * Unix ms at which the bucket's keys expire: bucket end + retention of r; NO_EXPIRY for an
@@ -168,6 +172,13 @@ export class TupleCounter {
   events = 0;
   /** Distinct tuples. */
   size = 0;
+  /** The events also counted per minute (addMinute; the tuples' "hour" is then the minute index), or none. */
+  minutes: TupleCounter | undefined;
+
+  /** Counts an event of minute n in the minute buckets too; `add` counts it in its hour. */
+  addMinute(n: number, k: number, i: number, s: number, o: number, count = 1): void {
+    (this.minutes ??= new TupleCounter()).add(n, k, i, s, o, count);
+  }
 
   add(h: number, k: number, i: number, s: number, o: number, n = 1): void {
     let hour = this.hours.get(h);
@@ -348,8 +359,9 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
     }
   }
 
+  const minutes = counter.minutes ? minuteIncrements(counter.minutes, context) : [];
   return {
-    buckets: buckets.filter((b) => b.cubes.size > 0 || b.parts.size > 0),
+    buckets: [...buckets.filter((b) => b.cubes.size > 0 || b.parts.size > 0), ...minutes],
     events,
     required,
     keepUntil,

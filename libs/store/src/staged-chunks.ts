@@ -10,7 +10,8 @@
  * (classify.ts slices), nothing merges less.
  *
  * The rollups stay in the main call: every write to a day writes its month in the same script
- * (month-days.ts relies on it), and only events of hours already compacted write them (few).
+ * (month-days.ts relies on it), and only events of hours already compacted write them (few). Minute
+ * buckets (live events: as many fields as their hours) are staged like hour buckets.
  */
 import type { ApiIncrements, BucketIncrements } from './aggregate';
 
@@ -30,6 +31,8 @@ export interface Staged {
   /** The hour buckets, in chunks of applyStagedChunk-5.lua's layout. */
   chunks: (string | Buffer)[];
 }
+
+const isRollup = (b: BucketIncrements): boolean => b.r === 'd' || b.r === 'm';
 
 function bucketWrites(b: BucketIncrements): number {
   let n = WRITES.bucket;
@@ -53,14 +56,14 @@ export function writeCount(inc: Pick<ApiIncrements, 'buckets'>): number {
  */
 export function stageIncrements(inc: Pick<ApiIncrements, 'buckets'>, maxWrites: number): Staged {
   if (writeCount(inc) <= maxWrites) return { buckets: inc.buckets, chunks: [] };
-  const rollups = inc.buckets.filter((b) => b.r !== 'h');
+  const rollups = inc.buckets.filter(isRollup);
   const buckets = [...rollups];
   let room = maxWrites - writeCount({ buckets: rollups });
   const writer = new ChunkWriter(maxWrites);
   // Once an hour bucket does not fit, it and every later one are staged (the call keeps a prefix).
   let staging = false;
   for (const b of inc.buckets) {
-    if (b.r !== 'h') continue;
+    if (isRollup(b)) continue;
     const writes = bucketWrites(b);
     staging ||= writes > room;
     if (!staging) {

@@ -4,7 +4,7 @@
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { outcomeCode, textProblem, VerificationEvent, type Outcome } from '@va/contracts';
-import { HOUR_MS, monthOf, monthStart, type Retention } from '@va/core';
+import { firstMinuteKept, HOUR_MS, minuteStart, monthOf, monthStart, type Retention } from '@va/core';
 import { identityValue, tagSetValue } from '@va/store';
 import { scanEvent } from './decode-scan';
 import type { Decoded, Rejected, ValidEvent } from './decoded';
@@ -27,6 +27,11 @@ export interface DecodeContext {
   now: number;
   /** Times before this are past every retention: their month ended more than the month retention ago. */
   expiredBefore: number;
+  /**
+   * Times from this on are counted in their minute too (groupBy=minute): the start of the first minute the
+   * minute retention keeps at `now` (Infinity when it keeps none).
+   */
+  minutesFrom: number;
 }
 
 /**
@@ -34,7 +39,11 @@ export interface DecodeContext {
  * still ends after that instant, so it is the first month kept and its start is the cutoff.
  */
 export function decodeContext(now: number, retention: Retention): DecodeContext {
-  return { now, expiredBefore: monthStart(monthOf(now - retention.monthMs)) };
+  return {
+    now,
+    expiredBefore: monthStart(monthOf(now - retention.monthMs)),
+    minutesFrom: retention.minuteMs ? minuteStart(firstMinuteKept(now, retention)) : Infinity,
+  };
 }
 
 function schemaFailure(value: unknown): Decoded {

@@ -14,7 +14,8 @@
   KEYS[14] <p>:{api}:alerts:rules:v   string version of the API's alert rules
   KEYS[15] <p>:{api}:alerts:crossings stream crossings (crossing-codec.ts)
   KEYS[16] <p>:{api}:alerts:lv:<v>    hash  the level table of rules version ARGV[11] (alert-detection.ts)
-  then per bucket, in ARGV order: its parts set, then one key per cube, then one per section part;
+  then per bucket, in ARGV order: its parts set (none for a minute bucket), then one key per cube, then one per
+  section part;
   then per alert counter (docs/alerts.md "Detection"): its hash <p>:g<g>:{api}:alerts:n:<c>:<ps> and the
   set of its period's recorded crossings <p>:{api}:alerts:x:<period>:<ps>
 
@@ -34,7 +35,8 @@
   ARGV[12] number of alert counters A (when A > 0, the level table KEYS[16] must exist)
   ARGV[13] the batch's clock (unix ms): detectedAt of the crossings
   then the S staged chunks (from ARGV[14])
-  then per bucket: r ('h'|'d'|'m'), t, expireAt (unix ms; 0 = none: an hour not compacted
+  then per bucket: r ('h'|'d'|'m', or 'n': a minute bucket, plain hashes that only expire: no parts set, no
+    index or dirty entry, never section parts), t, expireAt (unix ms; 0 = none: an hour not compacted
     yet keeps its keys until the compactor merges it and sets their expiry), number of cubes C,
     then per cube: suffix, number of fields F, then F pairs field, increment;
     then number of section parts L, then per part: its list's suffix ("L:<cube>"), the encoded
@@ -97,12 +99,18 @@ local buckets = tonumber(ARGV[8])
 for _ = 1, buckets do
   local r, t, expireAt, cubes = ARGV[a], ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3])
   a = a + 4
-  k = k + 1
-  local parts = KEYS[k]
-  markBucket(index[r], KEYS[12], r, t)
+  local parts = nil
+  if r ~= 'n' then
+    k = k + 1
+    parts = KEYS[k]
+    markBucket(index[r], KEYS[12], r, t)
+  end
   local suffixes = {}
   -- SADD in slices: unpack() of a huge table would overflow Lua's C stack.
   local function listed(suffix)
+    if not parts then
+      return
+    end
     suffixes[#suffixes + 1] = suffix
     if #suffixes == 256 then
       redis.call('SADD', parts, unpack(suffixes))
@@ -127,7 +135,7 @@ for _ = 1, buckets do
   if #suffixes > 0 then
     redis.call('SADD', parts, unpack(suffixes))
   end
-  if expireAt ~= '0' then
+  if parts and expireAt ~= '0' then
     redis.call('PEXPIREAT', parts, expireAt)
   end
 end

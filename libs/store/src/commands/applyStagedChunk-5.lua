@@ -16,7 +16,8 @@
 
   A chunk is text tokens separated by one space, then, when it holds section parts, a newline
   and the parts' bytes (staged-chunks.ts ChunkWriter): the number of buckets B, then per bucket
-  r ('h'|'d'|'m'), t, expireAt (unix ms; 0 = none), the number of cubes C, then per cube its
+  r ('h'|'d'|'m', or 'n': a minute bucket, whose hashes get no index, dirty or parts entry), t, expireAt
+  (unix ms; 0 = none), the number of cubes C, then per cube its
   suffix, the number of fields F and F pairs field, increment (applyApiBatch's layout for a
   bucket's cubes), then the number of parts L and per part its list's suffix ("L:<cube>") and its
   length in bytes; each part is appended whole (RPUSH) to its list, as applyApiBatch does.
@@ -42,7 +43,10 @@ for _ = 1, tonumber(tokens[1]) do
   local r, t, expireAt, cubes = tokens[a], tokens[a + 1], tokens[a + 2], tonumber(tokens[a + 3])
   a = a + 4
   local prefix = root .. r .. ':' .. t
-  markBucket(index[r], KEYS[5], r, t)
+  local minute = r == 'n'
+  if not minute then
+    markBucket(index[r], KEYS[5], r, t)
+  end
   local suffixes = {}
   for _ = 1, cubes do
     local suffix, fields = tokens[a], tonumber(tokens[a + 1])
@@ -58,7 +62,7 @@ for _ = 1, tonumber(tokens[1]) do
     p = p + length
     suffixes[#suffixes + 1] = suffix
   end
-  if #suffixes > 0 then
+  if #suffixes > 0 and not minute then
     redis.call('SADD', prefix .. ':parts', unpack(suffixes))
     if expireAt ~= '0' then
       redis.call('PEXPIREAT', prefix .. ':parts', expireAt)

@@ -84,7 +84,7 @@ export function applyApiBatchArgs(call: ApplyCall): { args: (string | number | B
     ...chunks,
   ];
   for (const { r, t, expireAt, cubes, parts } of buckets) {
-    keyList.push(keys.parts(r, t));
+    if (r !== 'n') keyList.push(keys.parts(r, t)); // a minute bucket has no parts set (keys.ts)
     argv.push(r, t, expireAt, cubes.size);
     for (const [suffix, fields] of cubes) {
       keyList.push(keys.cube(r, t, suffix));

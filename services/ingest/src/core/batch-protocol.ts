@@ -216,7 +216,7 @@ export class BatchProtocol {
       for (const { event } of second.countable) {
         if (!codesOfEvent(event, this.codes.codesOf(event.apiId), codes))
           throw new Error(`a value of ${event.apiId} has no code after assignCodes`);
-        countEvent(first.counters.get(event.apiId)!, event, codes);
+        countEvent(first.counters.get(event.apiId)!, event, codes, ctx);
       }
     }
 

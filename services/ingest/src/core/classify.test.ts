@@ -114,3 +114,24 @@ describe('classifyBatch', () => {
     expect([...second.missing.get('c')!.k]).toEqual(['k2']);
   });
 });
+
+describe('classifyBatch: minute counts (groupBy=minute)', () => {
+  const withMinutes = decodeContext(NOW, { ...RETENTION, minuteMs: 48 * 3_600_000 });
+
+  it('counts an event within the minute retention in its minute too, an older one in its hour only', () => {
+    const recent = NOW - 47 * 3_600_000;
+    const old = NOW - 49 * 3_600_000;
+    const b = batchOf([message(0, 'a', { time: recent }), message(1, 'a', { time: old })]);
+    const { counters } = classifyBatch(b, null, withMinutes, () => known(null));
+    const counter = counters.get('a')!;
+    expect(counter.events).toBe(2);
+    const minutes: number[] = [];
+    counter.minutes?.forEach((minute, _k, _i, _s, _o, n) => minutes.push(minute, n));
+    expect(minutes).toEqual([Math.floor(recent / 60_000), 1]);
+  });
+
+  it('counts no minute without a minute retention', () => {
+    const { counters } = classifyBatch(batchOf([message(0, 'a')]), null, ctx, () => known(null));
+    expect(counters.get('a')!.minutes).toBeUndefined();
+  });
+});

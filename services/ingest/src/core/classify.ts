@@ -11,6 +11,7 @@
  * against the record's Kafka timestamp, "expired" only after the per-API offset check (a record
  * counted before is skipped on replay, whatever the clock says now).
  */
+import { minuteOf } from '@va/core';
 import { emptyMissing, TupleCounter, type ApiCodes, type MissingValues } from '@va/store';
 import type { DeadLetter } from '../dead-letter';
 import { decodeEvent, expiredDetail, isExpired, type DecodeContext, type ValidEvent } from '../decode';
@@ -66,9 +67,19 @@ export function judgeEvent(
   return codesOfEvent(e, api.codes, codes) ? 'count' : 'defer';
 }
 
-/** Adds a countable event to its API's counter, with the codes judgeEvent or codesOfEvent gave. */
-export const countEvent = (counter: TupleCounter, e: ValidEvent, codes: EventCodes): void =>
+/**
+ * Adds a countable event to its API's counter, with the codes judgeEvent or codesOfEvent gave; an event within
+ * the minute retention (ctx.minutesFrom) to its minute's counts too.
+ */
+export function countEvent(
+  counter: TupleCounter,
+  e: ValidEvent,
+  codes: EventCodes,
+  ctx: DecodeContext,
+): void {
   counter.add(e.hour, codes.k, codes.i, codes.s, e.o);
+  if (e.time >= ctx.minutesFrom) counter.addMinute(minuteOf(e.time), codes.k, codes.i, codes.s, e.o);
+}
 
 export interface Deferred {
   event: ValidEvent;
@@ -154,7 +165,7 @@ export function classifyBatch(
     if (e.apiId !== viewApi || view === undefined) view = viewOf((viewApi = e.apiId));
     switch (judgeEvent(e, offset, view, ctx, codes)) {
       case 'count':
-        countEvent(counter, e, codes);
+        countEvent(counter, e, codes, ctx);
         break;
       case 'skip':
         out.skipped++;

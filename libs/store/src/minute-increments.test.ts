@@ -1,0 +1,89 @@
+/**
+ * The minute buckets of a batch (docs/design.md "The next store changes", groupBy=minute): TupleCounter's
+ * minute counts, expanded by expand into one hash per cube of each minute kept, beside the hour buckets.
+ */
+import { DAY_MS, HOUR_MS, hourOf, minuteOf } from '@va/core';
+import { describe, expect, it } from 'vitest';
+import { expand, TupleCounter } from './aggregate';
+import { decodeField, textsByPart } from './field-codec';
+import { minuteIncrements } from './minute-increments';
+import { stageIncrements } from './staged-chunks';
+
+const retention = {
+  hourMs: 35 * DAY_MS,
+  dayMs: 400 * DAY_MS,
+  monthMs: 1830 * DAY_MS,
+  minuteMs: 48 * HOUR_MS,
+};
+const now = Date.UTC(2026, 2, 2, 10, 30, 20);
+const minute = minuteOf(now);
+
+describe('minute increments', () => {
+  it('adds every tuple to the cubes t and f of its minute, one hash each, f naming the identity', () => {
+    const c = new TupleCounter();
+    c.addMinute(minute, 3, 40, 2, 0); // key 3, identity 40 (base 36: "14"), tag set 2, valid
+    c.addMinute(minute, 3, 40, 2, 0);
+    c.addMinute(minute, 3, -1, 0, 4); // no identity
+    c.addMinute(minute - 1, 1, 0, 1, 1);
+    const buckets = minuteIncrements(c.minutes!, { now, retention });
+    expect(buckets.map((b) => [b.r, b.t, b.expireAt, b.parts.size])).toEqual([
+      ['n', minute, (minute + 1) * 60_000 + retention.minuteMs, 0],
+      ['n', minute - 1, minute * 60_000 + retention.minuteMs, 0],
+    ]);
+    const cubes = Object.fromEntries(
+      [...buckets[0]!.cubes].map(([cube, fields]) => [cube, Object.fromEntries(fields)]),
+    );
+    expect(cubes).toEqual({ t: { '0': 2, '4': 1 }, f: { '14/3.2:0': 2, '_/3.0:4': 1 } });
+  });
+
+  it('leaves out a minute whose expiry has passed, and writes no minute without a minute retention', () => {
+    const c = new TupleCounter();
+    const old = minuteOf(now - retention.minuteMs) - 1;
+    c.addMinute(old, 0, -1, 0, 0);
+    c.addMinute(old + 1, 0, -1, 0, 0);
+    expect(minuteIncrements(c.minutes!, { now, retention }).map((b) => b.t)).toEqual([old + 1]);
+    const { minuteMs: _, ...none } = retention;
+    expect(minuteIncrements(c.minutes!, { now, retention: none })).toEqual([]);
+  });
+
+  it('expand writes the minutes after the hour buckets, and counts their events once', () => {
+    const c = new TupleCounter();
+    c.add(hourOf(now), 5, 1, 0, 2);
+    c.addMinute(minute, 5, 1, 0, 2);
+    const inc = expand(c, { now, retention, cmp: null });
+    expect(inc.buckets.map((b) => b.r)).toEqual(['h', 'n']);
+    expect(inc.events).toBe(1);
+    expect(inc.required).toEqual({ k: 6, i: 2, s: 1 });
+  });
+
+  it('a history batch has no minute counter: expand writes hours only', () => {
+    const c = new TupleCounter();
+    c.add(hourOf(now) - 24 * 20, 5, 1, 0, 2);
+    expect(c.minutes).toBeUndefined();
+    expect(expand(c, { now, retention, cmp: null }).buckets.map((b) => b.r)).toEqual(['h']);
+  });
+
+  it('stages minute buckets like hour buckets when a call is over its bound', () => {
+    const c = new TupleCounter();
+    for (let k = 0; k < 50; k++) {
+      c.add(hourOf(now), k, -1, 0, 0);
+      c.addMinute(minute, k, -1, 0, 0);
+    }
+    const inc = expand(c, { now, retention, cmp: null });
+    const staged = stageIncrements(inc, 20);
+    expect(staged.buckets).toEqual([]);
+    expect(staged.chunks.join('\n')).toContain(` n ${minute} `);
+  });
+
+  it("a minute f hash's text reads back per identity, as f fields", () => {
+    const texts = textsByPart('14/3.2:0 2 _/3.0:4 1 14/5.0:1 7');
+    expect([...texts]).toEqual([
+      ['14', '3.2:0 2 5.0:1 7'],
+      ['_', '3.0:4 1'],
+    ]);
+    expect(decodeField('f', '3.2:0')).toEqual({ outcome: 0, codes: [3, 2] });
+    expect([...textsByPart('14/3.2:0 2 _/3.0:4 1', (part) => part === '_')]).toEqual([['_', '3.0:4 1']]);
+    expect(() => textsByPart('3.2:0 2')).toThrow(/malformed/);
+    expect(() => textsByPart('0a/3.2:0 2')).toThrow(/malformed/);
+  });
+});
