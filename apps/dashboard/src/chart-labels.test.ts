@@ -25,6 +25,14 @@ describe('tickSlices', () => {
     expect(ticks.every((t) => (t / 3600) % 3 === 0)).toBe(true);
   });
 
+  it('ticks minutes on round minutes: every 30 over 3 hours', () => {
+    const minutes = Array.from({ length: 181 }, (_, i) => (day0 * 60 + 13 * 60 + 7 + i) * 60);
+    const ticks = tickSlices(minutes, 'minute');
+    expect(ticks.length).toBeLessThanOrEqual(12);
+    expect(ticks.every((t) => (t / 60) % 30 === 0 && minutes.includes(t))).toBe(true);
+    expect(axisLabel(minutes[0]!, 'minute')).toBe('13:07');
+  });
+
   it('keeps to about a dozen ticks over long ranges, all of them slice starts', () => {
     const week = hours(day0, 24 * 30);
     const ticks = tickSlices(week, 'hour');

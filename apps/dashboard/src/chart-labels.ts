@@ -1,4 +1,4 @@
-/** Time labels of the chart, always UTC (the API's slices are UTC hours, days and months). Pure. */
+/** Time labels of the chart, always UTC (the API's slices are UTC minutes, hours, days and months). Pure. */
 import type { Granularity } from '@va/contracts';
 
 export function formatSlice(seconds: number, granularity: Granularity): string {
@@ -17,12 +17,18 @@ export function axisLabel(seconds: number, granularity: Granularity): string {
 }
 
 const HOUR_STEPS = [1, 2, 3, 4, 6, 12, 24];
+const MINUTE_STEPS = [1, 2, 5, 10, 15, 30, 60];
 
 /**
  * Which slices get a tick: slice starts only (never between bars), at most about `max` of them. Hour ticks
- * fall on hours divisible by the step, so midnight (labelled with the date) is always one of them.
+ * fall on hours divisible by the step, so midnight (labelled with the date) is always one of them; minute
+ * ticks on minutes divisible by theirs (5, 10, 15, 30 or 60).
  */
 export function tickSlices(times: readonly number[], granularity: Granularity, max = 12): number[] {
+  if (granularity === 'minute') {
+    const step = MINUTE_STEPS.find((s) => times.length / s <= max) ?? 60;
+    return times.filter((t) => (t / 60) % step === 0);
+  }
   if (granularity === 'hour') {
     const step = HOUR_STEPS.find((s) => times.length / s <= max) ?? 24;
     const ticks = times.filter((t) => (t / 3600) % step === 0);

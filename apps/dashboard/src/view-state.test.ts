@@ -42,6 +42,14 @@ describe('view state in the URL hash', () => {
     expect(splitList([' a, ,b ', 'a'])).toEqual(['a', 'b']);
   });
 
+  it('picks minutes up to 3 hours, and a choice of minutes only there', () => {
+    expect(effectiveGranularity({ ...DEFAULT_VIEW, range: '1h' })).toBe('minute');
+    expect(effectiveGranularity({ ...DEFAULT_VIEW, range: '3h' })).toBe('minute');
+    expect(effectiveGranularity({ ...DEFAULT_VIEW, range: '3h', granularity: 'hour' })).toBe('hour');
+    expect(effectiveGranularity({ ...DEFAULT_VIEW, range: '24h', granularity: 'minute' })).toBe('hour');
+    expect(parseHash('#range=3h&granularity=minute')).toMatchObject({ range: '3h', granularity: 'minute' });
+  });
+
   it('picks slices that keep the bar count readable', () => {
     expect(effectiveGranularity({ ...DEFAULT_VIEW, range: '24h' })).toBe('hour');
     expect(effectiveGranularity({ ...DEFAULT_VIEW, range: '7d' })).toBe('hour');

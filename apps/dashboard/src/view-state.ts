@@ -5,10 +5,11 @@
  */
 import type { Granularity } from '@va/contracts';
 
-export const RANGES = ['1h', '24h', '7d', '30d', '90d', '365d'] as const;
+export const RANGES = ['1h', '3h', '24h', '7d', '30d', '90d', '365d'] as const;
 export type Range = (typeof RANGES)[number];
 export const RANGE_MS: Record<Range, number> = {
   '1h': 3_600_000,
+  '3h': 3 * 3_600_000,
   '24h': 86_400_000,
   '7d': 7 * 86_400_000,
   '30d': 30 * 86_400_000,
@@ -16,7 +17,7 @@ export const RANGE_MS: Record<Range, number> = {
   '365d': 365 * 86_400_000,
 };
 
-export const GRANULARITY_CHOICES = ['auto', 'hour', 'day', 'month'] as const;
+export const GRANULARITY_CHOICES = ['auto', 'minute', 'hour', 'day', 'month'] as const;
 export type GranularityChoice = (typeof GRANULARITY_CHOICES)[number];
 
 /** Seconds between refreshes the page offers. */
@@ -81,10 +82,16 @@ export function formatHash(view: ViewState): string {
   return text ? `#${text}` : '';
 }
 
-/** Hour slices up to a week, days up to ~3 months, months beyond: a readable number of bars. */
+/**
+ * Minute slices up to 3 hours (the live view; the API keeps minutes for 48 hours: docs/api.md#minute-slices),
+ * hours up to a week, days up to ~3 months, months beyond: a readable number of bars. A choice of minutes
+ * over a longer range falls back to that rule.
+ */
 export function effectiveGranularity(view: ViewState): Granularity {
-  if (view.granularity !== 'auto') return view.granularity;
   const ms = RANGE_MS[view.range];
+  const minutes = ms <= RANGE_MS['3h'];
+  if (view.granularity !== 'auto' && (view.granularity !== 'minute' || minutes)) return view.granularity;
+  if (minutes) return 'minute';
   if (ms <= RANGE_MS['7d']) return 'hour';
   if (ms <= RANGE_MS['90d']) return 'day';
   return 'month';
