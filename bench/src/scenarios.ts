@@ -149,6 +149,30 @@ export const RANGE_CHECKS: readonly RangeCheck[] = [
   { title: 'groupBy=day, tag filter', month: 'range-tag-month', year: 'range-tag-year', maxRatio: 2 },
 ];
 
+/**
+ * Minute slices (docs/api.md#minute-slices): the live dashboard's question, the last 3 hours by minute (goal:
+ * p50 < 2 ms on the medium tenant), and the same for one identity (cube i: a filter's HMGET per minute).
+ */
+export const MINUTE_SCENARIOS: readonly Scenario[] = [
+  {
+    name: 'api-3h-by-minute',
+    title: 'the API, last 3 hours by minute',
+    params: (c) => [
+      ['start', String(c.now - 3 * HOUR_MS)],
+      ['groupBy', 'minute'],
+    ],
+  },
+  {
+    name: 'identity-3h-by-minute',
+    title: 'last 3 hours by minute, one identity',
+    params: (c) => [
+      ['externalId', c.externalId],
+      ['start', String(c.now - 3 * HOUR_MS)],
+      ['groupBy', 'minute'],
+    ],
+  },
+];
+
 /** Suffix of a scenario's "ends now" form. */
 export const ENDS_NOW = '-ends-now';
 
@@ -172,11 +196,15 @@ export function edgeHoursOfDay(end: number): number {
   return (hourOf(end) % 24) + 1;
 }
 
-/** Every scenario: the (with a ClickHouse reference), then the time-range pairs, then each in its "ends now" form. */
+/**
+ * Every scenario: the issue's (with a ClickHouse reference), then the time-range pairs and the minute slices,
+ * then each in its "ends now" form.
+ */
 export const ALL_SCENARIOS: readonly Scenario[] = [
   ...SCENARIOS,
   ...RANGE_SCENARIOS,
-  ...[...SCENARIOS, ...RANGE_SCENARIOS].map(endsNow),
+  ...MINUTE_SCENARIOS,
+  ...[...SCENARIOS, ...RANGE_SCENARIOS, ...MINUTE_SCENARIOS].map(endsNow),
 ];
 
 /** The path and query string of a scenario: apiId first, then its own parameters. */

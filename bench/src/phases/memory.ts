@@ -37,13 +37,13 @@ export interface MemoryResult {
   families: Record<string, { keys: number; bytes: number }>;
 }
 
-const BUCKET_KEY = /:\{[^}]*\}:([hdm]):-?\d+:(.*)$/;
+const BUCKET_KEY = /:\{[^}]*\}:([hdmn]):-?\d+:(.*)$/;
 
 /**
  * The family of a key, for the per-cube breakdown: "section h:f" (sealed section), "delta d:k"
  * (counter hash), "section parts h:f" (list of section parts), "sealing h:i" (hash being sealed),
  * "sealing parts h:f" (list of section parts being sealed), "parts m" (parts and zparts sets, seal ids),
- * "dictionaries", "bucket indexes", or "other".
+ * "dictionaries", "bucket indexes", or "other". Minute buckets (res n) are "delta n:<cube>".
  */
 export function familyOf(key: string): string {
   const bucket = BUCKET_KEY.exec(key);

@@ -4,17 +4,30 @@
  *
  *   npx tsx services/query/bench/read-bench.ts seed  [--events 500000] [--days 30]
  *   npx tsx services/query/bench/read-bench.ts memory  (used_memory per counter field; a server of its own)
+ *   npx tsx services/query/bench/read-bench.ts minutes-memory  (MEMORY USAGE of the minute buckets, groupBy=minute)
  *   npx tsx services/query/bench/read-bench.ts run   [--rounds 5] [--iterations 20] [--alt <path to read.ts>]
  *
  * REDIS_URL (required; never the shared 6379) is the server to use; the data set lives under the
  * prefix `rb-<events>e-<days>d`. `--alt` names another copy of libs/store/src/read.ts (e.g. the
- * previous version) that `run` alternates with the current one, round by round.
+ * previous version) that `run` alternates with the current one, round by round. `seed` prints its
+ * throughput (events/s through the ingest worker's batch processor, and the Redis CPU it took):
+ * RETENTION_MINUTES_HOURS=0 seeds without minute buckets, for comparing what they cost. The medium
+ * tenant's last 48 hours (its minutes): `seed --events 222222 --days 2` (10M events over 90 days).
  */
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { loadConfig } from '@va/config';
 import type { HourGranularity } from '@va/contracts';
-import { chooseCube, horizonsAt, hourOf, parseQuery, planReads, type ParsedQuery } from '@va/core';
+import {
+  chooseCube,
+  horizonsAt,
+  hourOf,
+  minuteOf,
+  parseQuery,
+  planMinuteReads,
+  planReads,
+  type ParsedQuery,
+} from '@va/core';
 import { compactApi, decodeCells, readApiMeta, readCounts, ReadDictionaries, type KeySpace } from '@va/store';
 import { seedEvents } from '@va/ingest/testing';
 import { createGenerator } from '@va/testkit';
@@ -28,6 +41,8 @@ const { values } = parseArgs({
   options: {
     events: { type: 'string', default: '500000' },
     days: { type: 'string', default: '30' },
+    /** Times in order (a topic's history and live traffic), not drawn independently. */
+    ordered: { type: 'boolean', default: false },
     rounds: { type: 'string', default: '5' },
     iterations: { type: 'string', default: '20' },
     alt: { type: 'string' },
@@ -42,7 +57,8 @@ const events = Number(values.events);
 const days = Number(values.days);
 const prefix = `rb-${events}e-${days}d`;
 const space: KeySpace = { prefix, generation: 1 };
-const config = loadConfig({});
+// Private: only the minute retention comes from the environment (seed with RETENTION_MINUTES_HOURS=0 to compare).
+const config = loadConfig({ RETENTION_MINUTES_HOURS: process.env.RETENTION_MINUTES_HOURS });
 const redis = new Redis(url);
 
 async function seed(): Promise<void> {
@@ -55,10 +71,17 @@ async function seed(): Promise<void> {
     workspaces: 1,
     keys: 10_000,
     identities: 2_000,
-    startMs: now - days * DAY_MS,
-    spanMs: days * DAY_MS,
+    startMs: now - Math.round(days * DAY_MS),
+    spanMs: Math.round(days * DAY_MS),
+    ...(values.ordered && { timeOrdered: events }),
   });
   const chunk = 25_000;
+  const cpu = async () => {
+    const info = await redis.info('cpu');
+    const get = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
+    return get('used_cpu_user') + get('used_cpu_sys');
+  };
+  const [started, redisCpu, ownCpu] = [performance.now(), await cpu(), process.cpuUsage()];
   for (let done = 0; done < events; done += chunk) {
     const batch = Array.from({ length: Math.min(chunk, events - done) }, () => {
       const e = gen.next();
@@ -69,6 +92,13 @@ async function seed(): Promise<void> {
     await seedEvents(redis, batch, { prefix, now, retention: config.retention });
     process.stdout.write(`\rseeded ${done + batch.length}`);
   }
+  const seconds = (performance.now() - started) / 1000;
+  console.log(
+    `\nseeded ${events} events in ${seconds.toFixed(1)} s (${Math.round(events / seconds)} events/s), ` +
+      `Redis CPU ${((await cpu()) - redisCpu).toFixed(2)} s, this process's CPU ` +
+      `${((process.cpuUsage(ownCpu).user + process.cpuUsage(ownCpu).system) / 1e6).toFixed(2)} s, ` +
+      `minute retention ${config.retention.minuteMs} ms`,
+  );
   const result = await compactApi(redis, space, API, {
     closedBound: hourOf(now) - 1,
     retention: config.retention,
@@ -99,6 +129,20 @@ const SCENARIOS: Record<string, (now: number) => [string, string][]> = {
     ['start', String(now - 30 * DAY_MS)],
     ['groupBy', 'key'],
   ],
+  'api-3h-by-minute': (now) => [
+    ['start', String(now - 3 * 3_600_000)],
+    ['groupBy', 'minute'],
+  ],
+  'identity-3h-by-minute': (now) => [
+    ['start', String(now - 3 * 3_600_000)],
+    ['externalId', 'user-1940@example.com'],
+    ['groupBy', 'minute'],
+  ],
+  'keys-3h-by-minute': (now) => [
+    ['start', String(now - 3 * 3_600_000)],
+    ['groupBy', 'minute'],
+    ['groupBy', 'key'],
+  ],
 };
 
 async function answer(impl: ReadCounts, query: ParsedQuery, now: number, dicts: ReadDictionaries) {
@@ -106,14 +150,17 @@ async function answer(impl: ReadCounts, query: ParsedQuery, now: number, dicts: 
     readApiMeta(redis, space, API, { firstHour: false }),
     dicts.load(dictionariesOf(query)),
   ]);
-  const plan = planReads({
-    startHour: query.startHour!,
-    endHour: query.endHour,
-    ...(query.groupBy.granularity && { granularity: query.groupBy.granularity as HourGranularity }),
-    compactedThrough: meta.compactedThrough,
-    horizons: horizonsAt(now, config.retention),
-    dataThroughHour: hourOf(now + 5 * 60_000),
-  });
+  const minutes = query.minutes && { ...query.minutes, dataThroughMinute: minuteOf(now + 5 * 60_000) };
+  const plan = minutes
+    ? planMinuteReads({ ...minutes, granularity: 'minute' })
+    : planReads({
+        startHour: query.startHour!,
+        endHour: query.endHour,
+        ...(query.groupBy.granularity && { granularity: query.groupBy.granularity as HourGranularity }),
+        compactedThrough: meta.compactedThrough,
+        horizons: horizonsAt(now, config.retention),
+        dataThroughHour: hourOf(now + 5 * 60_000),
+      });
   const read = await impl(redis, space, API, cubeQueryOf(query, dicts), plan.reads, meta.compactedThrough);
   if (!read.ok) throw new Error('compaction moved');
   const cells = await decodeCells(read.counts, dicts);
@@ -203,6 +250,28 @@ async function run(): Promise<void> {
   }
 }
 
+/** MEMORY USAGE of the minute buckets (keys.ts `n:<t>:<c>`), and their keys and fields. */
+async function minutesMemory(): Promise<void> {
+  let [keys, fields, bytes] = [0, 0, 0];
+  let cursor = '0';
+  do {
+    const [next, page] = await redis.scan(cursor, 'MATCH', `${prefix}:g1:{${API}}:n:*`, 'COUNT', 1000);
+    cursor = next;
+    const pipeline = redis.pipeline();
+    for (const key of page) pipeline.hlen(key).memory('USAGE', key, 'SAMPLES', '0');
+    const replies = (await pipeline.exec())!;
+    page.forEach((_, n) => {
+      keys++;
+      fields += replies[2 * n]![1] as number;
+      bytes += replies[2 * n + 1]![1] as number;
+    });
+  } while (cursor !== '0');
+  console.log(
+    `minute buckets: ${keys} keys, ${fields} fields, ${(bytes / 2 ** 20).toFixed(2)} MiB (MEMORY USAGE), ` +
+      `${(bytes / events).toFixed(1)} B per seeded event`,
+  );
+}
+
 /** used_memory and counter fields of the data set (run on a server holding nothing else). */
 async function memory(): Promise<void> {
   const used = async () => Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
@@ -234,8 +303,9 @@ async function memory(): Promise<void> {
 try {
   if (mode === 'seed') await seed();
   else if (mode === 'memory') await memory();
+  else if (mode === 'minutes-memory') await minutesMemory();
   else if (mode === 'run') await run();
-  else throw new Error('usage: read-bench.ts seed|memory|run [options]');
+  else throw new Error('usage: read-bench.ts seed|memory|minutes-memory|run [options]');
 } finally {
   redis.disconnect();
 }
