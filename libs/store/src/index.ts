@@ -15,8 +15,10 @@ export {
 } from './keys';
 export { defineCommands, scriptNamesBySha } from './commands';
 export {
+  apiTimeZone,
   apiWorkspace,
   createRootKey,
+  DEFAULT_API_TIME_ZONE,
   findRootKey,
   hashRootKey,
   readAuthRecords,
@@ -24,7 +26,9 @@ export {
   revokeRootKey,
   revokeRootKeyByHash,
   ROOT_KEY_ID_PATTERN,
+  setApiTimeZone,
   type RootKeyRecord,
+  type SetTimeZoneResult,
 } from './registry';
 export { identityValue, parseIdentity, parseTagSet, tagSetValue } from './dictionary-values';
 export {

@@ -5,6 +5,9 @@
  * Global keys (never generation-scoped):
  *   <p>:gen                     string  current counter generation (absent = 1)
  *   <p>:api:<apiId>             string  workspaceId that owns the API (first event or operator registration)
+ *   <p>:apitz:<apiId>           string  the API's default time zone (IANA name, checked by libs/core; absent = UTC): the
+ *                                       calendar of its queries without timeZone and of its new alert rules
+ *                                       (registry.ts; `api register|update --time-zone`)
  *   <p>:apis                    set     every known apiId (the compactor's scheduler walks it)
  *   <p>:wsapis:<workspaceId>    set     the apiIds a workspace owns (GET /v1/apis.list), written with <p>:api:<id>
  *   <p>:wsapis-indexed          string  present once every API of <p>:apis is in its workspace's set; a store
@@ -141,6 +144,7 @@ export interface KeySpace {
 export const globalKeys = (prefix: string) => ({
   generation: `${prefix}:gen`,
   api: (apiId: string) => `${prefix}:api:${apiId}`,
+  apiTimeZone: (apiId: string) => `${prefix}:apitz:${apiId}`,
   apis: `${prefix}:apis`,
   workspaceApis: (workspaceId: string) => `${prefix}:wsapis:${workspaceId}`,
   workspaceApisIndexed: `${prefix}:wsapis-indexed`,

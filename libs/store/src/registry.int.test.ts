@@ -4,6 +4,7 @@ import { globalKeys } from './keys';
 import { fileRedis } from './testing/file-redis';
 import { denyReadToken } from './read-token-access';
 import {
+  apiTimeZone,
   createRootKey,
   findRootKey,
   generateRootKey,
@@ -11,6 +12,7 @@ import {
   readAuthRecords,
   registerApi,
   revokeRootKey,
+  setApiTimeZone,
 } from './registry';
 
 const db = fileRedis('registry');
@@ -59,6 +61,32 @@ describe('APIs', () => {
     expect(await db.redis.sismember(globalKeys(prefix).apis, 'api_r')).toBe(1);
   });
 
+  it('have a default time zone: UTC until set at registration or changed; another workspace cannot set it', async () => {
+    await registerApi(db.redis, prefix, 'api_tz', 'ws_1');
+    expect(await apiTimeZone(db.redis, prefix, 'api_tz')).toBe('UTC');
+    const opts = { timeZone: 'America/New_York' };
+    expect(await registerApi(db.redis, prefix, 'api_tz', 'ws_1', opts)).toEqual({ ok: true, created: false });
+    expect(await apiTimeZone(db.redis, prefix, 'api_tz')).toBe('America/New_York');
+    expect(await registerApi(db.redis, prefix, 'api_tz', 'ws_2', { timeZone: 'Asia/Kolkata' })).toEqual({
+      ok: false,
+      owner: 'ws_1',
+    });
+    expect(await apiTimeZone(db.redis, prefix, 'api_tz')).toBe('America/New_York');
+    expect(await setApiTimeZone(db.redis, prefix, 'api_tz', 'Asia/Kolkata')).toEqual({
+      ok: true,
+      previous: 'America/New_York',
+    });
+    expect(await apiTimeZone(db.redis, prefix, 'api_tz')).toBe('Asia/Kolkata');
+    expect(await registerApi(db.redis, prefix, 'api_tz2', 'ws_1', { timeZone: 'Asia/Kolkata' })).toEqual({
+      ok: true,
+      created: true,
+    });
+    expect(await apiTimeZone(db.redis, prefix, 'api_tz2')).toBe('Asia/Kolkata');
+    // An API nobody registered has no zone to change.
+    expect(await setApiTimeZone(db.redis, prefix, 'api_tz_none', 'Asia/Kolkata')).toEqual({ ok: false });
+    expect(await db.redis.exists(globalKeys(prefix).apiTimeZone('api_tz_none'))).toBe(0);
+  });
+
   it('readAuthRecords returns the records asked for in one round trip', async () => {
     const { key, hash } = await createRootKey(db.redis, prefix, {
       workspaceId: 'ws_1',
@@ -69,6 +97,12 @@ describe('APIs', () => {
     expect(await readAuthRecords(db.redis, prefix, { rootKeyHash: hash, apiId: 'api_ra' })).toEqual({
       rootKey: { workspaceId: 'ws_1', permissions: ['p'], createdAt: 5 },
       apiWorkspace: 'ws_9',
+      apiTimeZone: null,
+    });
+    await setApiTimeZone(db.redis, prefix, 'api_ra', 'Asia/Kolkata');
+    expect(await readAuthRecords(db.redis, prefix, { apiId: 'api_ra' })).toEqual({
+      apiWorkspace: 'ws_9',
+      apiTimeZone: 'Asia/Kolkata',
     });
     await denyReadToken(db.redis, prefix, { tokenId: 'tok_1', expiresAt: Date.now() + 60_000 }, Date.now());
     expect(
@@ -80,6 +114,7 @@ describe('APIs', () => {
     expect(await readAuthRecords(db.redis, prefix, { deniedTokenId: 'tok_2', apiId: 'api_none' })).toEqual({
       denied: false,
       apiWorkspace: null,
+      apiTimeZone: null,
     });
     expect(key.startsWith('vak_')).toBe(true);
   });

@@ -1,5 +1,9 @@
 /**
- * The registry: which workspace owns an API, and the workspace's root keys.
+ * The registry: which workspace owns an API, its default time zone, and the workspace's root keys.
+ *
+ * An API's default time zone (`<p>:apitz:<apiId>`, an IANA name; absent = UTC) is the calendar of
+ * its queries that name no timeZone and of its alert rules created without one (docs/api.md#time-zones).
+ * The store keeps the name it is given: callers check it first (libs/core checkTimeZone).
  *
  * Root keys are stored only as the SHA-256 of their plaintext (hex), in the hash
  * `<p>:rootkey:<sha256>` with fields workspaceId, permissions (JSON array), createdAt and,
@@ -128,20 +132,55 @@ export type RegisterResult =
   | { ok: true; created: boolean }
   | { ok: false; owner: string /** the API already belongs to another workspace */ };
 
-/** Registers an API to a workspace before its first event. Idempotent; never moves an API. */
+/**
+ * Registers an API to a workspace before its first event. Idempotent; never moves an API. With `timeZone`
+ * (checked), also sets the API's default zone, whether the API was new or already the workspace's; the
+ * zone of an API that belongs to another workspace is left alone.
+ */
 export async function registerApi(
   redis: RedisClient,
   prefix: string,
   apiId: string,
   workspaceId: string,
+  options: { timeZone?: string } = {},
 ): Promise<RegisterResult> {
   const keys = globalKeys(prefix);
-  // SET NX GET answers the previous owner atomically (one key); the apis sets are other slots on a
-  // cluster, so they are added to after the claim (SADD is idempotent: a retry completes a half-done one).
+  // SET NX GET answers the previous owner atomically (one key); the apis sets and the zone are other slots
+  // on a cluster, so they are written after the claim (idempotent: a retry completes a half-done one).
   const previous = (await redis.call('SET', keys.api(apiId), workspaceId, 'NX', 'GET')) as string | null;
   if (previous !== null && previous !== workspaceId) return { ok: false, owner: previous };
-  await execPipeline(newPipeline(redis).sadd(keys.apis, apiId).sadd(keys.workspaceApis(workspaceId), apiId));
+  const pipeline = newPipeline(redis).sadd(keys.apis, apiId).sadd(keys.workspaceApis(workspaceId), apiId);
+  if (options.timeZone !== undefined) pipeline.set(keys.apiTimeZone(apiId), options.timeZone);
+  await execPipeline(pipeline);
   return { ok: true, created: previous === null };
+}
+
+/** The zone of an API without one set. */
+export const DEFAULT_API_TIME_ZONE = 'UTC';
+
+/** An API's default time zone: the name set, else UTC. */
+export async function apiTimeZone(redis: RedisClient, prefix: string, apiId: string): Promise<string> {
+  return (await redis.get(globalKeys(prefix).apiTimeZone(apiId))) ?? DEFAULT_API_TIME_ZONE;
+}
+
+export type SetTimeZoneResult =
+  { ok: true; previous: string } | { ok: false /** the API is not registered */ };
+
+/**
+ * Changes a registered API's default time zone (`timeZone` checked); answers the zone it had. Queries
+ * follow within QUERY_AUTH_CACHE_MS (the query services cache it with the API's owner); alert rules keep
+ * the zone they were created with.
+ */
+export async function setApiTimeZone(
+  redis: RedisClient,
+  prefix: string,
+  apiId: string,
+  timeZone: string,
+): Promise<SetTimeZoneResult> {
+  const keys = globalKeys(prefix);
+  if ((await redis.exists(keys.api(apiId))) !== 1) return { ok: false };
+  const previous = (await redis.call('SET', keys.apiTimeZone(apiId), timeZone, 'GET')) as string | null;
+  return { ok: true, previous: previous ?? DEFAULT_API_TIME_ZONE };
 }
 
 export interface AuthRecords {
@@ -151,6 +190,8 @@ export interface AuthRecords {
   denied?: boolean;
   /** Workspace owning the API asked for; null when unknown. */
   apiWorkspace?: string | null;
+  /** The default time zone of the API asked for (with apiWorkspace); null when none is set (UTC). */
+  apiTimeZone?: string | null;
 }
 
 /** What authenticating a request needs (only the parts asked for: the caller caches the rest), in one round trip. */
@@ -163,13 +204,16 @@ export async function readAuthRecords(
   const pipeline = newPipeline(redis);
   if (want.rootKeyHash !== undefined) pipeline.hgetall(keys.rootKey(want.rootKeyHash));
   if (want.deniedTokenId !== undefined) pipeline.exists(keys.readTokenDenied(want.deniedTokenId));
-  if (want.apiId !== undefined) pipeline.get(keys.api(want.apiId));
+  if (want.apiId !== undefined) pipeline.get(keys.api(want.apiId)).get(keys.apiTimeZone(want.apiId));
   const replies = await execPipeline(pipeline);
   let n = 0;
   const records: AuthRecords = {};
   if (want.rootKeyHash !== undefined)
     records.rootKey = parseRootKeyRecord(replies[n++] as Record<string, string>);
   if (want.deniedTokenId !== undefined) records.denied = replies[n++] === 1;
-  if (want.apiId !== undefined) records.apiWorkspace = (replies[n++] as string | null) ?? null;
+  if (want.apiId !== undefined) {
+    records.apiWorkspace = (replies[n++] as string | null) ?? null;
+    records.apiTimeZone = (replies[n++] as string | null) ?? null;
+  }
   return records;
 }
