@@ -120,6 +120,22 @@ describe('stageIncrements', () => {
     expect(stageIncrements(inc, writeCount(inc) - 1).chunks).toHaveLength(1);
   });
 
+  it('keeps chunks of the bound when writes the call makes anyway fill it (alert counters)', () => {
+    const fields = new Map(Array.from({ length: 100 }, (_, n) => [`${n.toString(36)}:0`, 1]));
+    const inc = {
+      buckets: [{ r: 'h' as const, t: 1, expireAt: 0, cubes: new Map([['k:0', fields]]), parts: new Map() }],
+    };
+    const { buckets, chunks } = stageIncrements(inc, 50, 80);
+    expect(buckets).toEqual([]);
+    // 100 fields + a cube and a bucket per chunk, in chunks of about 50 writes: 3, not 100.
+    expect(chunks).toHaveLength(3);
+    expect(chunks.map((chunk) => parseChunk(chunk).fields.size).reduce((a, b) => a + b)).toBe(100);
+    expect(stageIncrements(inc, 200, 50).chunks).toEqual([]);
+    expect(stageIncrements(inc, 200, 150).chunks).toHaveLength(1);
+    // What the call was given before: the bound less the reserved writes, a chunk per field.
+    expect(stageIncrements(inc, Math.max(0, 50 - 80)).chunks).toHaveLength(100);
+  });
+
   it('keeps the rollups and the hour buckets that fit in the call, and stages every other field and part once, in chunks of about the bound', () => {
     // One bucket per (r, t), as aggregate.ts gives them (byBucket): two with the same key would be one bucket.
     const uniqueBuckets = fc.uniqueArray(bucket, { maxLength: 8, selector: (b) => `${b.r}${b.t}` });

@@ -49,16 +49,22 @@ export function writeCount(inc: Pick<ApiIncrements, 'buckets'>): number {
 }
 
 /**
- * The increments as one call when they are at most `maxWrites` writes. Else the call keeps the
- * rollups' buckets and, in order, the hour buckets that still fit in `maxWrites` (a catch-up batch
- * just over the bound stages only its last buckets: one chunk call more, not all of it), and the
- * other hour buckets are staged in chunks.
+ * The increments as one call when they are at most `maxWrites` writes, besides the `reserved` writes
+ * the call makes anyway (the alert counters'). Else the call keeps the rollups' buckets and, in order,
+ * the hour buckets that still fit (a catch-up batch just over the bound stages only its last buckets:
+ * one chunk call more, not all of it), and the other hour buckets are staged in chunks of
+ * `maxWrites`: the reserved writes shrink the call's room, never the chunks (a call whose alert writes
+ * fill the bound would otherwise stage one field per chunk, a script call per field).
  */
-export function stageIncrements(inc: Pick<ApiIncrements, 'buckets'>, maxWrites: number): Staged {
-  if (writeCount(inc) <= maxWrites) return { buckets: inc.buckets, chunks: [] };
+export function stageIncrements(
+  inc: Pick<ApiIncrements, 'buckets'>,
+  maxWrites: number,
+  reserved = 0,
+): Staged {
+  if (writeCount(inc) + reserved <= maxWrites) return { buckets: inc.buckets, chunks: [] };
   const rollups = inc.buckets.filter(isRollup);
   const buckets = [...rollups];
-  let room = maxWrites - writeCount({ buckets: rollups });
+  let room = maxWrites - reserved - writeCount({ buckets: rollups });
   const writer = new ChunkWriter(maxWrites);
   // Once an hour bucket does not fit, it and every later one are staged (the call keeps a prefix).
   let staging = false;

@@ -50,7 +50,7 @@ export function applyApiBatchArgs(call: ApplyCall): { args: (string | number | B
   const { space, apiId, increments: inc, cas, maxWrites = Infinity, alerts } = call;
   const keys = apiKeys(space, apiId);
   const alertKeyNames = alertKeys(space.prefix, apiId);
-  const { buckets, chunks } = stageIncrements(inc, Math.max(0, maxWrites - alertWrites(alerts)));
+  const { buckets, chunks } = stageIncrements(inc, maxWrites, alertWrites(alerts));
   const keyList: string[] = [
     keys.offsets,
     keys.compactedThrough,
