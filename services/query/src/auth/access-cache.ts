@@ -1,7 +1,8 @@
 /**
  * What authentication reads from Redis, kept in memory for at most QUERY_AUTH_CACHE_MS (at most 1 s):
- * root-key records (with revokedAt), read tokens' deny-list flags and APIs' owners. A revocation is
- * therefore refused by every query service within that delay (docs/api.md#auth): an entry's age
+ * root-key records (with revokedAt), read tokens' deny-list flags and APIs' owners with their default time
+ * zones. A revocation (or a changed default zone) therefore reaches every query service within that delay
+ * (docs/api.md#auth, docs/api.md#time-zones): an entry's age
  * counts from before the read that filled it was sent, so a read racing a revocation expires in time.
  * Only what exists is kept: an unknown root key or API is read again on the next request (a key or
  * API created a moment ago is not refused for a second, and random tokens cannot fill the cache).
@@ -35,13 +36,20 @@ export class TtlCache<V> {
   }
 }
 
+/** What a query needs of its API: whose it is and the calendar of queries without timeZone. */
+export interface ApiRecord {
+  workspaceId: string;
+  /** The default time zone (an IANA name); null when none is set (UTC). */
+  timeZone: string | null;
+}
+
 export interface AuthCache {
   /** By root key hash. */
   rootKeys: TtlCache<RootKeyRecord>;
   /** By read token id: whether it is on the deny-list. */
   deniedTokens: TtlCache<boolean>;
-  /** By API id: the workspace owning it. */
-  apiOwners: TtlCache<string>;
+  /** By API id: the workspace owning it and its default time zone. */
+  apis: TtlCache<ApiRecord>;
   /** Monotonic ms, the cache's clock (not the service's request clock, which tests may fix). */
   clock: () => number;
 }
@@ -51,7 +59,7 @@ export function authCache(ttlMs: number, maxEntries = 10_000): AuthCache {
   return {
     rootKeys: new TtlCache(ttlMs, clock, maxEntries),
     deniedTokens: new TtlCache(ttlMs, clock, maxEntries),
-    apiOwners: new TtlCache(ttlMs, clock, maxEntries),
+    apis: new TtlCache(ttlMs, clock, maxEntries),
     clock,
   };
 }

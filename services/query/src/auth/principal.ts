@@ -1,6 +1,6 @@
 /**
  * Who is asking: a root key of a workspace, or an end-user read token minted by one (docs/read-tokens.md).
- * The root key, the token's deny-list entry and the API's owner come from the auth cache
+ * The root key, the token's deny-list entry and the API's owner (with its default time zone) come from the auth cache
  * (access-cache.ts: at most QUERY_AUTH_CACHE_MS old), what it lacks from Redis in one round trip.
  * Every failure here is 401 unauthorized, before the query is looked at (docs/api.md#errors: the order of the checks).
  */
@@ -8,7 +8,7 @@ import type { Config } from '@va/config';
 import { looksLikeReadToken, verifyReadToken, type ReadTokenClaims } from '@va/read-tokens';
 import { hashRootKey, readAuthRecords, type RedisClient, type RootKeyRecord } from '@va/store';
 import { ApiError } from '../http/api-error';
-import type { AuthCache } from './access-cache';
+import type { ApiRecord, AuthCache } from './access-cache';
 
 export type Principal =
   | { kind: 'rootKey'; workspaceId: string; permissions: string[]; rootKeyHash: string }
@@ -18,6 +18,8 @@ export interface Authenticated {
   principal: Principal;
   /** Owner of the API asked for; null when unknown or no apiId was given. */
   apiWorkspace: string | null;
+  /** The default time zone of the API asked for; null when none is set (UTC) or the API is unknown. */
+  apiTimeZone: string | null;
 }
 
 export interface AuthDeps {
@@ -36,7 +38,7 @@ const TOKEN_DETAIL = {
 interface Records {
   rootKey: RootKeyRecord | null;
   denied: boolean;
-  apiWorkspace: string | null;
+  api: ApiRecord | null;
 }
 
 /** The records of a request, from the cache where it has them, else read (and cached when they exist). */
@@ -49,23 +51,25 @@ async function records(
   const cache = deps.authCache;
   const rootKey = cache.rootKeys.get(rootKeyHash);
   const denied = tokenId === undefined ? false : cache.deniedTokens.get(tokenId);
-  const apiWorkspace = apiId === undefined ? null : cache.apiOwners.get(apiId);
+  const api = apiId === undefined ? null : cache.apis.get(apiId);
   const want = {
     ...(rootKey === undefined && { rootKeyHash }),
     ...(denied === undefined && { deniedTokenId: tokenId! }),
-    ...(apiWorkspace === undefined && { apiId: apiId! }),
+    ...(api === undefined && { apiId: apiId! }),
   };
-  if (Object.keys(want).length === 0)
-    return { rootKey: rootKey!, denied: denied!, apiWorkspace: apiWorkspace! };
+  if (Object.keys(want).length === 0) return { rootKey: rootKey!, denied: denied!, api: api! };
   const since = cache.clock();
   const read = await readAuthRecords(deps.redis, deps.config.keyPrefix, want);
   if (read.rootKey) cache.rootKeys.set(rootKeyHash, read.rootKey, since);
   if (read.denied !== undefined) cache.deniedTokens.set(tokenId!, read.denied, since);
-  if (read.apiWorkspace) cache.apiOwners.set(apiId!, read.apiWorkspace, since);
+  const readApi = read.apiWorkspace
+    ? { workspaceId: read.apiWorkspace, timeZone: read.apiTimeZone ?? null }
+    : null;
+  if (readApi) cache.apis.set(apiId!, readApi, since);
   return {
     rootKey: rootKey ?? read.rootKey ?? null,
     denied: denied ?? read.denied ?? false,
-    apiWorkspace: apiWorkspace ?? read.apiWorkspace ?? null,
+    api: api ?? readApi,
   };
 }
 
@@ -94,7 +98,8 @@ export async function authenticate(
         rootKeyHash: claims.rootKeyHash,
         claims,
       },
-      apiWorkspace: access.apiWorkspace,
+      apiWorkspace: access.api?.workspaceId ?? null,
+      apiTimeZone: access.api?.timeZone ?? null,
     };
   }
   const rootKeyHash = hashRootKey(bearer);
@@ -110,6 +115,7 @@ export async function authenticate(
       permissions: rootKey.permissions,
       rootKeyHash,
     },
-    apiWorkspace: access.apiWorkspace,
+    apiWorkspace: access.api?.workspaceId ?? null,
+    apiTimeZone: access.api?.timeZone ?? null,
   };
 }

@@ -50,6 +50,11 @@ const Rows = Type.Unsafe<Datapoint[]>({
         'day or month: part of the range was older than the hour retention and was answered from day or month rollups. ' +
         'hour: a day or month edge of the timeZone falls inside a UTC hour (offsets such as +05:30); that hour counts whole in the slice holding its start.',
     },
+    'X-Time-Zone': {
+      type: 'string',
+      description:
+        "The zone whose calendar the day and month slices follow (its IANA name): the query's timeZone, else the API's default zone (UTC unless set).",
+    },
   },
 });
 
@@ -79,7 +84,8 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
           'identity, tag or tag set, region and by hour, day or month. Lists may repeat the parameter or use commas. ' +
           'The header X-Precision (day or month) marks answers where part of the range was older than the ' +
           'hour retention and came from day or month rollups; X-Precision: hour marks day or month slices of a ' +
-          'timeZone whose edges fall inside a UTC hour (each count exact to the UTC hour). With a read token, only its API and its ' +
+          "timeZone whose edges fall inside a UTC hour (each count exact to the UTC hour). Without timeZone the API's default " +
+          'zone applies (UTC unless set); the header X-Time-Zone names the zone used. With a read token, only its API and its ' +
           'externalId can be read (the externalId filter is then implied; another one is 403).',
         security: [{ rootKey: [] }, { readToken: [] }],
         querystring: verificationsQuerySchema(deps.config.maxRows),
@@ -106,6 +112,7 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) hangUp.abort(new ClientGone());
       });
+      let timeZone: string | undefined;
       try {
         const answer = await withBudget<JsonAnswer | BytesAnswer>(
           deps.budgetMs,
@@ -115,6 +122,7 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
               params: queryPairs(request.raw.url),
             });
             const { query, now } = authorized;
+            timeZone = authorized.timeZone;
             signal.throwIfAborted();
             const started = await startQuery(
               deps.redis,
@@ -192,6 +200,7 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
           hangUp.signal,
         );
         if (answer.xPrecision !== null) reply.header('x-precision', answer.xPrecision);
+        if (timeZone !== undefined) reply.header('x-time-zone', timeZone);
         // Written here, not by fastify's serializer: large answers go out as a stream of pieces.
         reply.type('application/json; charset=utf-8');
         if (!('bytes' in answer)) return reply.send(jsonBody(answer.rows) as never);

@@ -70,7 +70,8 @@ export function streamRoute(app: App, deps: StreamRouteDeps): void {
         response: {
           200: {
             description:
-              'The stream: `answer` events whose data is a StreamAnswer, `error` events, comments.',
+              'The stream: `answer` events whose data is a StreamAnswer, `error` events, comments. The header ' +
+              "X-Time-Zone names the zone of its day and month slices (the query's timeZone, else the API's default zone when it opened).",
             content: { 'text/event-stream': { schema: Type.Ref('StreamAnswer') } },
           },
           '4xx': errorResponse(
@@ -132,6 +133,8 @@ export function streamRoute(app: App, deps: StreamRouteDeps): void {
         'cache-control': 'no-store',
         'x-accel-buffering': 'no', // nginx: pass events on as they come
         'x-request-id': request.id,
+        // The zone of the stream's day and month slices, fixed when it opened (docs/api.md#time-zones).
+        'x-time-zone': authorized.timeZone,
       });
       res.write(OPENING);
       const stream: OpenStream = new OpenStream(res, {

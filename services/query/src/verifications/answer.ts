@@ -3,7 +3,7 @@
  * (docs/api.md#query), in the order of docs/api.md#errors: 401 (no / bad / unknown / revoked root key or read token) -> 400 (query) ->
  * 403 (permission; a read token's API and externalId) -> 404 (API not in the workspace); the route then reads the rows (read-answer.ts readAnswerJson).
  */
-import { parseQuery, type ParsedQuery } from '@va/core';
+import { namesTimeZone, parseQuery, withDefaultTimeZone, zoneNameOf, type ParsedQuery } from '@va/core';
 import { bearerToken } from '../auth/bearer';
 import { authenticate, type AuthDeps, type Principal } from '../auth/principal';
 import { canReadApi, READ_ANY_API, readApiPermission } from '../auth/permissions';
@@ -16,13 +16,16 @@ export type { VerificationsDeps } from './deps';
 export interface VerificationsRequest {
   /** The Authorization header as received. */
   authorization: string | string[] | undefined;
-  /** Query string pairs, percent-decoded, in order (URLSearchParams). */
+  /** Query string pairs, percent-decoded, in order (URLSearchParams; read more than once). */
   params: Iterable<[string, string]>;
 }
 
 /** A request that passed every check: what to read, and whose limits it counts against. */
 export interface Authorized {
+  /** In the query's timeZone, else the API's default zone (docs/api.md#time-zones). */
   query: ParsedQuery;
+  /** The name of the zone the query is answered in (the header X-Time-Zone). */
+  timeZone: string;
   /**
    * sha256 of the root key (its id in Redis), or of the root key that minted the read token:
    * rate and concurrency limits are kept per root key.
@@ -53,15 +56,21 @@ export async function authorize(
   const parsed = parseQuery(request.params, { now, maxRows, minuteRetentionMs });
   const auth = await authenticate(deps, bearer, parsed.ok ? parsed.query.apiId : undefined, now);
   if (!parsed.ok) throw new ApiError('invalid_input', 'The query is not valid; see errors.', parsed.errors);
-  const query = scopedQuery(auth.principal, parsed.query);
+  const scoped = scopedQuery(auth.principal, parsed.query);
   if (auth.apiWorkspace !== auth.principal.workspaceId) {
     throw new ApiError(
       'not_found',
-      `The API ${query.apiId} does not exist in the workspace of this root key.`,
+      `The API ${scoped.apiId} does not exist in the workspace of this root key.`,
     );
   }
+  // The API's default zone comes with its owner (the auth cache): a change reaches every service within
+  // QUERY_AUTH_CACHE_MS.
+  const query = namesTimeZone(request.params)
+    ? scoped
+    : withDefaultTimeZone(scoped, auth.apiTimeZone ?? undefined);
   return {
     query,
+    timeZone: zoneNameOf(query.timeZone),
     rootKeyHash: auth.principal.rootKeyHash,
     subject: auth.principal.kind === 'readToken' ? subjectOf(auth.principal.claims.externalId) : null,
     now,
