@@ -1,9 +1,10 @@
 // The /v1/alerts.* routes on a real Redis (docs/alerts.md, docs/api.md#alerts): rules and endpoints are
 // created, listed and deleted; checks answer in the order 401, 400, 403, 404; an endpoint's secret is
-// answered once; the delivery log is read newest first and by alert id.
+// answered once; the delivery log is read newest first and by alert id; a rule keeps the zone it was
+// created in (its own, else the API's default then).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertRule, CreatedAlertEndpoint, DeliveryAttempt } from '@va/contracts';
-import { appendDeliveryAttempt } from '@va/store';
+import { appendDeliveryAttempt, setApiTimeZone } from '@va/store';
 import { queryHarness, type QueryHarness } from '../testing/harness';
 
 let h: QueryHarness;
@@ -54,6 +55,36 @@ describe('alert rules', () => {
     expect((await h.get('/v1/alerts.listRules?apiId=api_a', admin)).json()).toEqual({ rules: [] });
     const again = await post('/v1/alerts.deleteRule', { apiId: 'api_a', ruleId: body.ruleId }, admin);
     expect(again.statusCode).toBe(404);
+  });
+
+  it("keeps the zone given, else the API's default zone at its creation; an unknown zone is 400", async () => {
+    const zoneOf = async (body: object) => {
+      const created = await post('/v1/alerts.createRule', { ...rule, ...body }, admin);
+      expect(created.statusCode, created.body).toBe(200);
+      return created.json<AlertRule>().timeZone;
+    };
+    expect(await zoneOf({})).toBe('UTC');
+    expect(await zoneOf({ timeZone: 'america/new_york' })).toBe('America/New_York');
+    await setApiTimeZone(h.redis, h.config.keyPrefix, 'api_a', 'Asia/Kolkata');
+    expect(await zoneOf({ period: 'day' })).toBe('Asia/Kolkata');
+    expect(await zoneOf({ timeZone: 'UTC' })).toBe('UTC');
+    await setApiTimeZone(h.redis, h.config.keyPrefix, 'api_a', 'UTC');
+    const rules = (await h.get('/v1/alerts.listRules?apiId=api_a', admin)).json<{ rules: AlertRule[] }>()
+      .rules;
+    // The harness's clock stands still: the rules are listed by id, not in the order they were created.
+    expect(rules.map((r) => r.timeZone).sort()).toEqual(['America/New_York', 'Asia/Kolkata', 'UTC', 'UTC']);
+    // An unknown zone: 400 at body.timeZone, before the permission is looked at.
+    for (const timeZone of ['Mars/Olympus', '+05:30', '']) {
+      const refused = await post('/v1/alerts.createRule', { ...rule, timeZone }, reader);
+      expect(refused.statusCode, timeZone).toBe(400);
+      expect(refused.json().error.errors).toEqual([
+        expect.objectContaining({
+          location: 'body.timeZone',
+          message: `timeZone must be an IANA time zone name; got ${JSON.stringify(timeZone)}`,
+        }),
+      ]);
+    }
+    for (const r of rules) await post('/v1/alerts.deleteRule', { apiId: 'api_a', ruleId: r.ruleId }, admin);
   });
 
   it('answers 401, then 400, then 403, then 404', async () => {

@@ -15,7 +15,15 @@ import {
   type AlertRuleList,
 } from '@va/contracts';
 import { identifier } from '@va/contracts';
-import { apiWorkspace, countAlertRules, createAlertRule, deleteAlertRule, readAlertRules } from '@va/store';
+import { timeZoneErrors, zoneNameOf } from '@va/core';
+import {
+  apiTimeZone,
+  apiWorkspace,
+  countAlertRules,
+  createAlertRule,
+  deleteAlertRule,
+  readAlertRules,
+} from '@va/store';
 import { canManageAlerts, MANAGE_ANY_ALERTS, manageAlertsPermission } from '../auth/alert-permissions';
 import { ApiError } from '../http/api-error';
 import type { App } from '../http/app';
@@ -70,8 +78,9 @@ export function alertRuleRoutes(app: App, deps: AlertRouteDeps): void {
         operationId: 'createAlertRule',
         summary: 'Create an alert rule',
         description:
-          'Watch a count of an API (the whole API, one identity, one key, or each identity or key) per UTC day ' +
-          'or month; every level it reaches is one crossing, sent as a signed webhook to the endpoints ' +
+          'Watch a count of an API (the whole API, one identity, one key, or each identity or key) per day ' +
+          "or month of the rule's timeZone (absent: the API's default zone, stored on the rule); every level it " +
+          'reaches is one crossing, sent as a signed webhook to the endpoints ' +
           `subscribed to the rule. Needs ${MANAGE_ANY_ALERTS} or api.<apiId>.manage_alerts. At most ` +
           `${MAX_ALERT_RULES_PER_API} rules per API.`,
         body: Type.Ref('CreateAlertRuleRequest'),
@@ -82,6 +91,9 @@ export function alertRuleRoutes(app: App, deps: AlertRouteDeps): void {
     },
     async (request, reply) => {
       const body = parseBody(CreateAlertRuleRequest, request.body);
+      const zoneErrors = timeZoneErrors(body.timeZone, 'body.timeZone');
+      if (zoneErrors.length > 0)
+        throw new ApiError('invalid_input', 'The request body is not valid; see errors.', zoneErrors);
       const key = auth.rootKey(request);
       await checkApiAccess(deps, key, body.apiId);
       if ((await countAlertRules(deps.redis, prefix, body.apiId)) >= MAX_ALERT_RULES_PER_API) {
@@ -100,6 +112,12 @@ export function alertRuleRoutes(app: App, deps: AlertRouteDeps): void {
         ...(body.outcomes && { outcomes: body.outcomes }),
         ...(body.tags && { tags: body.tags }),
         period: body.period,
+        // The zone is resolved now and kept: detection, a restarted worker and a rebuild all count the same
+        // periods, whatever the API's default becomes later.
+        timeZone:
+          body.timeZone === undefined
+            ? await apiTimeZone(deps.redis, prefix, body.apiId)
+            : zoneNameOf(body.timeZone),
         levels: [...body.levels].sort((a, b) => a - b),
         createdAt: deps.now(),
       };
