@@ -2,7 +2,8 @@
  * `npm run cli -- alerts …` as operators run it (real child processes) against the real query service
  * and the test Redis: a rule and an endpoint are created, listed and deleted; the endpoint's secret is
  * printed alone on stdout's first line; the delivery log is read; a replay queues a crossing's webhook
- * again for the endpoint subscribed to its rule.
+ * again for the endpoint subscribed to its rule. A rule's zone is the one given, else the API's default zone
+ * at its creation (`api update --time-zone`), and stays the rule's.
  */
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
@@ -74,7 +75,7 @@ it('creates, lists and deletes rules and endpoints; prints the secret once; read
   const rule = JSON.parse(created.stdout) as { ruleId: string; levels: number[] };
   expect(rule.levels).toEqual([10, 100]);
   const listed = await ok(['rules', 'list', '--api', 'api_cli']);
-  expect(listed.stdout).toBe(`${rule.ruleId}  eachIdentity  month  levels 10,100  outcomes VALID\n`);
+  expect(listed.stdout).toBe(`${rule.ruleId}  eachIdentity  month UTC  levels 10,100  outcomes VALID\n`);
 
   const endpoint = await ok(['endpoints', 'create', 'https://hooks.example.com/x', '--rule', rule.ruleId]);
   const secret = endpoint.stdout.split('\n')[0]!;
@@ -132,4 +133,58 @@ it('refuses a key as an argument, a scope without its member, and a replay witho
   expect(scope.stderr).toContain('--scope identity needs --external-id');
   const replay = await runCli(['alerts', 'replay', '--api', 'api_cli'], env);
   expect(replay.code).toBe(2);
+});
+
+it("keeps on each rule the zone given, else the API's default zone when it was created; refuses an unknown zone", async () => {
+  const create = (...more: string[]) =>
+    ok([
+      'rules',
+      'create',
+      '--api',
+      'api_cli',
+      '--scope',
+      'api',
+      '--period',
+      'day',
+      '--level',
+      '5',
+      '--json',
+      ...more,
+    ]);
+  const zoneOf = async (run: Promise<{ stdout: string }>) =>
+    (JSON.parse((await run).stdout) as { timeZone: string }).timeZone;
+  expect(await zoneOf(create())).toBe('UTC');
+  const updated = await runCli(['api', 'update', '--api', 'api_cli', '--time-zone', 'America/New_York'], env);
+  expect(updated.code, updated.stderr).toBe(0);
+  expect(updated.stdout).toBe('api_cli: time zone America/New_York (was UTC)\n');
+  expect(await zoneOf(create())).toBe('America/New_York');
+  expect(await zoneOf(create('--time-zone', 'Asia/Kolkata'))).toBe('Asia/Kolkata');
+  const zones = (await ok(['rules', 'list', '--api', 'api_cli'])).stdout
+    .split('\n')
+    .map((l) => l.split('  ')[2]);
+  expect(zones.filter(Boolean)).toEqual(['day UTC', 'day America/New_York', 'day Asia/Kolkata']);
+  // The API's zone moves on; the rules keep theirs.
+  await runCli(['api', 'update', '--api', 'api_cli', '--time-zone', 'UTC'], env);
+  expect((await ok(['rules', 'list', '--api', 'api_cli'])).stdout).toContain('day America/New_York');
+
+  const unknown = await runCli(
+    [
+      'alerts',
+      'rules',
+      'create',
+      '--api',
+      'api_cli',
+      '--scope',
+      'api',
+      '--period',
+      'day',
+      '--level',
+      '1',
+      '--time-zone',
+      '+05:30',
+    ],
+    env,
+  );
+  expect(unknown.code).toBe(2);
+  expect(unknown.stderr).toContain('--time-zone must be an IANA time zone name; got "+05:30"');
 });

@@ -8,6 +8,7 @@ import { ALERT_ID_PATTERN, type AlertRule, type AlertScope, type Outcome } from 
 import { loadConfig } from '@va/config';
 import { UsageError } from '../usage-error';
 import { analyticsToken, type TokenSource } from './secret-input';
+import { timeZoneOption } from './time-zone-option';
 import { withRedis } from './with-redis';
 
 interface ServiceOptions extends TokenSource {
@@ -52,7 +53,7 @@ const ruleLine = (rule: AlertRule): string =>
   [
     rule.ruleId,
     scopeText(rule.scope),
-    rule.period,
+    `${rule.period} ${rule.timeZone ?? 'UTC'}`,
     `levels ${rule.levels.join(',')}`,
     rule.outcomes ? `outcomes ${rule.outcomes.join(',')}` : 'all outcomes',
     ...(rule.tags ? [`tags ${rule.tags.join(',')}`] : []),
@@ -66,6 +67,7 @@ export interface CreateRuleOptions extends ServiceOptions {
   outcome?: Outcome[] | undefined;
   tag?: string[] | undefined;
   period: 'day' | 'month';
+  timeZone?: string | undefined;
   level: number[];
 }
 
@@ -94,6 +96,7 @@ function scopeOf(options: CreateRuleOptions): AlertScope {
 
 export function createRuleCommand(options: CreateRuleOptions): Promise<number> {
   const scope = scopeOf(options);
+  const timeZone = options.timeZone === undefined ? undefined : timeZoneOption(options.timeZone);
   return withClient(
     options,
     (client) =>
@@ -103,6 +106,7 @@ export function createRuleCommand(options: CreateRuleOptions): Promise<number> {
         ...(options.outcome && { outcomes: [...new Set(options.outcome)] }),
         ...(options.tag && { tags: [...new Set(options.tag)] }),
         period: options.period,
+        ...(timeZone !== undefined && { timeZone }),
         levels: [...new Set(options.level)],
       }),
     (rule: AlertRule) => out(ruleLine(rule)),

@@ -55,7 +55,11 @@ export function registerAlerts(program: Command): void {
       'only verifications holding all of these tags count (repeat or comma-separate)',
       commaList(),
     )
-    .requiredOption('--period <period>', 'day or month (UTC)', oneOf(ALERT_PERIODS))
+    .requiredOption('--period <period>', 'day or month', oneOf(ALERT_PERIODS))
+    .option(
+      '--time-zone <zone>',
+      "the calendar of the period, an IANA name (America/New_York); default: the API's default zone, kept on the rule",
+    )
     .requiredOption(
       '--level <counts>',
       'the levels, 1 to 10 counts (repeat or comma-separate)',

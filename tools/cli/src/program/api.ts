@@ -1,7 +1,11 @@
-/** `api register`: bodies in ../commands/api.ts. */
+/** `api register|update`: bodies in ../commands/api.ts. */
 import type { Command } from '@commander-js/extra-typings';
 import { complete } from './action';
 import { identifier } from './parsers';
+
+const TIME_ZONE_HELP =
+  "the API's default time zone, an IANA name (America/New_York): the calendar of its queries without " +
+  'timeZone and of its new alert rules (default UTC)';
 
 export function registerApiCommands(program: Command): void {
   const api = program.command('api').description('manage the APIs of a workspace');
@@ -14,9 +18,27 @@ export function registerApiCommands(program: Command): void {
     )
     .requiredOption('--workspace <id>', 'workspace that owns the API', identifier)
     .requiredOption('--api <apiId>', 'the API to register', identifier)
-    .addHelpText('after', '\nExample:\n  npm run cli -- api register --workspace ws_demo --api api_demo')
+    .option('--time-zone <zone>', TIME_ZONE_HELP)
+    .addHelpText(
+      'after',
+      '\nExample:\n  npm run cli -- api register --workspace ws_demo --api api_demo --time-zone America/New_York',
+    )
     .action(async (options, command) => {
       const { registerApiCommand } = await import('../commands/api');
       await complete(command, () => registerApiCommand(options));
+    });
+
+  api
+    .command('update')
+    .description(
+      "change a registered API's default time zone (queries follow within QUERY_AUTH_CACHE_MS; " +
+        'existing alert rules keep theirs); exit 1 when the API is not registered',
+    )
+    .requiredOption('--api <apiId>', 'the API', identifier)
+    .requiredOption('--time-zone <zone>', TIME_ZONE_HELP)
+    .addHelpText('after', '\nExample:\n  npm run cli -- api update --api api_demo --time-zone Asia/Kolkata')
+    .action(async (options, command) => {
+      const { updateApiCommand } = await import('../commands/api');
+      await complete(command, () => updateApiCommand(options));
     });
 }
