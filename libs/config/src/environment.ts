@@ -359,6 +359,21 @@ export const ENVIRONMENT = {
     'How often new crossings are read and their webhooks queued.',
   ),
   ALERTS_DELIVERY_CONCURRENCY: variable('32', positiveInt, 'Webhooks one process sends at once.'),
+  ALERTS_RETRY_BASE_MS: variable(
+    '10000',
+    positiveInt,
+    "Wait after a webhook's first failed attempt; it doubles after every further failure, up to an hour. A webhook gets 33 attempts (about 24.4 hours with this default).",
+  ),
+  ALERTS_DELIVERY_LOCK_MS: variable(
+    '30000',
+    positiveInt,
+    'Lock of a webhook being sent, renewed while it runs (at least twice ALERTS_DELIVERY_TIMEOUT_MS is used): the webhooks a killed compactor was sending are sent again by another after about this long.',
+  ),
+  ALERTS_CLAIM_IDLE_MS: variable(
+    '60000',
+    positiveInt,
+    'Crossings a compactor read but had not queued are taken over by another after this long (it died).',
+  ),
 } satisfies Record<string, Variable<unknown>>;
 
 export type VariableName = keyof typeof ENVIRONMENT;

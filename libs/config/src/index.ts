@@ -108,6 +108,12 @@ export interface Config {
   alertsPollMs: number;
   /** Webhooks one process sends at once. */
   alertsDeliveryConcurrency: number;
+  /** Wait after a webhook's first failed attempt (ms); doubles up to an hour. */
+  alertsRetryBaseMs: number;
+  /** Lock of a webhook being sent (ms): a killed process's webhooks are sent again after about this long. */
+  alertsDeliveryLockMs: number;
+  /** Crossings a dead process read but had not queued are taken over after this long (ms). */
+  alertsClaimIdleMs: number;
   /** Test hook: a fixed server clock (unix ms). Unset in production. */
   fixedNowMs: number | undefined;
 }
@@ -172,6 +178,9 @@ export function loadConfig(
     alertsDeliveryTimeoutMs: e.ALERTS_DELIVERY_TIMEOUT_MS,
     alertsPollMs: e.ALERTS_POLL_MS,
     alertsDeliveryConcurrency: e.ALERTS_DELIVERY_CONCURRENCY,
+    alertsRetryBaseMs: e.ALERTS_RETRY_BASE_MS,
+    alertsDeliveryLockMs: e.ALERTS_DELIVERY_LOCK_MS,
+    alertsClaimIdleMs: e.ALERTS_CLAIM_IDLE_MS,
   };
 }
 

@@ -39,15 +39,18 @@ export type AlertDeliveryConfig = Pick<
   | 'alertsDeliveryTimeoutMs'
   | 'alertsPollMs'
   | 'alertsDeliveryConcurrency'
+  | 'alertsRetryBaseMs'
+  | 'alertsDeliveryLockMs'
+  | 'alertsClaimIdleMs'
 >;
 
 export interface AlertDeliveryDeps {
   config: AlertDeliveryConfig;
   logger: Logger;
   now: () => number;
-  /** Tests shorten the waits between attempts; the count of attempts stays. */
+  /** Tests set the whole schedule (base and cap); else ALERTS_RETRY_BASE_MS up to DEFAULT_BACKOFF's cap. */
   backoff?: BackoffSettings;
-  /** Tests shorten how long a dead reader's crossings wait to be taken over (fan-out.ts CLAIM_IDLE_MS). */
+  /** Tests shorten how long a dead reader's crossings wait to be taken over; else ALERTS_CLAIM_IDLE_MS. */
   claimIdleMs?: number;
   registry?: Registry;
 }
@@ -71,7 +74,8 @@ export function webhookBody(crossing: AlertCrossing): string {
 export function createAlertDelivery(deps: AlertDeliveryDeps): AlertDelivery {
   const { config, logger } = deps;
   const prefix = globalKeys(config.keyPrefix).bull;
-  const backoff = deps.backoff ?? DEFAULT_BACKOFF;
+  // The count of attempts stays DELIVERY_ATTEMPTS whatever the base (jobs.ts).
+  const backoff = deps.backoff ?? { ...DEFAULT_BACKOFF, baseMs: config.alertsRetryBaseMs };
   const queueConnection = connectRedis(config, { maxRetriesPerRequest: null });
   const workerConnection = connectRedis(config, { maxRetriesPerRequest: null });
   const store: RedisClient = connectRedis(config);
@@ -92,7 +96,7 @@ export function createAlertDelivery(deps: AlertDeliveryDeps): AlertDelivery {
     consumer: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     logger,
     now: deps.now,
-    ...(deps.claimIdleMs !== undefined && { claimIdleMs: deps.claimIdleMs }),
+    claimIdleMs: deps.claimIdleMs ?? config.alertsClaimIdleMs,
   });
 
   async function log(apiId: string, attempt: DeliveryAttempt): Promise<void> {
@@ -160,13 +164,16 @@ export function createAlertDelivery(deps: AlertDeliveryDeps): AlertDelivery {
     return 'delivered';
   }
 
+  // A job's lock outlives its attempt; a killed worker's job is sent again by another after it.
+  const lockMs = Math.max(config.alertsDeliveryLockMs, 2 * config.alertsDeliveryTimeoutMs);
   const worker = new Worker<DeliverJobData>(DELIVERY_QUEUE, deliver, {
     connection: workerConnection,
     prefix,
     autorun: false,
     concurrency: config.alertsDeliveryConcurrency,
-    // A job's lock outlives its attempt; a killed worker's job is sent again by another after it.
-    lockDuration: Math.max(30_000, 2 * config.alertsDeliveryTimeoutMs),
+    lockDuration: lockMs,
+    // A killed worker's job is found stalled at the first check after its lock ran out.
+    stalledInterval: lockMs,
     maxStalledCount: 1_000_000,
     settings: { backoffStrategy: (attemptsMade: number) => deliveryBackoffMs(attemptsMade, backoff) },
   });

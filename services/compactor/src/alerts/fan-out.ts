@@ -3,7 +3,7 @@
  * with rules are read as the consumer group `delivery` (so the delivery processes share them), and each
  * crossing becomes one job per endpoint of the API's workspace subscribed to its rule, with the job id
  * `<endpointId>-<alertId>`. An entry is acknowledged once its jobs are queued; an entry a killed process
- * read but never acknowledged is taken over by another after CLAIM_IDLE_MS. Reading twice queues nothing
+ * read but never acknowledged is taken over by another after ALERTS_CLAIM_IDLE_MS. Reading twice queues nothing
  * twice (the job ids), so the order "queue, then acknowledge" loses nothing and costs no duplicate.
  */
 import type { Queue } from 'bullmq';
@@ -24,8 +24,6 @@ import {
 } from '@va/store';
 import { DELIVER_JOB, deliverJobId, deliverJobOptions, replayJobId, type DeliverJobData } from './jobs';
 
-/** An entry read but not acknowledged for this long belongs to a dead reader: another takes it over. */
-export const CLAIM_IDLE_MS = 60_000;
 /** Crossings are kept this long in their stream (replays reach this far back). */
 export const CROSSINGS_KEEP_MS = 30 * 24 * 3_600_000;
 const READ_COUNT = 500;
@@ -40,8 +38,8 @@ export interface FanOutDeps {
   consumer: string;
   logger: Logger;
   now: () => number;
-  /** CLAIM_IDLE_MS unless a test shortens it. */
-  claimIdleMs?: number;
+  /** An entry read but not acknowledged for this long belongs to a dead reader: this one takes it over. */
+  claimIdleMs: number;
 }
 
 export interface FanOut {
@@ -91,7 +89,7 @@ export function jobsOf(
 
 export function createFanOut(deps: FanOutDeps): FanOut {
   const { store, prefix } = deps;
-  const claimIdleMs = deps.claimIdleMs ?? CLAIM_IDLE_MS;
+  const { claimIdleMs } = deps;
   const grouped = new Set<string>();
 
   async function ensureGroup(key: string): Promise<void> {
@@ -105,7 +103,7 @@ export function createFanOut(deps: FanOutDeps): FanOut {
     grouped.add(key);
   }
 
-  /** Entries another reader took and has left unacknowledged for CLAIM_IDLE_MS (it died), now this one's. */
+  /** Entries another reader took and has left unacknowledged for claimIdleMs (it died), now this one's. */
   async function claimEntries(key: string): Promise<Entry[]> {
     const claimed = (await store.xautoclaim(
       key,
@@ -213,7 +211,7 @@ export function createFanOut(deps: FanOutDeps): FanOut {
         } catch (err) {
           deps.logger.warn(
             { apiId, err: (err as Error).message },
-            'reading crossings failed (the entries are read again after CLAIM_IDLE_MS)',
+            'reading crossings failed (the entries are read again after ALERTS_CLAIM_IDLE_MS)',
           );
         }
       }
