@@ -24,7 +24,7 @@ import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
 import { afterAll, expect, it } from 'vitest';
 import { createClient } from '@va/client';
 import type { AlertRule, CreateAlertRuleRequest, VerificationEvent } from '@va/contracts';
-import { DAY_MS, expectedCrossings } from '@va/core';
+import { expectedCrossings } from '@va/core';
 import { ROOT } from '@va/infra/paths';
 import {
   alertKeys,
@@ -38,7 +38,7 @@ import {
   type KeySpace,
 } from '@va/store';
 import { caughtUp } from '@va/store/testing';
-import { eventMessages, produceWithTail, seededRandom, topicEnds } from '@va/testkit';
+import { alertTraffic, eventMessages, produceWithTail, seededRandom, topicEnds } from '@va/testkit';
 import {
   createTopics,
   deleteTopics,
@@ -74,23 +74,15 @@ const RULES: Omit<CreateAlertRuleRequest, 'apiId'>[] = [
   { scope: { kind: 'eachKey' }, period: 'month', levels: [300, 600] },
 ];
 
-function traffic(seed: number): VerificationEvent[] {
-  const random = seededRandom(seed);
-  const now = Date.now();
-  return Array.from({ length: EVENTS }, (_, n) => {
-    const identity = Math.floor(random() ** 2 * IDENTITIES); // some identities far busier than others
-    return {
-      requestId: `af-${n}`,
-      // The last two days, 2% late by up to 20 days.
-      time: now - Math.floor(random() < 0.02 ? random() * 20 * DAY_MS : random() * 2 * DAY_MS),
-      workspaceId: WORKSPACE,
-      apiId: API,
-      keyId: `key_${Math.floor(random() * 50)}`,
-      outcome: random() < 0.8 ? 'VALID' : 'RATE_LIMITED',
-      ...(random() < 0.95 && { identity: { id: `id_${identity}`, externalId: `user_${identity}` } }),
-    };
+const traffic = (seed: number): VerificationEvent[] =>
+  alertTraffic({
+    seed,
+    events: EVENTS,
+    identities: IDENTITIES,
+    apiId: API,
+    workspaceId: WORKSPACE,
+    requestPrefix: 'af-',
   });
-}
 
 /** The operator CLI as a child process, run to its end (built by the integration tests' global setup). */
 function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {

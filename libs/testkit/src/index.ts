@@ -6,6 +6,7 @@ export * from '@va/workload';
 export * from './event-producer';
 export * from './vectors';
 export * from './topic-ends';
+export { alertTraffic, type AlertTraffic } from './alert-traffic';
 export { freePort, portOpen } from './support/ports';
 export { createTopicsWithLeaders } from './support/topics';
 export { listenerPid, localBrokerPid, processCpuSeconds } from './process-cpu';

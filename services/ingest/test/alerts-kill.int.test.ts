@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AlertRule, VerificationEvent } from '@va/contracts';
-import { DAY_MS, expectedCrossings } from '@va/core';
+import { expectedCrossings } from '@va/core';
 import { alertKeys, createAlertRule, decodeCrossing, readWatermarks, type KeySpace } from '@va/store';
 import {
   createTopics,
@@ -17,7 +17,7 @@ import {
   waitFor,
   type ServiceProcess,
 } from '@va/testkit/support';
-import { eventMessages, produceWithTail, seededRandom, topicEnds } from '@va/testkit';
+import { alertTraffic, eventMessages, produceWithTail, seededRandom, topicEnds } from '@va/testkit';
 import { caughtUp, deletePrefix } from '@va/store/testing';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -49,23 +49,15 @@ const RULES = [
   rule({ scope: { kind: 'eachKey' }, levels: [500, 1_000, 1_500] }),
 ];
 
-function traffic(seed: number): VerificationEvent[] {
-  const random = seededRandom(seed);
-  const now = Date.now();
-  return Array.from({ length: EVENTS }, (_, n) => {
-    const identity = Math.floor(random() ** 2 * IDENTITIES); // some identities far busier than others
-    return {
-      requestId: `ak-${n}`,
-      // The last two days, 2% late by up to 20 days.
-      time: now - Math.floor(random() < 0.02 ? random() * 20 * DAY_MS : random() * 2 * DAY_MS),
-      workspaceId: 'ws_alert_kill',
-      apiId: API,
-      keyId: `key_${Math.floor(random() * 50)}`,
-      outcome: random() < 0.8 ? 'VALID' : 'RATE_LIMITED',
-      ...(random() < 0.95 && { identity: { id: `id_${identity}`, externalId: `user_${identity}` } }),
-    };
+const traffic = (seed: number): VerificationEvent[] =>
+  alertTraffic({
+    seed,
+    events: EVENTS,
+    identities: IDENTITIES,
+    apiId: API,
+    workspaceId: 'ws_alert_kill',
+    requestPrefix: 'ak-',
   });
-}
 
 describe('alert detection under failure', () => {
   it('appends every crossing of the oracle exactly once while the worker is SIGKILLed at random moments', async () => {
