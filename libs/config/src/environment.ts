@@ -163,7 +163,7 @@ export const ENVIRONMENT = {
   QUERY_AUTH_CACHE_MS: variable(
     '1000',
     authCacheMs,
-    "How long (ms, at most 1000) a query service keeps a root key, a read token's deny-list entry and an API's owner in memory; a revocation is refused by every service within this delay (docs/api.md#auth). 0 = read them from Redis on every request.",
+    "How long (ms, at most 1000) a query service keeps a root key, a read token's deny-list entry and an API's owner (with its default time zone) in memory; a revocation is refused, and a changed default zone applied, by every service within this delay (docs/api.md#auth). 0 = read them from Redis on every request.",
   ),
   QUERY_RATE_LIMIT: variable(
     '300',
