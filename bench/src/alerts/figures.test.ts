@@ -34,7 +34,7 @@ describe('latencySummary', () => {
 });
 
 describe('matchWebhooks', () => {
-  it('times the expected crossings sent after the warm-up, and counts the missing and the unexpected', () => {
+  it('times the expected crossings sent after the warm-up, split at detection, and counts the missing and the unexpected', () => {
     const crossings = new Map(
       [crossing('a', 1_000), crossing('b', 5_000), crossing('c', 6_000), crossing('d', 7_000)].map((c) => [
         c.alertId,
@@ -47,8 +47,14 @@ describe('matchWebhooks', () => {
       ['c', 6_100],
       ['x', 9_000],
     ]);
-    expect(matchWebhooks(crossings, arrivals, 5_000)).toEqual({
+    const detected = new Map([
+      ['b', 5_200],
+      ['c', 6_050],
+    ]);
+    expect(matchWebhooks(crossings, arrivals, detected, 5_000)).toEqual({
       latencies: [700, 100],
+      detectMs: [200, 50],
+      deliverMs: [500, 50],
       missing: 1,
       missingIds: ['d'],
       unexpected: 1,

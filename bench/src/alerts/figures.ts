@@ -61,6 +61,9 @@ export function latencySummary(values: readonly number[]): LatencySummary {
 export interface WebhookMatch {
   /** Crossing-to-webhook ms of every expected crossing sent at or after `countFrom` that arrived. */
   latencies: number[];
+  /** The same crossings split at their detectedAt: send to detection (ingest), detection to arrival (delivery). */
+  detectMs: number[];
+  deliverMs: number[];
   /** Expected crossings no webhook arrived for (alert ids, at most 20 listed). */
   missing: number;
   missingIds: string[];
@@ -70,13 +73,19 @@ export interface WebhookMatch {
   received: number;
 }
 
-/** Matches the webhooks' first arrivals (webhook-id -> unix ms) to the expected crossings. */
+/**
+ * Matches the webhooks' first arrivals (webhook-id -> unix ms) to the expected crossings; `detected` holds
+ * the detectedAt the webhooks carried.
+ */
 export function matchWebhooks(
   crossings: ReadonlyMap<string, TimedCrossing>,
   arrivals: ReadonlyMap<string, number>,
+  detected: ReadonlyMap<string, number>,
   countFrom: number,
 ): WebhookMatch {
   const latencies: number[] = [];
+  const detectMs: number[] = [];
+  const deliverMs: number[] = [];
   const missingIds: string[] = [];
   let missing = 0;
   for (const [id, crossing] of crossings) {
@@ -84,9 +93,24 @@ export function matchWebhooks(
     if (at === undefined) {
       missing++;
       if (missingIds.length < 20) missingIds.push(id);
-    } else if (crossing.sentAt >= countFrom) latencies.push(at - crossing.sentAt);
+    } else if (crossing.sentAt >= countFrom) {
+      latencies.push(at - crossing.sentAt);
+      const detectedAt = detected.get(id);
+      if (detectedAt !== undefined) {
+        detectMs.push(detectedAt - crossing.sentAt);
+        deliverMs.push(at - detectedAt);
+      }
+    }
   }
   let unexpected = 0;
   for (const id of arrivals.keys()) if (!crossings.has(id)) unexpected++;
-  return { latencies, missing, missingIds, unexpected, received: crossings.size - missing };
+  return {
+    latencies,
+    detectMs,
+    deliverMs,
+    missing,
+    missingIds,
+    unexpected,
+    received: crossings.size - missing,
+  };
 }

@@ -25,7 +25,7 @@ import { CrossingClock } from './crossings';
 import { latencySummary, matchWebhooks, type LatencySummary, type WebhookMatch } from './figures';
 import type { PlannedApi } from './plan';
 import { startReceiver } from './receiver';
-import { registerEndpoints, storeRules } from './setup';
+import { deliveryLog, registerEndpoints, storeRules, type DeliveryLogSummary } from './setup';
 
 const WARMUP_SECONDS = 5;
 /** After the last send, how long the run waits for the webhooks still due, at most. */
@@ -34,7 +34,7 @@ const DRAIN_MS = 120_000;
 const QUIET_MS = 20_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export interface LatencyResult extends Omit<WebhookMatch, 'latencies'> {
+export interface LatencyResult extends Omit<WebhookMatch, 'latencies' | 'detectMs' | 'deliverMs'> {
   rules: number;
   endpoints: number;
   targetRate: number;
@@ -45,6 +45,10 @@ export interface LatencyResult extends Omit<WebhookMatch, 'latencies'> {
   expected: number;
   /** Crossing-to-webhook ms of the crossings made after the warm-up. */
   latencyMs: LatencySummary;
+  /** Its two parts: send to detection (the webhook's detectedAt), detection to arrival. */
+  detectMs: LatencySummary;
+  deliverMs: LatencySummary;
+  deliveryLog: DeliveryLogSummary;
   produceAckMs: Summary;
   /** The compactor's webhook attempts (va_alerts_webhook_attempts_total, every outcome). */
   attempts: number;
@@ -115,7 +119,12 @@ export async function alertLatency(
       await sleep(1_000); // a repeat or an unexpected webhook right behind the last one
       const cpu1 = pids.map((pid) => processCpuSeconds(pid));
       const bench = process.cpuUsage(bench0);
-      const { latencies, ...match } = matchWebhooks(expected, receiver.arrivals, countFrom);
+      const { latencies, detectMs, deliverMs, ...match } = matchWebhooks(
+        expected,
+        receiver.arrivals,
+        receiver.detected,
+        countFrom,
+      );
       const attempts = (await scrape(compactor.metricsUrl)).get('va_alerts_webhook_attempts_total') ?? 0;
       return {
         ...match,
@@ -126,6 +135,9 @@ export async function alertLatency(
         seconds: options.alertsSeconds,
         expected: expected.size,
         latencyMs: latencySummary(latencies),
+        detectMs: latencySummary(detectMs),
+        deliverMs: latencySummary(deliverMs),
+        deliveryLog: await deliveryLog(redis, names.prefix, apis),
         produceAckMs: summarize(acks),
         attempts,
         repeats: receiver.repeats,

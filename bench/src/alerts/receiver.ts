@@ -1,8 +1,8 @@
 /**
  * The webhook receiver of the alerts run: a node:http server in the bench process on 127.0.0.1 (the
  * compactor runs with ALERTS_ALLOW_PRIVATE_URLS=on to send there), answering 204 to every POST. It notes
- * the arrival of each webhook-id (the first one: delivery is at least once, a repeat is counted apart) and
- * checks that the body names the same alert id as the header.
+ * the arrival of each webhook-id (the first one: delivery is at least once, a repeat is counted apart) with
+ * the crossing's detectedAt from the body, and checks that the body names the same alert id as the header.
  */
 import { once } from 'node:events';
 import http from 'node:http';
@@ -12,6 +12,8 @@ export interface WebhookReceiver {
   url: string;
   /** webhook-id -> unix ms of its first arrival (the whole body read). */
   arrivals: Map<string, number>;
+  /** webhook-id -> the crossing's detectedAt (the clock of the batch that crossed it), from the body. */
+  detected: Map<string, number>;
   /** Webhooks whose id had arrived before. */
   repeats: number;
   /** Requests without a webhook-id, or whose body's alertId is not it. */
@@ -28,6 +30,7 @@ export async function startReceiver(): Promise<WebhookReceiver> {
   const receiver: WebhookReceiver = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/alerts`,
     arrivals: new Map(),
+    detected: new Map(),
     repeats: 0,
     malformed: 0,
     lastAt: 0,

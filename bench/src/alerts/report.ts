@@ -75,6 +75,16 @@ export function alertsReport(bench: BenchResults, a: AlertsResults): string {
       }),
     ),
     '',
+    `Crossing to webhook in two parts: send to detection (the webhook's detectedAt, the clock of the batch that ` +
+      `crossed) p50 ${int(l.detectMs.p50)} ms, p95 ${int(l.detectMs.p95)} ms; detection to arrival p50 ` +
+      `${int(l.deliverMs.p50)} ms, p95 ${int(l.deliverMs.p95)} ms. Delivery log: ${Object.entries(
+        l.deliveryLog.outcomes,
+      )
+        .map(([outcome, n]) => `${int(n)} ${outcome}`)
+        .join(', ')}, ${int(l.deliveryLog.retries)} retries` +
+      (l.deliveryLog.errors.length > 0 ? ` (errors: ${l.deliveryLog.errors.join('; ')})` : '') +
+      '.',
+    '',
     `Latency phase: produce ack p50 ${int(l.produceAckMs.p50)} ms, p99 ${int(l.produceAckMs.p99)} ms; last webhook ${round(l.drainSeconds)} s ` +
       `after the last send; CPU s: ingest worker ${round(l.cpuSeconds.worker)}, compactor ${round(l.cpuSeconds.compactor)}, ` +
       `Redis ${round(l.cpuSeconds.redis)}, bench process ${round(l.cpuSeconds.bench)}; slow log ${slow(l.slowLog)}.` +

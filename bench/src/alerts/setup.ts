@@ -1,6 +1,7 @@
 /**
  * What the alerts run writes before it starts a service, as the API's routes write it (libs/store
- * createAlertRule, registerApi, createAlertEndpoint), and what it reads after: the crossings appended.
+ * createAlertRule, registerApi, createAlertEndpoint), and what it reads after: the crossings appended and
+ * the delivery log.
  */
 import type { Redis } from 'ioredis';
 import type { AlertRule } from '@va/contracts';
@@ -8,6 +9,8 @@ import {
   alertKeys,
   createAlertEndpoint,
   createAlertRule,
+  DELIVERY_LOG_LENGTH,
+  listDeliveryAttempts,
   newEndpointId,
   newWebhookSecret,
   registerApi,
@@ -62,4 +65,31 @@ export async function crossingsAppended(
     total += Number(n);
   }
   return total;
+}
+
+export interface DeliveryLogSummary {
+  /** Attempts by outcome (delivered, failed, refused, gave_up, dropped). */
+  outcomes: Record<string, number>;
+  /** Attempts after the first (retries). */
+  retries: number;
+  /** The distinct errors of failed attempts, at most 5. */
+  errors: string[];
+}
+
+/** The APIs' delivery logs (each keeps its last DELIVERY_LOG_LENGTH attempts). */
+export async function deliveryLog(
+  redis: Redis,
+  prefix: string,
+  apis: readonly PlannedApi[],
+): Promise<DeliveryLogSummary> {
+  const summary: DeliveryLogSummary = { outcomes: {}, retries: 0, errors: [] };
+  for (const { apiId } of apis) {
+    for (const a of await listDeliveryAttempts(redis, prefix, apiId, { limit: DELIVERY_LOG_LENGTH })) {
+      summary.outcomes[a.outcome] = (summary.outcomes[a.outcome] ?? 0) + 1;
+      if (a.attempt > 1) summary.retries++;
+      if (a.error !== undefined && summary.errors.length < 5 && !summary.errors.includes(a.error))
+        summary.errors.push(a.error);
+    }
+  }
+  return summary;
 }
