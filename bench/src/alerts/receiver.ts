@@ -42,16 +42,18 @@ export async function startReceiver(): Promise<WebhookReceiver> {
     request.on('end', () => {
       const at = Date.now();
       const id = request.headers['webhook-id'];
-      let bodyId: unknown;
+      let data: { alertId?: unknown; detectedAt?: unknown } | undefined;
       try {
-        bodyId = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data?: { alertId?: unknown } }).data
-          ?.alertId;
+        data = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data?: typeof data }).data;
       } catch {
-        bodyId = undefined;
+        data = undefined;
       }
-      if (typeof id !== 'string' || bodyId !== id) receiver.malformed++;
+      if (typeof id !== 'string' || data?.alertId !== id) receiver.malformed++;
       else if (receiver.arrivals.has(id)) receiver.repeats++;
-      else receiver.arrivals.set(id, at);
+      else {
+        receiver.arrivals.set(id, at);
+        if (typeof data.detectedAt === 'number') receiver.detected.set(id, data.detectedAt);
+      }
       receiver.lastAt = at;
       response.writeHead(204).end();
     });
