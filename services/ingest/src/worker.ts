@@ -286,6 +286,15 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
     if (stopping || !isRunning() || isStale() || batch.isEmpty()) return;
     const { topic, partition } = batch;
     const st = stateOf(topic, partition);
+    // kafkajs heartbeats only between batches; one batch (prepare, then waiting for the previous
+    // commit) can outlast the session over a backlog, and a member dropped each time never commits.
+    // Heartbeating while it runs is safe: a heartbeat cannot renew an assignment the coordinator
+    // has revoked (it answers REBALANCE_IN_PROGRESS, ignored here; kafkajs rejoins on its next
+    // fetch), and a batch applied by a member that lost the partition is refused by the commit's
+    // watermark compare-and-set, as after any rebalance.
+    const keepAlive = setInterval(() => {
+      heartbeat().catch(() => undefined);
+    }, settings.heartbeatInterval);
     try {
       if (st.loading) await st.loading;
       // A rebuild switched generations: the reset marks every partition unknown, so this one (and
@@ -345,6 +354,8 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
       st.invalidate();
       await sleep(settings.retryBackoffMs);
       await heartbeat().catch(() => undefined);
+    } finally {
+      clearInterval(keepAlive);
     }
   }
 
