@@ -35,8 +35,8 @@ export class CrossingClock {
   private readonly countersOf = new Map<string, Counter[]>();
   /** By alert id, in the order they were crossed. */
   readonly crossings = new Map<string, TimedCrossing>();
-  /** The period of the last hour asked, per period kind: live events come hour after hour. */
-  private readonly lastPeriod = new Map<AlertPeriod, { hour: number; start: number }>();
+  /** The period of the last hour asked, per period kind and zone: live events come hour after hour. */
+  private readonly lastPeriod = new Map<string, { hour: number; start: number }>();
 
   constructor(rules: readonly AlertRule[]) {
     const byId = new Map<string, Counter>();
@@ -58,12 +58,16 @@ export class CrossingClock {
     }
   }
 
-  /** An event counts in the period holding the start of its UTC hour (as the counts are kept per hour). */
-  private periodStart(period: AlertPeriod, hour: number): number {
-    const last = this.lastPeriod.get(period);
+  /**
+   * An event counts in the period (of the rule's zone, absent: UTC) holding the start of its UTC hour, as
+   * the counts are kept per hour (libs/core expectedCrossings).
+   */
+  private periodStart(period: AlertPeriod, zone: string | undefined, hour: number): number {
+    const key = `${period}|${zone ?? ''}`;
+    const last = this.lastPeriod.get(key);
     if (last?.hour === hour) return last.start;
-    const start = alertPeriodStart(period, hourStart(hour));
-    this.lastPeriod.set(period, { hour, start });
+    const start = alertPeriodStart(period, hourStart(hour), zone);
+    this.lastPeriod.set(key, { hour, start });
     return start;
   }
 
@@ -73,7 +77,7 @@ export class CrossingClock {
     for (const counter of this.countersOf.get(event.apiId) ?? []) {
       const member = memberOf(counter.rule, event);
       if (member === undefined) continue;
-      const periodStart = this.periodStart(counter.rule.period, hourOf(event.time));
+      const periodStart = this.periodStart(counter.rule.period, counter.rule.timeZone, hourOf(event.time));
       let members = counter.counts.get(periodStart);
       if (!members) counter.counts.set(periodStart, (members = new Map()));
       const count = (members.get(member) ?? 0) + 1;
