@@ -58,6 +58,39 @@ async function step(name, command, args, { buffered = false, background = false,
   return { name, ok: code === 0, seconds, output };
 }
 
+function readReport(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The failed tests of both reports, one block each (file, test, the start of its message): printed just above
+ * the summary, so that a CI log that keeps only its tail still says what failed.
+ */
+function failedTests() {
+  const lines = [];
+  for (const report of [readReport(UNIT_REPORT), readReport(REPORT)]) {
+    for (const file of report?.testResults ?? []) {
+      const where = path.relative(ROOT, file.name);
+      const tests = file.assertionResults.filter((a) => a.status === 'failed');
+      if (file.status === 'failed' && tests.length === 0) {
+        lines.push(`✗ ${where} (outside its tests): ${clip(file.message)}`);
+      }
+      for (const t of tests)
+        lines.push(`✗ ${where} > ${t.fullName}: ${clip(t.failureMessages?.join(' ') ?? '')}`);
+    }
+  }
+  return lines;
+}
+
+function clip(message = '') {
+  const flat = message.replace(/\s+/g, ' ').trim();
+  return flat.length > 600 ? `${flat.slice(0, 600)}…` : flat;
+}
+
 /** Both vitest reports (unit, from turbo; integration and cluster) summed into one line. */
 function testCounts() {
   const totals = { passed: 0, failed: 0, skipped: 0, broken: 0 };
@@ -65,12 +98,8 @@ function testCounts() {
     [UNIT_REPORT, 'unit'],
     [REPORT, 'integration'],
   ]) {
-    let report;
-    try {
-      report = JSON.parse(fs.readFileSync(file, 'utf8'));
-    } catch {
-      return `no report of the ${what} tests (vitest did not finish)`;
-    }
+    const report = readReport(file);
+    if (!report) return `no report of the ${what} tests (vitest did not finish)`;
     totals.passed += report.numPassedTests;
     totals.failed += report.numFailedTests;
     totals.skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
@@ -133,6 +162,8 @@ async function main() {
   const minutes = ((Date.now() - started) / 60_000).toFixed(1);
   const steps = results.map((r) => `${r.name} ${r.ok ? 'ok' : 'FAILED'}`).join(' | ');
   // The last line is the plain "N passed, N failed" summary that CI tools read; nothing may follow it.
+  const failures = failedTests();
+  if (failures.length > 0) console.log(`\nfailed tests:\n${failures.join('\n')}`);
   console.log(`\n${steps} | ${minutes} min`);
   console.log(`tests: ${testCounts()}`);
   process.exit(failed.length === 0 ? 0 : 1);

@@ -43,11 +43,10 @@ export function ensureNodeModules() {
   const hasLock = fs.existsSync(lock);
   if (fs.existsSync(installed) && (!hasLock || fs.statSync(installed).mtimeMs >= fs.statSync(lock).mtimeMs))
     return;
-  // `npm install`, not `npm ci`: it installs the versions the lock file pins just the same, but npm 11 (as
-  // set up on our machines) rejects its own lock file in `npm ci` for optional packages of other platforms
-  // (@rollup/rollup-android-*, ...). .npmrc silences npm (loglevel=silent, for the CLI's stdout); an install
-  // should say what goes wrong.
-  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=warn']);
+  // `npm ci` where there is a lock file, as Node projects install in CI: it installs exactly what the lock pins and
+  // fails when package.json and the lock disagree, so a lock that drifted shows up here and not on a user's
+  // machine. .npmrc silences npm (loglevel=silent, for the CLI's stdout); an install should say what goes wrong.
+  run('npm', [hasLock ? 'ci' : 'install', '--no-audit', '--no-fund', '--loglevel=warn']);
 }
 
 export function ensureRedisServer() {
