@@ -1,52 +1,21 @@
 // A batch whose commit outlasts the consumer-group session (Redis far away, a backlog to work off):
 // the worker stays in the group while the batch runs, so it joins once and applies everything,
 // instead of being dropped, rejoining and refetching the same batch over and over.
-import net from 'node:net';
 import { Redis } from 'ioredis';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readWatermarks, type KeySpace } from '@va/store';
 import { caughtUp, deletePrefix } from '@va/store/testing';
-import { createTopics, deleteTopics, FAST_GROUP, startService, testEnv, waitFor } from '@va/testkit/support';
+import {
+  createTopics,
+  deleteTopics,
+  FAST_GROUP,
+  startRedisProxy,
+  startService,
+  testEnv,
+  waitFor,
+} from '@va/testkit/support';
 import { createGenerator, eventMessages, topicEnds } from '@va/testkit';
-
-/**
- * A TCP proxy in front of Redis that delivers every reply `delayMs` late, in order (the query
- * service's tests have a recording one; it is not exported across packages).
- */
-async function startRedisProxy(target: string, delayMs: number) {
-  const { hostname, port } = new URL(target);
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(port), hostname);
-    sockets.add(client).add(upstream);
-    let tail = Promise.resolve();
-    client.on('data', (chunk) => upstream.write(chunk));
-    upstream.on('data', (chunk) => {
-      const due = Date.now() + delayMs;
-      tail = tail.then(async () => {
-        await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
-        if (!client.destroyed) client.write(chunk);
-      });
-    });
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('close', end).on('error', end);
-    upstream.on('close', end).on('error', end);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port: local } = server.address() as net.AddressInfo;
-  return {
-    url: `redis://127.0.0.1:${local}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {

@@ -7,6 +7,7 @@ export * from './redis-server';
 export * from './redis-cluster';
 export { track } from './children';
 export * from './kafka-proxy';
+export * from './redis-proxy';
 export * from './private-kafka';
 export * from './topics';
 export * from './expect-json';

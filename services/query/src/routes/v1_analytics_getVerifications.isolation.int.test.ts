@@ -18,11 +18,10 @@ import { jsonBytes, ROWS_PER_PIECE } from '../http/json-body';
 import { admit, type LimitsDeps } from '../limits/admission';
 import { createServer } from '../server';
 import { queryHarness, type QueryHarness } from '../testing/harness';
-import { startRedisProxy, type RedisProxy } from '../testing/redis-proxy';
 import { DictionaryCache } from '../verifications/dictionary-cache';
 import { readAnswerJson } from '../verifications/read-answer';
 import { scaled } from '@va/testkit/time';
-import { waitFor } from '@va/testkit/support';
+import { waitFor, startRedisProxy, type RedisProxy } from '@va/testkit/support';
 
 const PATH = '/v1/analytics.getVerifications';
 const HOUR = 3_600_000;

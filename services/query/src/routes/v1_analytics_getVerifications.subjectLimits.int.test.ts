@@ -13,7 +13,7 @@ import { hashRootKey } from '@va/store';
 import type { App } from '../http/app';
 import { createServer } from '../server';
 import { queryHarness, type QueryHarness } from '../testing/harness';
-import { startRedisProxy, type RedisProxy } from '../testing/redis-proxy';
+import { startRedisProxy, type RedisProxy } from '@va/testkit/support';
 
 const PATH = '/v1/analytics.getVerifications';
 const HOUR = 3_600_000;

@@ -11,9 +11,9 @@ import { Redis } from 'ioredis';
 import { compactApi, readCompactedThrough } from '@va/store';
 import { createServer } from '../server';
 import { queryHarness, type QueryHarness } from '../testing/harness';
-import { startRedisProxy } from '../testing/redis-proxy';
 import { hourlyEvents } from './fixtures/hourly-events';
 import { scaled } from '@va/testkit/time';
+import { startRedisProxy } from '@va/testkit/support';
 
 const PATH = '/v1/analytics.getVerifications';
 const API = 'api_catch_up';

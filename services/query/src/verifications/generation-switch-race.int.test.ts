@@ -20,9 +20,9 @@ import {
 import type { App } from '../http/app';
 import { createServer } from '../server';
 import { queryHarness, type QueryHarness } from '../testing/harness';
-import { startRedisProxy, type RedisProxy } from '../testing/redis-proxy';
 import { hourlyEvents } from './fixtures/hourly-events';
 import { scaled } from '@va/testkit/time';
+import { startRedisProxy, type RedisProxy } from '@va/testkit/support';
 
 const PATH = '/v1/analytics.getVerifications';
 const API = 'api_gen_race';

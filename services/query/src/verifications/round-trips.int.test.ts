@@ -15,7 +15,7 @@ import { compactApi, sealApi } from '@va/store';
 import type { App } from '../http/app';
 import { createServer } from '../server';
 import { queryHarness, type QueryHarness } from '../testing/harness';
-import { startRedisProxy, type RedisProxy, type SentCommand } from '../testing/redis-proxy';
+import { startRedisProxy, type RedisProxy, type SentCommand } from '@va/testkit/support';
 
 const DELAY_MS = 40;
 const NOW = Date.now();
