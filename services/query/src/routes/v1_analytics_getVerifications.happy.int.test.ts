@@ -9,18 +9,10 @@ import type { AnalyticsClient, GetVerificationsParams } from '@va/client';
 import type { Datapoint, VerificationEvent } from '@va/contracts';
 import { DAY_MS, HOUR_MS as HOUR, oracle, parseQuery } from '@va/core';
 import { queryHarness, type QueryHarness } from '../testing/harness';
+import { LONG_RETENTION } from '../testing/fixtures';
 import { loadVectors } from '@va/testkit';
 
 const PATH = '/v1/analytics.getVerifications';
-/**
- * The scenarios and vectors happen at fixed past dates: a retention long enough to keep them
- * at hour precision, also against the real clock (Redis expires keys by PEXPIREAT).
- */
-const LONG_RETENTION = {
-  RETENTION_HOURS_DAYS: '36500',
-  RETENTION_DAYS_DAYS: '36500',
-  RETENTION_MONTHS_DAYS: '36500',
-};
 const ZERO = {
   valid: 0,
   notFound: 0,

@@ -4,10 +4,11 @@
 // after the default changes to Asia/Kolkata the same query answers Kolkata's days, exact to the UTC hour
 // with X-Precision: hour, and a stream opened without timeZone follows the new default too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OUTCOMES, type VerificationEvent } from '@va/contracts';
+import type { VerificationEvent } from '@va/contracts';
 import { HOUR_MS, oracle, parseQuery } from '@va/core';
 import { registerApi, setApiTimeZone } from '@va/store';
 import { queryHarness, type QueryHarness } from '../testing/harness';
+import { LONG_RETENTION, eventEvery20Minutes } from '../testing/fixtures';
 import { scaled } from '@va/testkit/time';
 
 const PATH = '/v1/analytics.getVerifications';
@@ -15,12 +16,6 @@ const API = 'api_default_zone';
 const NOW = Date.UTC(2026, 10, 20, 10, 30);
 const FIRST = Date.UTC(2026, 9, 25);
 const START = Date.parse('2026-10-28T04:00:00Z'); // local midnight of October 28 in New York
-// Every hour kept at hour resolution, whatever the real clock says of 2026.
-const LONG_RETENTION = {
-  RETENTION_HOURS_DAYS: '36500',
-  RETENTION_DAYS_DAYS: '36500',
-  RETENTION_MONTHS_DAYS: '36500',
-};
 
 let h: QueryHarness;
 let key: string;
@@ -32,16 +27,7 @@ beforeAll(async () => {
   expect(
     await registerApi(h.redis, h.config.keyPrefix, API, 'ws_1', { timeZone: 'America/New_York' }),
   ).toEqual({ ok: true, created: true });
-  for (let t = FIRST, n = 0; t < NOW - HOUR_MS; t += 20 * 60_000, n++) {
-    events.push({
-      requestId: `r${n}`,
-      time: t + (n % 7) * 1000,
-      workspaceId: 'ws_1',
-      apiId: API,
-      keyId: `key_${n % 3}`,
-      outcome: OUTCOMES[n % OUTCOMES.length]!,
-    });
-  }
+  events.push(...eventEvery20Minutes(API, FIRST, NOW));
   await h.seed(events);
 }, scaled(120_000));
 afterAll(async () => {

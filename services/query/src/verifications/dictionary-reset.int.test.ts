@@ -10,13 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
 import { HOUR_MS, oracle, parseQuery } from '@va/core';
 import { queryHarness, type QueryHarness } from '../testing/harness';
+import { LONG_RETENTION } from '../testing/fixtures';
 
 const PATH = '/v1/analytics.getVerifications';
-const LONG_RETENTION = {
-  RETENTION_HOURS_DAYS: '36500',
-  RETENTION_DAYS_DAYS: '36500',
-  RETENTION_MONTHS_DAYS: '36500',
-};
 
 let h: QueryHarness;
 let key: string;

@@ -19,6 +19,7 @@ import { apiKeys, compactApi, type Resolution } from '@va/store';
 import { seededRandom } from '@va/workload';
 import { type BucketAt, sealNow, beginSealOnly } from '@va/store/testing';
 import { queryHarness, type QueryHarness } from '../testing/harness';
+import { LONG_RETENTION } from '../testing/fixtures';
 import { scaled } from '@va/testkit/time';
 
 const PATH = '/v1/analytics.getVerifications';
@@ -28,11 +29,6 @@ const NOW_HOUR = hourOf(NOW);
 const DAYS = 40;
 const SEED = 20261123;
 const ROUNDS = 4;
-const LONG_RETENTION = {
-  RETENTION_HOURS_DAYS: '36500',
-  RETENTION_DAYS_DAYS: '36500',
-  RETENTION_MONTHS_DAYS: '36500',
-};
 
 let h: QueryHarness;
 let key: string;

@@ -6,22 +6,17 @@
 // X-Precision: hour. Past the hour retention (a second API, at the real clock: Redis expires the
 // hour buckets by it) the UTC days count whole and the answer says X-Precision: day.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OUTCOMES, type VerificationEvent } from '@va/contracts';
+import type { VerificationEvent } from '@va/contracts';
 import { HOUR_MS, hourOf, oracle, parseQuery } from '@va/core';
 import { compactApi } from '@va/store';
 import { queryHarness, type QueryHarness } from '../testing/harness';
+import { LONG_RETENTION, eventEvery20Minutes } from '../testing/fixtures';
 import { scaled } from '@va/testkit/time';
 
 const PATH = '/v1/analytics.getVerifications';
 const API = 'api_zones';
 const NOW = Date.UTC(2026, 10, 20, 10, 30);
 const FIRST = Date.UTC(2026, 7, 28);
-// Every hour kept at hour resolution, whatever the real clock says of 2026.
-const LONG_RETENTION = {
-  RETENTION_HOURS_DAYS: '36500',
-  RETENTION_DAYS_DAYS: '36500',
-  RETENTION_MONTHS_DAYS: '36500',
-};
 
 interface Setup {
   h: QueryHarness;
@@ -39,17 +34,7 @@ async function setUp(
   const h = await queryHarness(name, { now, env });
   const key = await h.rootKey();
   await h.registerApi(API);
-  const events: VerificationEvent[] = [];
-  for (let t = first, n = 0; t < now - HOUR_MS; t += 20 * 60_000, n++) {
-    events.push({
-      requestId: `r${n}`,
-      time: t + (n % 7) * 1000,
-      workspaceId: 'ws_1',
-      apiId: API,
-      keyId: `key_${n % 3}`,
-      outcome: OUTCOMES[n % OUTCOMES.length]!,
-    });
-  }
+  const events = eventEvery20Minutes(API, first, now);
   await h.seed(events);
   await compactApi(h.redis, { prefix: h.config.keyPrefix, generation: 1 }, API, {
     closedBound: hourOf(now) - 30,
