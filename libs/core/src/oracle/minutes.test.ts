@@ -1,8 +1,8 @@
 /** The oracle's minute slices (docs/api.md#minute-slices): UTC minutes, filled, within the minute retention. */
-import type { VerificationEvent } from '@va/contracts';
 import { describe, expect, it } from 'vitest';
 import { DAY_MS, HOUR_MS, hourOf, minuteOf } from '../time';
 import type { ParsedQuery } from '../types';
+import { NO_GROUPS, testEvent } from '../testing/events';
 import { oracle } from './oracle';
 
 const NOW = Date.UTC(2026, 2, 2, 10, 30, 20);
@@ -12,18 +12,6 @@ const retention = {
   monthMs: 1830 * DAY_MS,
   minuteMs: 48 * HOUR_MS,
 };
-const noGroups = { key: false, identity: false, tag: false, tags: false };
-
-let seq = 0;
-const event = (time: number, extra: Partial<VerificationEvent> = {}): VerificationEvent => ({
-  requestId: `r${seq++}`,
-  time,
-  workspaceId: 'ws',
-  apiId: 'api',
-  keyId: 'k1',
-  outcome: 'VALID',
-  ...extra,
-});
 
 /** A groupBy=minute query over [start, end] (ms), as parseQuery makes it. */
 function minuteQuery(start: number, end: number, extra: Partial<ParsedQuery> = {}): ParsedQuery {
@@ -33,7 +21,7 @@ function minuteQuery(start: number, end: number, extra: Partial<ParsedQuery> = {
     endHour: hourOf(end),
     minutes: { start: minuteOf(start), end: minuteOf(end) },
     ...extra,
-    groupBy: { ...noGroups, granularity: 'minute', ...extra.groupBy },
+    groupBy: { ...NO_GROUPS, granularity: 'minute', ...extra.groupBy },
   };
 }
 
@@ -42,11 +30,11 @@ const at = (h: number, m: number, s = 0) => Date.UTC(2026, 2, 2, h, m, s);
 describe('oracle: minute slices', () => {
   it('counts each event in its UTC minute and fills every minute of the range, nothing outside it', () => {
     const events = [
-      event(at(9, 59, 59)), // before the start minute
-      event(at(10, 0, 1)),
-      event(at(10, 0, 59), { outcome: 'RATE_LIMITED' }),
-      event(at(10, 3, 0)),
-      event(at(10, 4, 0)), // after the end minute
+      testEvent(at(9, 59, 59)), // before the start minute
+      testEvent(at(10, 0, 1)),
+      testEvent(at(10, 0, 59), { outcome: 'RATE_LIMITED' }),
+      testEvent(at(10, 3, 0)),
+      testEvent(at(10, 4, 0)), // after the end minute
     ];
     const result = oracle(events, minuteQuery(at(10, 0, 30), at(10, 3, 10)), { now: NOW, maxRows: 100 });
     expect(result.ok && result.rows.map((r) => [r.time, r.valid, r.rateLimited, r.total])).toEqual([
@@ -61,13 +49,13 @@ describe('oracle: minute slices', () => {
 
   it('groups and filters as hour slices do, each group with every minute', () => {
     const events = [
-      event(at(10, 0), { keyId: 'a', identity: { id: 'i1', externalId: 'x1' }, tags: ['t'] }),
-      event(at(10, 1), { keyId: 'b', identity: { id: 'i2', externalId: 'x2' }, tags: ['t', 'u'] }),
-      event(at(10, 1), { keyId: 'b', tags: ['u'], region: 'eu' }),
+      testEvent(at(10, 0), { keyId: 'a', identity: { id: 'i1', externalId: 'x1' }, tags: ['t'] }),
+      testEvent(at(10, 1), { keyId: 'b', identity: { id: 'i2', externalId: 'x2' }, tags: ['t', 'u'] }),
+      testEvent(at(10, 1), { keyId: 'b', tags: ['u'], region: 'eu' }),
     ];
     const query = minuteQuery(at(10, 0), at(10, 1), {
       tags: ['u'],
-      groupBy: { ...noGroups, key: true, identity: true },
+      groupBy: { ...NO_GROUPS, key: true, identity: true },
     });
     const result = oracle(events, query, { now: NOW, maxRows: 100 });
     expect(result.ok && result.rows.map((r) => [r.time, r.keyId, r.identity?.id, r.total])).toEqual([
@@ -77,7 +65,7 @@ describe('oracle: minute slices', () => {
   });
 
   it('is the same in every time zone: UTC minutes, no X-Precision', () => {
-    const events = [event(at(10, 15)), event(at(10, 45))];
+    const events = [testEvent(at(10, 15)), testEvent(at(10, 45))];
     for (const timeZone of ['Asia/Kathmandu', 'America/St_Johns']) {
       const query = minuteQuery(at(10, 15), at(10, 45), { timeZone });
       const result = oracle(events, query, { now: NOW, maxRows: 100, retention });
@@ -92,7 +80,7 @@ describe('oracle: minute slices', () => {
   it('with retention, counts nothing of a minute past the minute retention (no rollup answers it)', () => {
     const old = NOW - 48 * HOUR_MS - 60_000; // its minute ended more than 48 h ago
     const kept = NOW - 48 * HOUR_MS + 60_000;
-    const events = [event(old), event(kept)];
+    const events = [testEvent(old), testEvent(kept)];
     const query = minuteQuery(old, kept);
     const result = oracle(events, query, { now: NOW, maxRows: 1000, retention });
     expect(result.ok && result.rows.filter((r) => r.total > 0).map((r) => r.time)).toEqual([
@@ -102,7 +90,10 @@ describe('oracle: minute slices', () => {
   });
 
   it('refuses over the row cap like other slices', () => {
-    const result = oracle([event(at(10, 0))], minuteQuery(at(8, 0), at(10, 0)), { now: NOW, maxRows: 100 });
+    const result = oracle([testEvent(at(10, 0))], minuteQuery(at(8, 0), at(10, 0)), {
+      now: NOW,
+      maxRows: 100,
+    });
     expect(result.ok).toBe(false);
   });
 });

@@ -4,23 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { rowsFromEvents } from '../testing/pipeline';
 import { DAY_MS, hourOf, HOUR_MS } from '../time';
 import type { ParsedQuery } from '../types';
+import { NO_GROUPS, testEvent } from '../testing/events';
 import { oracle } from './oracle';
 
 const utc = (y: number, mo: number, d = 1, h = 0, mi = 0) => Date.UTC(y, mo - 1, d, h, mi);
-const noGroups = { key: false, identity: false, tag: false, tags: false };
-
-let seq = 0;
-function event(time: number, extra: Partial<VerificationEvent> = {}): VerificationEvent {
-  return {
-    requestId: `r${seq++}`,
-    time,
-    workspaceId: 'ws',
-    apiId: 'api',
-    keyId: 'k1',
-    outcome: 'VALID',
-    ...extra,
-  };
-}
 
 describe('oracle: contract rules on small cases', () => {
   const now = utc(2026, 3, 2, 10, 30);
@@ -28,17 +15,17 @@ describe('oracle: contract rules on small cases', () => {
   const q = (extra: Partial<ParsedQuery> = {}): ParsedQuery => ({
     apiId: 'api',
     endHour: hourOf(now),
-    groupBy: noGroups,
+    groupBy: NO_GROUPS,
     ...extra,
   });
 
   it('selects the API and the hour window trunc(start) <= h <= trunc(end)', () => {
     const events = [
-      event(utc(2026, 3, 2, 8, 59)), // before the start hour
-      event(utc(2026, 3, 2, 9, 0)),
-      event(utc(2026, 3, 2, 10, 59)), // in the end hour
-      event(utc(2026, 3, 2, 11, 0)), // after
-      event(utc(2026, 3, 2, 9, 30), { apiId: 'other' }),
+      testEvent(utc(2026, 3, 2, 8, 59)), // before the start hour
+      testEvent(utc(2026, 3, 2, 9, 0)),
+      testEvent(utc(2026, 3, 2, 10, 59)), // in the end hour
+      testEvent(utc(2026, 3, 2, 11, 0)), // after
+      testEvent(utc(2026, 3, 2, 9, 30), { apiId: 'other' }),
     ];
     const result = oracle(events, q({ startHour: hourOf(utc(2026, 3, 2, 9, 45)) }), options);
     expect(result.ok && result.rows).toEqual([expect.objectContaining({ valid: 2, total: 2 })]);
@@ -46,16 +33,16 @@ describe('oracle: contract rules on small cases', () => {
 
   it('counts an event with a repeated tag once per distinct tag, and treats tag sets as sets', () => {
     const events = [
-      event(utc(2026, 3, 1), { tags: ['b', 'a', 'b'] }),
-      event(utc(2026, 3, 1), { tags: ['a', 'b'] }),
-      event(utc(2026, 3, 1), { tags: [] }),
+      testEvent(utc(2026, 3, 1), { tags: ['b', 'a', 'b'] }),
+      testEvent(utc(2026, 3, 1), { tags: ['a', 'b'] }),
+      testEvent(utc(2026, 3, 1), { tags: [] }),
     ];
-    const byTag = oracle(events, q({ groupBy: { ...noGroups, tag: true } }), options);
+    const byTag = oracle(events, q({ groupBy: { ...NO_GROUPS, tag: true } }), options);
     expect(byTag.ok && byTag.rows.map((r) => [r.tag, r.total])).toEqual([
       ['a', 2],
       ['b', 2],
     ]);
-    const byTags = oracle(events, q({ groupBy: { ...noGroups, tags: true } }), options);
+    const byTags = oracle(events, q({ groupBy: { ...NO_GROUPS, tags: true } }), options);
     expect(byTags.ok && byTags.rows.map((r) => [r.tags, r.total])).toEqual([
       [[], 1],
       [['a', 'b'], 2],
@@ -63,8 +50,8 @@ describe('oracle: contract rules on small cases', () => {
   });
 
   it('refuses a result over the cap unless the limit brings it under', () => {
-    const events = ['a', 'b', 'c'].map((keyId) => event(utc(2026, 3, 1), { keyId }));
-    const byKey = q({ groupBy: { ...noGroups, key: true } });
+    const events = ['a', 'b', 'c'].map((keyId) => testEvent(utc(2026, 3, 1), { keyId }));
+    const byKey = q({ groupBy: { ...NO_GROUPS, key: true } });
     expect(oracle(events, byKey, { now, maxRows: 2 })).toMatchObject({
       ok: false,
       error: { location: 'query.limit' },
@@ -73,8 +60,8 @@ describe('oracle: contract rules on small cases', () => {
   });
 
   it('starts a range without start at the first slice with data, [] without data', () => {
-    const byDay = q({ groupBy: { ...noGroups, granularity: 'day' } });
-    const result = oracle([event(utc(2026, 2, 28, 23))], byDay, options);
+    const byDay = q({ groupBy: { ...NO_GROUPS, granularity: 'day' } });
+    const result = oracle([testEvent(utc(2026, 2, 28, 23))], byDay, options);
     expect(result.ok && result.rows.map((r) => r.time)).toEqual([
       utc(2026, 2, 28),
       utc(2026, 3, 1),
@@ -92,7 +79,7 @@ describe('oracle: retention model', () => {
     apiId: 'api',
     ...(startMs !== undefined && { startHour: hourOf(startMs) }),
     endHour: hourOf(now),
-    groupBy: { ...noGroups, ...groupBy },
+    groupBy: { ...NO_GROUPS, ...groupBy },
   });
   const run = (events: VerificationEvent[], query: ParsedQuery) => {
     const result = oracle(events, query, options);
@@ -101,13 +88,13 @@ describe('oracle: retention model', () => {
   };
 
   it('is exact, at hour precision, while the range holds only kept hours', () => {
-    const recent = event(utc(2026, 3, 14, 20));
+    const recent = testEvent(utc(2026, 3, 14, 20));
     expect(run([recent], q(utc(2026, 3, 14)))).toMatchObject({ rows: [{ total: 1 }], precision: 'hour' });
   });
 
   it('answers an expired edge hour from its day: the whole day counts, flagged day', () => {
     // 03-10 05:30 is before the range (starts 08:00) but in the same day, whose hours expired.
-    const sameDay = event(utc(2026, 3, 10, 5, 30));
+    const sameDay = testEvent(utc(2026, 3, 10, 5, 30));
     const result = run([sameDay], q(utc(2026, 3, 10, 8)));
     expect(result).toMatchObject({ rows: [{ total: 1 }], precision: 'day' });
     // Its counts show at the first hour of the day inside the range.
@@ -116,33 +103,37 @@ describe('oracle: retention model', () => {
   });
 
   it('counts an event once even when its day answers several hours of the range', () => {
-    const inRange = event(utc(2026, 3, 10, 9));
+    const inRange = testEvent(utc(2026, 3, 10, 9));
     expect(run([inRange], q(utc(2026, 3, 10, 8)))).toMatchObject({ rows: [{ total: 1 }] });
   });
 
   it('a whole expired day answered by its day rollup is exact unless hours are asked for', () => {
-    const e = event(utc(2026, 3, 10, 9));
+    const e = testEvent(utc(2026, 3, 10, 9));
     const wholeDay = { ...q(utc(2026, 3, 10)), endHour: hourOf(utc(2026, 3, 10, 23)) };
     expect(run([e], wholeDay).precision).toBe('hour');
-    expect(run([e], { ...wholeDay, groupBy: { ...noGroups, granularity: 'day' } }).precision).toBe('hour');
-    expect(run([e], { ...wholeDay, groupBy: { ...noGroups, granularity: 'hour' } }).precision).toBe('day');
+    expect(run([e], { ...wholeDay, groupBy: { ...NO_GROUPS, granularity: 'day' } }).precision).toBe('hour');
+    expect(run([e], { ...wholeDay, groupBy: { ...NO_GROUPS, granularity: 'hour' } }).precision).toBe('day');
   });
 
   it('answers hours past day retention from the month, flagged month', () => {
-    const february = event(utc(2026, 2, 1, 3));
+    const february = testEvent(utc(2026, 2, 1, 3));
     const result = run([february], q(utc(2026, 2, 20), { granularity: 'day' }));
     expect(result.precision).toBe('month');
     expect(result.rows[0]).toMatchObject({ time: utc(2026, 2, 20), total: 1 });
   });
 
   it('has nothing past the month retention', () => {
-    const ancient = event(utc(2020, 1, 1));
+    const ancient = testEvent(utc(2020, 1, 1));
     expect(run([ancient], q(undefined))).toMatchObject({ rows: [{ total: 0 }] });
     expect(run([ancient], q(undefined, { granularity: 'month' })).rows).toEqual([]);
   });
 
   it('equals the plain oracle when retention keeps everything', () => {
-    const events = [event(utc(2026, 3, 10, 5)), event(utc(2025, 6, 1)), event(utc(2026, 3, 15, 11))];
+    const events = [
+      testEvent(utc(2026, 3, 10, 5)),
+      testEvent(utc(2025, 6, 1)),
+      testEvent(utc(2026, 3, 15, 11)),
+    ];
     const forever = { hourMs: 1e13, dayMs: 1e13, monthMs: 1e13 };
     const query = q(utc(2025, 1, 1), { granularity: 'month' });
     expect(oracle(events, query, { now, maxRows: 100, retention: forever })).toEqual(
@@ -157,15 +148,15 @@ describe('oracle: regions', () => {
   const q = (extra: Partial<ParsedQuery> = {}): ParsedQuery => ({
     apiId: 'api',
     endHour: hourOf(now),
-    groupBy: noGroups,
+    groupBy: NO_GROUPS,
     ...extra,
   });
   const events = [
-    event(utc(2026, 3, 1), { region: 'eu', tags: ['a'] }),
-    event(utc(2026, 3, 1), { region: 'us', tags: ['a'] }),
-    event(utc(2026, 3, 1), { region: 'eu' }),
-    event(utc(2026, 3, 1), { tags: ['a'] }), // no region
-    event(utc(2026, 3, 1), { region: '', tags: ['a'] }), // an empty region is no region
+    testEvent(utc(2026, 3, 1), { region: 'eu', tags: ['a'] }),
+    testEvent(utc(2026, 3, 1), { region: 'us', tags: ['a'] }),
+    testEvent(utc(2026, 3, 1), { region: 'eu' }),
+    testEvent(utc(2026, 3, 1), { tags: ['a'] }), // no region
+    testEvent(utc(2026, 3, 1), { region: '', tags: ['a'] }), // an empty region is no region
   ];
 
   it('filters by any of the regions; an event without a region matches none', () => {
@@ -180,14 +171,14 @@ describe('oracle: regions', () => {
   });
 
   it('groups by region, leaving out events without one, after tags in the default order', () => {
-    const byRegion = oracle(events, q({ groupBy: { ...noGroups, region: true } }), options);
+    const byRegion = oracle(events, q({ groupBy: { ...NO_GROUPS, region: true } }), options);
     expect(byRegion.ok && byRegion.rows.map((r) => [r.region, r.total])).toEqual([
       ['eu', 2],
       ['us', 1],
     ]);
     const byTagsAndRegion = oracle(
       events,
-      q({ groupBy: { ...noGroups, tags: true, region: true } }),
+      q({ groupBy: { ...NO_GROUPS, tags: true, region: true } }),
       options,
     );
     expect(byTagsAndRegion.ok && byTagsAndRegion.rows.map((r) => [r.tags, r.region, r.total])).toEqual([
@@ -196,7 +187,7 @@ describe('oracle: regions', () => {
       [['a'], 'us', 1],
     ]);
     // groupBy=tags ignores regions: one row per tag set whatever the regions.
-    const byTags = oracle(events, q({ groupBy: { ...noGroups, tags: true } }), options);
+    const byTags = oracle(events, q({ groupBy: { ...NO_GROUPS, tags: true } }), options);
     expect(byTags.ok && byTags.rows.map((r) => [r.tags, r.region, r.total])).toEqual([
       [[], undefined, 1],
       [['a'], undefined, 4],
