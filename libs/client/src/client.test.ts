@@ -37,7 +37,7 @@ describe('getVerifications', () => {
       headers: { 'x-trace': 't1' },
     });
     const result = await c.getVerifications({ apiId: 'api_1', keyId: ['k1', 'k2'], groupBy: ['key'] });
-    expect(result).toEqual({ datapoints: [ROW], precision: 'hour', requestId: 'req_1' });
+    expect(result).toEqual({ datapoints: [ROW], precision: 'hour', requestId: 'req_1', timeZone: 'UTC' });
     expect(fetch.sent).toHaveLength(1);
     const { url, init } = fetch.sent[0]!;
     expect(url.href).toBe(
@@ -59,6 +59,11 @@ describe('getVerifications', () => {
     ]);
     expect((await c.getVerifications({ apiId: 'a' })).precision).toBe('day');
     expect((await c.getVerifications({ apiId: 'a' })).precision).toBe('month');
+  });
+
+  it('reports X-Time-Zone: the calendar of the day and month slices', async () => {
+    const { c } = client([json(200, [ROW], { 'x-time-zone': 'America/New_York' })]);
+    expect((await c.getVerifications({ apiId: 'a' })).timeZone).toBe('America/New_York');
   });
 
   it('asks a token function before each request', async () => {

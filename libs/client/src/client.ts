@@ -6,6 +6,7 @@ import { systemClock, type Clock } from './clock.js';
 import { encodeQuery, endpointUrl } from './encode.js';
 import { streamAnswers, type StreamAnswer, type StreamOptions } from './stream.js';
 import { errorFromAnswer } from './error-mapping.js';
+import { precisionOf, timeZoneOf } from './headers.js';
 import { ApiError, NetworkError, TimeoutError } from './errors.js';
 import {
   DEFAULT_RETRY,
@@ -28,7 +29,6 @@ import type {
   CreateReadTokenRequest,
   Datapoint,
   GetVerificationsParams,
-  Precision,
   ReadToken,
   VerificationsResult,
 } from './types.js';
@@ -119,12 +119,11 @@ export class AnalyticsClient {
     );
     const datapoints = parseBody(body, response);
     if (!Array.isArray(datapoints)) throw unexpectedBody(response, 'an array of datapoints');
-    const header = response.headers.get('x-precision');
-    const precision: Precision = header === 'day' || header === 'month' ? header : 'hour';
     return {
       datapoints: datapoints as Datapoint[],
-      precision,
+      precision: precisionOf(response),
       requestId: response.headers.get('x-request-id') ?? undefined,
+      timeZone: timeZoneOf(response),
     };
   }
 

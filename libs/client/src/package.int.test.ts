@@ -88,7 +88,7 @@ it('runs in plain Node from the installed package', async () => {
   writeFileSync(join(consumer, 'run.mjs'), script);
   const { stdout } = await run(process.execPath, ['run.mjs'], { cwd: consumer });
   expect(JSON.parse(stdout)).toEqual({
-    ok: { datapoints: [{ valid: 1, total: 1 }], precision: 'day', requestId: 'req_1' },
+    ok: { datapoints: [{ valid: 1, total: 1 }], precision: 'day', requestId: 'req_1', timeZone: 'UTC' },
     failed: [404, 'not_found', 'req_2'],
   });
 });

@@ -14,6 +14,7 @@
 import type { Clock } from './clock.js';
 import { errorFromAnswer } from './error-mapping.js';
 import { ApiError, NetworkError } from './errors.js';
+import { timeZoneOf } from './headers.js';
 import { parseRetryAfter } from './retry.js';
 import { createSseParser, type SseEvent } from './sse-parser.js';
 import type { Datapoint, Precision } from './types.js';
@@ -23,6 +24,8 @@ export interface StreamAnswer {
   precision: Precision;
   /** The event id: a hash of the answer (resume from it with StreamOptions.lastEventId). */
   id: string;
+  /** The zone of the answer's day and month slices, as the stream's opening said (X-Time-Zone). */
+  timeZone: string;
 }
 
 export interface StreamOptions {
@@ -122,7 +125,7 @@ export async function* streamAnswers(
             for (const event of events.splice(0)) {
               if (event.type === 'error') throw errorOfEvent(event, response);
               if (event.type !== 'answer') continue;
-              const answer = answerOf(event);
+              const answer = answerOf(event, timeZoneOf(response));
               lastEventId = answer.id;
               started = true;
               failures = 0;
@@ -155,9 +158,9 @@ export async function* streamAnswers(
   }
 }
 
-function answerOf(event: SseEvent): StreamAnswer {
+function answerOf(event: SseEvent, timeZone: string): StreamAnswer {
   const parsed = JSON.parse(event.data) as { data: Datapoint[]; precision: Precision };
-  return { datapoints: parsed.data, precision: parsed.precision, id: event.id };
+  return { datapoints: parsed.data, precision: parsed.precision, id: event.id, timeZone };
 }
 
 function errorOfEvent(event: SseEvent, response: Response): ApiError {

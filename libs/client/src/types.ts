@@ -46,4 +46,9 @@ export interface VerificationsResult {
   precision: Precision;
   /** X-Request-Id of the answer: quote it when reporting a problem. */
   requestId: string | undefined;
+  /**
+   * The IANA time zone whose calendar the day and month slices follow (header X-Time-Zone): the query's
+   * `timeZone`, else the API's default zone. `UTC` from a service that does not send the header.
+   */
+  timeZone: string;
 }

@@ -71,6 +71,16 @@ describe('answers', () => {
     ]);
     expect(result.precision).toBe('hour');
     expect(result.requestId).toMatch(/^req_/);
+    expect(result.timeZone).toBe('UTC');
+  });
+
+  it("reports the answer's time zone (X-Time-Zone)", async () => {
+    const result = await client.getVerifications({
+      apiId: 'api_c',
+      timeZone: 'Asia/Kolkata',
+      groupBy: ['day'],
+    });
+    expect(result.timeZone).toBe('Asia/Kolkata');
   });
 
   it('filters by externalId with reserved characters', async () => {

@@ -82,6 +82,7 @@ describe('a stream', () => {
     const first = await s.next();
     expect(total(first)).toBe(2);
     expect(first.precision).toBe('hour');
+    expect(first.timeZone).toBe('UTC');
     expect(first.id).toMatch(/^[A-Za-z0-9_-]{16}$/);
     await h.seed([event('api_s', { outcome: 'RATE_LIMITED' })]);
     const second = await s.next();
