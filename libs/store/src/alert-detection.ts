@@ -19,7 +19,6 @@ import type { AlertPeriod } from '@va/contracts';
 import type { RedisClient } from './connection';
 import { alertKeys } from './keys';
 import { execPipeline } from './pipeline';
-import { WRITES } from './staged-chunks';
 
 /** The rules of each counter level of an API at one rules version: "<counterId>:<level>" -> rule ids. */
 export type AlertLevelTable = ReadonlyMap<string, readonly string[]>;
@@ -70,16 +69,4 @@ export async function writeAlertLevels(
   for (let i = 0; i < fields.length; i += 1000) multi.hset(key, ...fields.slice(i, i + 1000).flat());
   multi.pexpire(key, LEVEL_TABLE_TTL_MS);
   await execPipeline(multi);
-}
-
-/**
- * The writes (staged-chunks.ts WRITES) the alert counters add to a call: a HINCRBY per member and the
- * two expiries of each counter. Crossings are rare (at most one per level, member and period) and not
- * counted. These writes are never staged: they are the call's, with its offset.
- */
-export function alertWrites(alerts: AlertIncrements | undefined): number {
-  if (!alerts) return 0;
-  let n = 0;
-  for (const c of alerts.counters) n += 2 * WRITES.cube + c.members.size * WRITES.field;
-  return n;
 }

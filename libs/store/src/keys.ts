@@ -173,6 +173,8 @@ export const globalKeys = (prefix: string) => ({
 export function alertKeys(prefix: string, apiId: string) {
   const base = `${prefix}:{${apiId}}:alerts`;
   return {
+    /** For scripts that find an API's alert keys themselves (applyStagedChunk-5.lua): the others are this + ':…'. */
+    base,
     rules: `${base}:rules`,
     rulesVersion: `${base}:rules:v`,
     crossings: `${base}:crossings`,

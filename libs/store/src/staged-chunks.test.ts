@@ -1,11 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ApiIncrements, BucketIncrements } from './aggregate';
-import { stageIncrements, writeCount, WRITES } from './staged-chunks';
+import type { AlertCounterIncrements, AlertIncrements } from './alert-detection';
+import { alertWrites, stageIncrements, writeCount, WRITES } from './staged-chunks';
 
 /**
  * A chunk read back as applyStagedChunk-5.lua reads it: (r, t, expireAt, suffix, field) -> increment,
- * (r, t, expireAt, suffix) -> the parts appended, and the writes it makes (staged-chunks.ts WRITES).
+ * (r, t, expireAt, suffix) -> the parts appended, the alert members (counterId, period, periodStart, expireAt,
+ * levels, member) -> increment with the rules version and clock, and the writes it makes (staged-chunks.ts WRITES).
  */
 function parseChunk(chunk: string | Buffer) {
   const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
@@ -42,9 +44,29 @@ function parseChunk(chunk: string | Buffer) {
       writes += WRITES.part + Math.floor(length / WRITES.partBytes);
     }
   }
+  const members = new Map<string, number>();
+  let header: string | undefined;
+  if (n < tokens.length) {
+    const counters = Number(next());
+    header = `${next()} ${next()}`;
+    for (let c = 0; c < counters; c++) {
+      const counter = [next(), next(), next(), next()];
+      const levels = Array.from({ length: Number(next()) }, next);
+      writes += 2 * WRITES.cube;
+      for (let m = Number(next()); m > 0; m--) {
+        const length = Number(next());
+        const member = bytes.subarray(p, p + length).toString();
+        p += length;
+        const id = JSON.stringify([...counter, levels.join(','), member]);
+        expect(members.has(id)).toBe(false);
+        members.set(id, Number(next()));
+        writes += WRITES.field;
+      }
+    }
+  }
   expect(n).toBe(tokens.length);
   expect(p).toBe(newline < 0 ? 0 : bytes.length);
-  return { fields, parts, writes };
+  return { fields, parts, members, header, writes };
 }
 
 function partsOf(buckets: readonly BucketIncrements[], only?: (b: BucketIncrements) => boolean) {
@@ -103,6 +125,20 @@ const bucket = fc.record({
     .map((list) => new Map(list.map(([suffix, bytes]) => [suffix, Buffer.from(bytes)]))),
 });
 
+const counterOf = (counterId: string, members: number): AlertCounterIncrements => ({
+  counterId,
+  period: 'month',
+  periodStart: 0,
+  expireAt: 1_790_000_000_000,
+  levels: [10, 100],
+  members: new Map(Array.from({ length: members }, (_, n) => [`id ${n}`, 1 + (n % 3)])),
+});
+const alertsOf = (counters: AlertCounterIncrements[]): AlertIncrements => ({
+  rulesVersion: 7,
+  now: 1_700_000_000_000,
+  counters,
+});
+
 describe('stageIncrements', () => {
   it('leaves increments within the bound as one call', () => {
     const inc = {
@@ -120,20 +156,88 @@ describe('stageIncrements', () => {
     expect(stageIncrements(inc, writeCount(inc) - 1).chunks).toHaveLength(1);
   });
 
-  it('keeps chunks of the bound when writes the call makes anyway fill it (alert counters)', () => {
+  it('keeps chunks of the bound when the alert members fill the call', () => {
     const fields = new Map(Array.from({ length: 100 }, (_, n) => [`${n.toString(36)}:0`, 1]));
     const inc = {
       buckets: [{ r: 'h' as const, t: 1, expireAt: 0, cubes: new Map([['k:0', fields]]), parts: new Map() }],
     };
-    const { buckets, chunks } = stageIncrements(inc, 50, 80);
+    const alerts = alertsOf([counterOf('c1', 78)]);
+    expect(alertWrites(alerts)).toBe(80);
+    const { buckets, chunks, alerts: called } = stageIncrements(inc, 50, alerts);
     expect(buckets).toEqual([]);
-    // 100 fields + a cube and a bucket per chunk, in chunks of about 50 writes: 3, not 100.
-    expect(chunks).toHaveLength(3);
+    // The call: 2 writes of the counter and 48 of its members; the other 30 members are staged after the
+    // hour's 100 fields (a bucket and a cube per chunk): chunks of at most 50 writes, not a chunk per field.
+    expect(called!.counters.map((c) => c.members.size)).toEqual([48]);
+    expect(chunks.map((chunk) => parseChunk(chunk).writes)).toEqual([50, 50, 15 + 2 + 30]);
     expect(chunks.map((chunk) => parseChunk(chunk).fields.size).reduce((a, b) => a + b)).toBe(100);
-    expect(stageIncrements(inc, 200, 50).chunks).toEqual([]);
-    expect(stageIncrements(inc, 200, 150).chunks).toHaveLength(1);
-    // What the call was given before: the bound less the reserved writes, a chunk per field.
-    expect(stageIncrements(inc, Math.max(0, 50 - 80)).chunks).toHaveLength(100);
+    expect(stageIncrements(inc, 200, alertsOf([counterOf('c1', 48)])).chunks).toEqual([]);
+    expect(stageIncrements(inc, 200, alertsOf([counterOf('c1', 148)])).chunks).toHaveLength(1);
+  });
+
+  it('stages the alert members beyond the bound once each, in chunks of at most the bound, with the levels, version and clock', () => {
+    const member = fc.oneof(
+      fc.constant(''),
+      fc.string({ maxLength: 6 }),
+      fc.constantFrom('a b', 'é\n', 'x y\n'),
+    );
+    const counter = fc.record({
+      counterId: fc.constantFrom('c1', 'c2', 'c3'),
+      period: fc.constantFrom('day' as const, 'month' as const),
+      periodStart: fc.nat({ max: 1_000 }),
+      expireAt: fc.constant(1_790_000_000_000),
+      levels: fc.uniqueArray(fc.integer({ min: 1, max: 9_007_199_254_740_991 }), { maxLength: 4 }),
+      members: fc
+        .uniqueArray(fc.tuple(member, fc.integer({ min: 1, max: 1_000_000 })), {
+          maxLength: 60,
+          selector: ([m]) => m,
+        })
+        .map((pairs) => new Map(pairs)),
+    });
+    const counters = fc.uniqueArray(counter, {
+      maxLength: 5,
+      selector: (c) => `${c.counterId}${c.period}${c.periodStart}`,
+    });
+    fc.assert(
+      fc.property(counters, fc.integer({ min: 3, max: 60 }), (list, max) => {
+        const alerts = alertsOf(list);
+        const { chunks, alerts: called } = stageIncrements({ buckets: [] }, max, alerts);
+        const all = new Map<string, number>();
+        const idOf = (c: AlertCounterIncrements, m: string) =>
+          JSON.stringify([
+            c.counterId,
+            c.period,
+            String(c.periodStart),
+            String(c.expireAt),
+            c.levels.join(','),
+            m,
+          ]);
+        for (const c of list) for (const [m, n] of c.members) all.set(idOf(c, m), n);
+        const seen = new Map<string, number>();
+        for (const c of called!.counters) for (const [m, n] of c.members) seen.set(idOf(c, m), n);
+        expect(alertWrites(called)).toBeLessThanOrEqual(max);
+        for (const chunk of chunks) {
+          const { members, header, writes } = parseChunk(chunk);
+          expect(writes).toBeLessThanOrEqual(max);
+          expect(header).toBe('7 1700000000000');
+          for (const [id, n] of members) {
+            expect(seen.has(id)).toBe(false);
+            seen.set(id, n);
+          }
+        }
+        expect(seen).toEqual(all);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('10,000 alert members under a bound of 1,000: 10 staged chunks of at most 1,000 writes, the call at most 1,000', () => {
+    const alerts = alertsOf([counterOf('c1', 5_000), counterOf('c2', 5_000)]);
+    const { chunks, alerts: called } = stageIncrements({ buckets: [] }, 1_000, alerts);
+    expect(alertWrites(called)).toBe(1_000);
+    expect(chunks).toHaveLength(10);
+    const writes = chunks.map((chunk) => parseChunk(chunk).writes);
+    expect(Math.max(...writes)).toBeLessThanOrEqual(1_000);
+    expect(chunks.map((chunk) => parseChunk(chunk).members.size).reduce((a, b) => a + b)).toBe(10_000 - 998);
   });
 
   it('keeps the rollups and the hour buckets that fit in the call, and stages every other field and part once, in chunks of about the bound', () => {

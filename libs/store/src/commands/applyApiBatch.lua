@@ -28,13 +28,14 @@
   ARGV[9]  keep-until (unix ms; 0 = none): the per-API keys (off, cmp, dictionaries, their
            indexes) expire no earlier than this; later batches only move it forward
   ARGV[10] number of staged chunks S, then S chunks (applyStagedChunk-5.lua's layout), appended
-           to the stage in this call: the batch's hour buckets (fields and section parts) when
-           they exceed the per-call bound (docs/store-v2.md "Applies staged in chunks"); the offset
+           to the stage in this call: the batch's hour buckets (fields and section parts) and alert
+           counters' increments when they exceed the per-call bound (docs/store-v2.md "Applies staged in chunks"); the offset
            moves with them, and the writer then applies them one chunk per call
   ARGV[11] expected version of the alert rules (-1 = not checked: no alert counters)
-  ARGV[12] number of alert counters A (when A > 0, the level table KEYS[16] must exist)
+  ARGV[12] number of alert counters A written by this call (the others of the batch are in the staged chunks)
   ARGV[13] the batch's clock (unix ms): detectedAt of the crossings
-  then the S staged chunks (from ARGV[14])
+  ARGV[14] '1' when the batch has alert counters, in this call or staged: the level table KEYS[16] must exist
+  then the S staged chunks (from ARGV[15])
   then per bucket: r ('h'|'d'|'m', or 'n': a minute bucket, plain hashes that only expire: no parts set, no
     index or dirty entry, never section parts), t, expireAt (unix ms; 0 = none: an hour not compacted
     yet keeps its keys until the compactor merges it and sets their expiry), number of cubes C,
@@ -82,19 +83,19 @@ for d = 1, 3 do
 end
 if ARGV[11] ~= '-1' then
   local version = redis.call('GET', KEYS[14]) or '0'
-  if version ~= ARGV[11] or (ARGV[12] ~= '0' and redis.call('EXISTS', KEYS[16]) == 0) then
+  if version ~= ARGV[11] or (ARGV[14] == '1' and redis.call('EXISTS', KEYS[16]) == 0) then
     return { 'rules', version }
   end
 end
 
 local staged = tonumber(ARGV[10])
 for i = 1, staged, 64 do
-  redis.call('RPUSH', KEYS[13], unpack(ARGV, 13 + i, 13 + math.min(i + 63, staged)))
+  redis.call('RPUSH', KEYS[13], unpack(ARGV, 14 + i, 14 + math.min(i + 63, staged)))
 end
 
 local index = { h = KEYS[6], d = KEYS[7], m = KEYS[8] }
 local k = 16
-local a = 14 + staged
+local a = 15 + staged
 local buckets = tonumber(ARGV[8])
 for _ = 1, buckets do
   local r, t, expireAt, cubes = ARGV[a], ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3])
@@ -139,7 +140,13 @@ for _ = 1, buckets do
     redis.call('PEXPIREAT', parts, expireAt)
   end
 end
-addAlertCounters(tonumber(ARGV[12]), a, k, KEYS[15], KEYS[16], ARGV[13])
+-- The counters' keys follow the buckets' in KEYS, two per counter.
+local function alertKeysOf()
+  k = k + 2
+  return KEYS[k - 1], KEYS[k]
+end
+addAlertCounters(ARGV, a, tonumber(ARGV[12]), alertKeysOf, function(p) return ARGV[p] end, KEYS[15], KEYS[16],
+  ARGV[13])
 redis.call('HSET', KEYS[1], offField, ARGV[3])
 
 -- Bounded growth (docs/redis-layout.md "Expiry"): the API's own keys go once no bucket written

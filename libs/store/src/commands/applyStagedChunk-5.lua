@@ -13,6 +13,9 @@
   KEYS[5]  <p>:g<g>:{api}:dirty   zset  buckets with a delta to seal
 
   ARGV[1]  bucket root "<p>:g<g>:{api}:" (keys.ts apiKeys().bucketRoot)
+  ARGV[2]  alert root "<p>:{api}:alerts" (keys.ts alertKeys().base): the crossings stream is ARGV[2]:crossings,
+           the level table of version v ARGV[2]:lv:<v>, a period's recorded crossings ARGV[2]:x:<period>:<ps>;
+           an alert counter is ARGV[1]alerts:n:<counterId>:<ps> (only read when the chunk has alert counters)
 
   A chunk is text tokens separated by one space, then, when it holds section parts, a newline
   and the parts' bytes (staged-chunks.ts ChunkWriter): the number of buckets B, then per bucket
@@ -21,10 +24,17 @@
   suffix, the number of fields F and F pairs field, increment (applyApiBatch's layout for a
   bucket's cubes), then the number of parts L and per part its list's suffix ("L:<cube>") and its
   length in bytes; each part is appended whole (RPUSH) to its list, as applyApiBatch does.
+  When the chunk holds alert counters' increments (docs/alerts.md "Detection"), the buckets' tokens are followed
+  by the number of counters A, the rules version v and the batch's clock (detectedAt), then per counter
+  applyApiBatch's layout of a counter (counterId, period, periodStart, expireAt, V, V levels, M, M pairs) but
+  with each member given as its length in bytes, its bytes following the parts' (members are any text, '' too).
+  The levels are those of the batch's call; the rules of a level are read from the level table of version v
+  (the version that call checked): a chunk applies the rules its batch was counted with.
 
   Returns  chunks still waiting after this call (0 = the stage is empty; also when it was).
 ]]
 --- @include "includes/bucketWrites"
+--- @include "includes/alertCounters"
 local chunk = redis.call('LPOP', KEYS[1])
 if not chunk then
   return 0
@@ -68,5 +78,20 @@ for _ = 1, tonumber(tokens[1]) do
       redis.call('PEXPIREAT', prefix .. ':parts', expireAt)
     end
   end
+end
+local counters = tonumber(tokens[a] or '0')
+if counters > 0 then
+  local alerts, version, now = ARGV[2], tokens[a + 1], tokens[a + 2]
+  local function keysOf(counterId, period, periodStart)
+    return root .. 'alerts:n:' .. counterId .. ':' .. periodStart, alerts .. ':x:' .. period .. ':' .. periodStart
+  end
+  local function memberAt(q)
+    local length = tonumber(tokens[q])
+    local member = string.sub(chunk, p, p + length - 1)
+    p = p + length
+    return member
+  end
+  addAlertCounters(tokens, a + 3, counters, keysOf, memberAt, alerts .. ':crossings', alerts .. ':lv:' .. version,
+    now)
 end
 return redis.call('LLEN', KEYS[1])

@@ -71,6 +71,7 @@ describe('applyApiBatchArgs', () => {
       -1, // no alert counters: the rules' version is not checked
       0,
       0,
+      0, // nor their level table
       'h',
       10,
       999,
@@ -127,6 +128,7 @@ describe('applyApiBatchArgs', () => {
       3,
       1,
       40 * 86_400_000,
+      1, // the level table must exist
       'c1',
       'month',
       1000,

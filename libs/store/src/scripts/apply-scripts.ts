@@ -10,7 +10,7 @@
  */
 import type { ChainableCommander } from 'ioredis';
 import type { ApiIncrements } from '../aggregate';
-import { alertWrites, type AlertIncrements } from '../alert-detection';
+import type { AlertIncrements } from '../alert-detection';
 import { command } from '../commands';
 import type { RedisClient } from '../connection';
 import { alertKeys, apiKeys, type KeySpace } from '../keys';
@@ -43,14 +43,14 @@ export interface ApplyCas {
 
 /**
  * Arguments of the variable-key command (numkeys, KEYS..., ARGV...), and how many chunks it stages
- * (staged-chunks.ts: the hour buckets when the call would make more than `maxWrites` writes; the
- * alert counters' writes are the call's own and leave that much less room).
+ * (staged-chunks.ts: the hour buckets and alert members that do not fit when the call would make more than
+ * `maxWrites` writes).
  */
 export function applyApiBatchArgs(call: ApplyCall): { args: (string | number | Buffer)[]; staged: number } {
   const { space, apiId, increments: inc, cas, maxWrites = Infinity, alerts } = call;
   const keys = apiKeys(space, apiId);
   const alertKeyNames = alertKeys(space.prefix, apiId);
-  const { buckets, chunks } = stageIncrements(inc, maxWrites, alertWrites(alerts));
+  const { buckets, chunks, alerts: called } = stageIncrements(inc, maxWrites, alerts);
   const keyList: string[] = [
     keys.offsets,
     keys.compactedThrough,
@@ -79,8 +79,9 @@ export function applyApiBatchArgs(call: ApplyCall): { args: (string | number | B
     inc.keepUntil,
     chunks.length,
     noneArg(alerts === undefined ? null : alerts.rulesVersion),
-    alerts?.counters.length ?? 0,
+    called?.counters.length ?? 0,
     alerts?.now ?? 0,
+    (alerts?.counters.length ?? 0) > 0 ? 1 : 0,
     ...chunks,
   ];
   for (const { r, t, expireAt, cubes, parts } of buckets) {
@@ -97,7 +98,7 @@ export function applyApiBatchArgs(call: ApplyCall): { args: (string | number | B
       argv.push(suffix, section);
     }
   }
-  for (const c of alerts?.counters ?? []) {
+  for (const c of called?.counters ?? []) {
     keyList.push(
       keys.alertCounter(c.counterId, c.periodStart),
       alertKeyNames.recorded(c.period, c.periodStart),
@@ -172,7 +173,13 @@ export async function applyApiBatch(
 /** KEYS and ARGV of applyStagedChunk-5.lua: every call of one API takes the same. */
 function stagedChunkArgs(space: KeySpace, apiId: string): string[] {
   const keys = apiKeys(space, apiId);
-  return [keys.stage, ...keys.bucketIndexes, keys.dirty, keys.bucketRoot];
+  return [
+    keys.stage,
+    ...keys.bucketIndexes,
+    keys.dirty,
+    keys.bucketRoot,
+    alertKeys(space.prefix, apiId).base,
+  ];
 }
 
 /** applyStagedChunk's reply: the chunks still waiting. */

@@ -1,38 +1,41 @@
 --[[
-  Alert counters and crossings (docs/alerts.md "Detection"), for applyApiBatch (included with
-  `--- @include "includes/alertCounters"`): adds a batch's increments to the counters of the API's alert
-  rules and appends each crossing they make to the API's crossings stream, once.
+  Alert counters and crossings (docs/alerts.md "Detection"), shared by applyApiBatch (the counters of its own
+  call) and applyStagedChunk (the counters a call staged; included with `--- @include "includes/alertCounters"`):
+  adds a batch's increments to the counters of the API's alert rules and appends each crossing they make to the
+  API's crossings stream, once.
 ]]
 
--- Adds `counters` alert counters' increments, their ARGV from position a and their keys after KEYS[k]
--- (applyApiBatch.lua's header: the layout). For every member, HINCRBY answers the new count; each level L
--- with old < L <= new is crossed for every rule that has it (the level table `levelTable`, read only then),
--- and appended to `stream` when its tuple
--- "ruleId|level|member" joins the period's set of recorded crossings (SADD answers 1): a replayed batch or
--- a rebuild counting again finds it there and appends nothing.
+-- Adds `counters` alert counters' increments read from `list` (ARGV, or a staged chunk's tokens) from position
+-- a, in applyApiBatch.lua's layout of a counter (its header), and returns the position after them.
+-- keysOf(counterId, period, periodStart) answers the counter's hash and the set of its period's recorded
+-- crossings; memberAt(position) the member written at that position of `list` (a staged chunk keeps its bytes
+-- apart). For every member, HINCRBY answers the new count; each level L with old < L <= new is crossed for
+-- every rule that has it (the level table `levelTable`, read only then), and appended to `stream` when its
+-- tuple "ruleId|level|member" joins the period's set of recorded crossings (SADD answers 1): a replayed batch
+-- or a rebuild counting again finds it there and appends nothing. Whichever call applies an increment, the
+-- counter only grows and each increment is added once, so each level is crossed by exactly one of them.
 -- The stream keeps CROSSINGS_KEPT_MS (alert-detection.ts) of entries: XADD trims older ones (MINID ~, by
 -- the stream ids, which are Redis's clock, hence TIME and not the batch's clock).
 local CROSSINGS_KEPT_MS = 30 * 86400000
-local function addAlertCounters(counters, a, k, stream, levelTable, now)
+local function addAlertCounters(list, a, counters, keysOf, memberAt, stream, levelTable, now)
   local trimBefore
   for _ = 1, counters do
-    local counterId, period, periodStart, expireAt = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
-    local levelCount = tonumber(ARGV[a + 4])
+    local counterId, period, periodStart, expireAt = list[a], list[a + 1], list[a + 2], list[a + 3]
+    local levelCount = tonumber(list[a + 4])
     a = a + 5
     -- Levels as numbers to compare and as the strings received to write (tostring of a large number
     -- would print it in exponent form).
     local levels, levelText = {}, {}
     for l = 1, levelCount do
-      levels[l] = tonumber(ARGV[a])
-      levelText[l] = ARGV[a]
+      levels[l] = tonumber(list[a])
+      levelText[l] = list[a]
       a = a + 1
     end
-    local counter, recorded = KEYS[k + 1], KEYS[k + 2]
-    k = k + 2
-    local members = tonumber(ARGV[a])
+    local counter, recorded = keysOf(counterId, period, periodStart)
+    local members = tonumber(list[a])
     a = a + 1
     for _ = 1, members do
-      local member, increment = ARGV[a], tonumber(ARGV[a + 1])
+      local member, increment = memberAt(a), tonumber(list[a + 1])
       a = a + 2
       local new = redis.call('HINCRBY', counter, member, increment)
       local old = new - increment
@@ -71,4 +74,5 @@ local function addAlertCounters(counters, a, k, stream, levelTable, now)
       redis.call('PEXPIREAT', recorded, expireAt)
     end
   end
+  return a
 end
