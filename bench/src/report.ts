@@ -3,6 +3,7 @@ import type { IngestResult } from './phases/ingest';
 import { SLOW_LOG_USEC, type SlowEntry, type SlowLog } from './redis-info';
 import { GOALS, type BenchResults } from './results';
 import { queryTables } from './report-queries';
+import { zoneTable } from './report-zones';
 import { RANGE_CHECKS } from './scenarios';
 import { bytes, int, loadTable, mark, ms, table } from './report-format';
 import { round } from './stats';
@@ -133,6 +134,8 @@ export function markdownReport(r: BenchResults): string {
     lines.push('Time ranges (p50 at c=1 of the range-* scenarios):', '');
     lines.push(...table(['query', '1 month p50 ms', '1 year p50 ms', 'ratio', 'goal', 'met'], ranges), '');
   }
+
+  lines.push(...zoneTable(r.queries));
 
   // Every phase, and the query runs that had a slow command (there are dozens of runs).
   const slowLogs: [string, SlowLog | undefined][] = [

@@ -5,7 +5,12 @@ import {
   ENDS_NOW,
   LIGHT_SCENARIO,
   LIGHT_UNDER_HEAVY,
+  REGION_SCENARIO,
   SCENARIOS,
+  TIME_ZONES,
+  ZONE_CHECKS,
+  ZONE_SCENARIOS,
+  zoneSuffix,
   scenarioPath,
   selectScenarios,
   selectsLightUnderHeavy,
@@ -63,5 +68,40 @@ describe('light-under-heavy selection', () => {
     expect(selectsLightUnderHeavy([LIGHT_UNDER_HEAVY])).toBe(true);
     expect(() => selectScenarios(['nope'])).toThrow(/light-under-heavy/);
     expect(scenarioPath(LIGHT_SCENARIO, ctx)).toContain(`end=${NOW}`);
+  });
+});
+
+describe("the customer's calendar (#43)", () => {
+  it('asks each of e, h, b and g in every zone: the UTC parameters plus timeZone', () => {
+    expect(zoneSuffix('America/New_York')).toBe('-tz-new-york');
+    expect(zoneSuffix('Asia/Kolkata')).toBe('-tz-kolkata');
+    expect(ZONE_SCENARIOS).toHaveLength(4 * TIME_ZONES.length);
+    for (const base of ['api-30d-by-day', 'year-by-month', 'identity-keys-by-day-month', 'by-tag-30d']) {
+      for (const zone of TIME_ZONES) {
+        for (const suffix of ['', ENDS_NOW]) {
+          const zoned = params(`${base}${zoneSuffix(zone)}${suffix}`);
+          expect(zoned.getAll('timeZone')).toEqual([zone]);
+          zoned.delete('timeZone');
+          expect(zoned.toString()).toBe(params(`${base}${suffix}`).toString());
+        }
+      }
+    }
+  });
+
+  it('checks every zone scenario, in both forms, against its UTC scenario at 1.2×', () => {
+    const zoned = ALL_SCENARIOS.filter((s) => s.name.includes('-tz-')).map((s) => s.name);
+    expect(ZONE_CHECKS.map((c) => c.zoned).sort()).toEqual(zoned.sort());
+    for (const check of ZONE_CHECKS) {
+      expect(check.maxRatio).toBe(1.2);
+      expect(check.zoned).toBe(check.utc.replace(/(-ends-now)?$/, `${zoneSuffix(check.zone)}$1`));
+      expect(ALL_SCENARIOS.some((s) => s.name === check.utc)).toBe(true);
+    }
+  });
+
+  it('groups the API by region over 30 days, in both forms', () => {
+    const region = params(REGION_SCENARIO.name);
+    expect(region.getAll('groupBy')).toEqual(['region']);
+    expect(region.get('start')).toBe(String(NOW - 30 * 86_400_000));
+    expect(selectScenarios([`${REGION_SCENARIO.name}${ENDS_NOW}`])).toHaveLength(1);
   });
 });

@@ -173,6 +173,63 @@ export const MINUTE_SCENARIOS: readonly Scenario[] = [
   },
 ];
 
+/**
+ * Grouped by region, 30 days (#43: goal p50 < 2 ms on the medium tenant, like every scenario's). The bench's
+ * events carry a region half of the time, one of three (libs/workload generator.ts REGIONS).
+ */
+export const REGION_SCENARIO: Scenario = {
+  name: 'api-30d-by-region',
+  title: 'the API by region, 30 days',
+  params: (c) => [
+    ['start', String(c.now - DAYS_30)],
+    ['groupBy', 'region'],
+  ],
+};
+
+/**
+ * The customer's calendar (#43): zones whose slices the bench asks for beside UTC's. New York's offset is a
+ * whole hour (its slices are runs of UTC hours); Kolkata's is not (+05:30: edge hours attributed whole).
+ */
+export const TIME_ZONES = ['America/New_York', 'Asia/Kolkata'] as const;
+/** A zone scenario's p50 may be at most this multiple of its UTC scenario's (p50 at c=1, same run). */
+export const ZONE_MAX_RATIO = 1.2;
+/** The scenarios asked in each zone: the issue's e, h, b and g. */
+const ZONED = ['api-30d-by-day', 'year-by-month', 'identity-keys-by-day-month', 'by-tag-30d'];
+
+/** Suffix of a scenario's form in `zone`: `-tz-` and the zone's city, lower case (`-tz-new-york`). */
+export const zoneSuffix = (zone: string): string =>
+  `-tz-${zone
+    .slice(zone.lastIndexOf('/') + 1)
+    .toLowerCase()
+    .replaceAll('_', '-')}`;
+
+/** A scenario asked in a zone's calendar: the same parameters plus `timeZone`. */
+export function inZone(scenario: Scenario, zone: string): Scenario {
+  return {
+    ...scenario,
+    name: `${scenario.name}${zoneSuffix(zone)}`,
+    title: `${scenario.title}, ${zone}`,
+    params: (c) => [...scenario.params(c), ['timeZone', zone]],
+  };
+}
+
+export const ZONE_SCENARIOS: readonly Scenario[] = ZONED.flatMap((name) =>
+  TIME_ZONES.map((zone) =>
+    inZone(
+      SCENARIOS.find((s) => s.name === name)!,
+      zone,
+    ),
+  ),
+);
+
+/** The "time zones" check: one zone scenario against its UTC scenario (each also in its "ends now" form). */
+export interface ZoneCheck {
+  utc: string;
+  zoned: string;
+  zone: string;
+  maxRatio: number;
+}
+
 /** Suffix of a scenario's "ends now" form. */
 export const ENDS_NOW = '-ends-now';
 
@@ -197,15 +254,31 @@ export function edgeHoursOfDay(end: number): number {
 }
 
 /**
- * Every scenario: the issue's (with a ClickHouse reference), then the time-range pairs and the minute slices,
- * then each in its "ends now" form.
+ * Every scenario: the issue's (with a ClickHouse reference), then the time-range pairs, the minute slices, the
+ * region and the zone forms, then each in its "ends now" form.
  */
-export const ALL_SCENARIOS: readonly Scenario[] = [
+const BASE_SCENARIOS: readonly Scenario[] = [
   ...SCENARIOS,
   ...RANGE_SCENARIOS,
   ...MINUTE_SCENARIOS,
-  ...[...SCENARIOS, ...RANGE_SCENARIOS, ...MINUTE_SCENARIOS].map(endsNow),
+  REGION_SCENARIO,
+  ...ZONE_SCENARIOS,
 ];
+export const ALL_SCENARIOS: readonly Scenario[] = [...BASE_SCENARIOS, ...BASE_SCENARIOS.map(endsNow)];
+
+export const ZONE_CHECKS: readonly ZoneCheck[] = [false, true].flatMap((now) =>
+  ZONED.flatMap((name) =>
+    TIME_ZONES.map((zone) => {
+      const suffix = now ? ENDS_NOW : '';
+      return {
+        utc: `${name}${suffix}`,
+        zoned: `${name}${zoneSuffix(zone)}${suffix}`,
+        zone,
+        maxRatio: ZONE_MAX_RATIO,
+      };
+    }),
+  ),
+);
 
 /** The path and query string of a scenario: apiId first, then its own parameters. */
 export function scenarioPath(scenario: Scenario, ctx: ScenarioContext): string {
