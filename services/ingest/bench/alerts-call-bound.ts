@@ -41,8 +41,9 @@ const BATCHES = Number(process.env.BATCHES ?? 21);
 
 /**
  * The rules bench/src/alerts/plan.ts gives the first API of 101 with 10,000 rules, the medium tenant (rule ranks
- * k = 0..99; not imported: another package): what it counts is k mod 6 (month for 0-2, day for 3-5; every outcome, VALID, the refusals),
- * its levels L, 10 L, 100 L with L = 500 (k div 6 + 1), 50 (k div 6 + 1) for the refusals.
+ * k = 0..99; not imported: another package): what it counts is k mod 6 (month for 0-2, day for 3-5; every
+ * outcome, VALID, the refusals), its levels L, 10 L, 100 L with L = 500 (k div 6 + 1), 50 (k div 6 + 1) for
+ * the refusals.
  */
 function planRules(apiId: string): AlertRule[] {
   const filters: (Outcome[] | undefined)[] = [undefined, ['VALID'], ['RATE_LIMITED', 'USAGE_EXCEEDED']];
