@@ -26,6 +26,7 @@ import {
 import {
   chunksOf,
   readsDependOnCompaction,
+  readsOfUnit,
   READ_MAX_KEYS,
   unitsOf,
   type Item,
@@ -147,40 +148,48 @@ export async function readCounts(
         const reply = replies[c]!;
         let n = 1;
         for (const unit of chunk) {
-          const { slice } = unit.read;
-          const sign = signOf(unit.read);
+          const targets = readsOfUnit(unit);
           for (const item of unit.items) {
             const value = reply[n++];
             if (item.kind === 'S') {
               const section = sectionOf(item, value, cache);
               unit.section = section ?? null;
-              if (section) sections.add(slice, section, sign);
+              if (section) for (const t of targets) sections.add(t.slice, section, signOf(t));
             } else if (item.kind === 'M') {
               again.push(...monthOf(item.month, value, sections, cache!));
             } else if (item.kind === 'H') {
               if (!Buffer.isBuffer(value) || value.length === 0) continue;
               const text = value.toString('latin1');
-              if (!item.byPart) fieldsOf(slice, item.part).addText(text, sign);
-              else
-                for (const [part, f] of textsByPart(text, keepPart)) fieldsOf(slice, part).addText(f, sign);
+              for (const t of targets) {
+                const { slice } = t;
+                const sign = signOf(t);
+                if (!item.byPart) fieldsOf(slice, item.part).addText(text, sign);
+                else
+                  for (const [part, f] of textsByPart(text, keepPart)) fieldsOf(slice, part).addText(f, sign);
+              }
             } else if (item.kind === 'L') {
               for (const part of (value ?? []) as Buffer[]) {
-                sections.add(slice, compactCounts(decodeSection(part)), sign);
+                const section = compactCounts(decodeSection(part));
+                for (const t of targets) sections.add(t.slice, section, signOf(t));
               }
             } else {
               const found = (value ?? []) as (Buffer | Buffer[])[];
               const rest = (found[0] ?? []) as Buffer[];
-              if (rest.length > 0) {
-                const guard = (found[1] as Buffer).toString('latin1');
-                const names = rest.map((name) => name.toString('latin1'));
-                left.push({ item, slice, sign, guard, names });
-              }
-              for (let m = 2; m + 1 < found.length; m += 2) {
-                const member = (found[m] as Buffer).toString('latin1');
-                fieldsOf(slice, partOfMember(item.cube, member)).addText(
-                  (found[m + 1] as Buffer).toString('latin1'),
-                  sign,
-                );
+              for (const t of targets) {
+                const { slice } = t;
+                const sign = signOf(t);
+                if (rest.length > 0) {
+                  const guard = (found[1] as Buffer).toString('latin1');
+                  const names = rest.map((name) => name.toString('latin1'));
+                  left.push({ item, slice, sign, guard, names });
+                }
+                for (let m = 2; m + 1 < found.length; m += 2) {
+                  const member = (found[m] as Buffer).toString('latin1');
+                  fieldsOf(slice, partOfMember(item.cube, member)).addText(
+                    (found[m + 1] as Buffer).toString('latin1'),
+                    sign,
+                  );
+                }
               }
             }
           }

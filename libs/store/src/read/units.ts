@@ -65,7 +65,13 @@ export interface Unit {
   family?: string;
   /** Its section as read (S item; null = none), for a month's record. */
   section?: SectionView | null;
+  /** Other reads of the same hour bucket (another slice, or subtracted): counted from this unit's reply. */
+  also?: BucketRead[];
 }
+
+/** The reads a unit's reply counts in: its own, then the repeats of its bucket. */
+export const readsOfUnit = (unit: Unit): readonly BucketRead[] =>
+  unit.also ? [unit.read, ...unit.also] : [unit.read];
 
 /** Work of a P item: it reads the hashes its sets list (few once a bucket is sealed). */
 export const PARTS_WEIGHT = 8;
@@ -171,9 +177,19 @@ export function unitsOf(
     }
   }
   const units: Unit[] = [];
+  // A zone's day slices read the same edge hours twice: added to one slice, subtracted from the next
+  // (libs/core zone-cover.ts). Each hour bucket is read once; a repeat is counted from that reply. Both
+  // reads would be in one call anyway (one bucket, one family: chunksOf), so the counts are the same.
+  const hours = new Map<number, Unit>();
   for (const read of reads) {
     if (replaced.has(read)) continue;
+    const first = read.res === 'h' ? hours.get(read.index) : undefined;
+    if (first) {
+      (first.also ??= []).push(read);
+      continue;
+    }
     const unit = unitOf(q, delta, read, keys, cache);
+    if (read.res === 'h') hours.set(read.index, unit);
     const day = read.res === 'd' ? read.index : read.res === 'h' ? dayOfHour(read.index) : undefined;
     const family = day === undefined ? undefined : familyOfDay.get(day);
     if (family !== undefined) {
