@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   edgesOnHours,
   firstHourOfSlice,
@@ -126,5 +126,21 @@ describe('resolveTimeZone', () => {
     expect(resolveTimeZone('Etc/UTC')).toBe('UTC');
     expect(resolveTimeZone('Mars/Olympus')).toBe(null);
     expect(resolveTimeZone('+05:30')).toBe(null);
+  });
+
+  it('asks Intl once per name (60–110 µs a formatter), valid or not, and answers the same after', () => {
+    const made = vi.spyOn(Intl, 'DateTimeFormat');
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect(resolveTimeZone('Pacific/Chatham')).toBe('Pacific/Chatham');
+        expect(resolveTimeZone('Mars/Phobos')).toBe(null);
+      }
+      expect(made).toHaveBeenCalledTimes(2);
+      // Past its bound the memory starts again: still the same answers.
+      for (let i = 0; i < 1_100; i++) expect(resolveTimeZone(`Nowhere/N${i}`)).toBe(null);
+      expect(resolveTimeZone('Pacific/Chatham')).toBe('Pacific/Chatham');
+    } finally {
+      made.mockRestore();
+    }
   });
 });
