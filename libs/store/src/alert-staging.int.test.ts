@@ -74,6 +74,16 @@ const cas = (b: number) => ({
   expectedCmp: null,
 });
 
+/** Batch `b` of `apiId` as one applyApiBatch call bounded to MAX_WRITES (its alert members beyond are staged). */
+const boundedCall = (apiId: string, version: number) => (b: number) => ({
+  space,
+  apiId,
+  increments: noCounts,
+  cas: cas(b),
+  maxWrites: MAX_WRITES,
+  alerts: batch(version, b),
+});
+
 async function crossings(apiId: string): Promise<AlertCrossing[]> {
   const entries = await db.redis.xrange(alertKeys(db.prefix, apiId).crossings, '-', '+');
   return entries.map(([, fields]) => decodeCrossing(apiId, fields));
@@ -140,14 +150,7 @@ describe('alert increments staged in chunks', () => {
   it('chunks left by a writer that died after its call are applied once by whoever drains them', async () => {
     await applyWhole('st_ref', 2);
     const version = await withRules('st_died');
-    const bounded = (b: number) => ({
-      space,
-      apiId: 'st_died',
-      increments: noCounts,
-      cas: cas(b),
-      maxWrites: MAX_WRITES,
-      alerts: batch(version, b),
-    });
+    const bounded = boundedCall('st_died', version);
     // The call alone (as a writer killed before its chunks): the offset moved, most members wait in the stage.
     expect((await applyApiBatch(db.redis, bounded(1))).result).toEqual({ status: 'ok' });
     const stage = apiKeys(space, 'st_died').stage;
@@ -173,14 +176,7 @@ describe('alert increments staged in chunks', () => {
   it('chunks applied after the next batch (another writer drains them after its own call): the same ids, each once', async () => {
     await applyWhole('st_ref2', 2);
     const version = await withRules('st_late');
-    const bounded = (b: number) => ({
-      space,
-      apiId: 'st_late',
-      increments: noCounts,
-      cas: cas(b),
-      maxWrites: MAX_WRITES,
-      alerts: batch(version, b),
-    });
+    const bounded = boundedCall('st_late', version);
     await applyApiBatch(db.redis, bounded(1));
     const [result] = await applyApiBatches(db.redis, space, [bounded(2)], { maxWritesPerCall: MAX_WRITES });
     expect(result).toEqual({ status: 'ok' });
