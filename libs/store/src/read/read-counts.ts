@@ -175,21 +175,16 @@ export async function readCounts(
             } else {
               const found = (value ?? []) as (Buffer | Buffer[])[];
               const rest = (found[0] ?? []) as Buffer[];
-              for (const t of targets) {
-                const { slice } = t;
-                const sign = signOf(t);
-                if (rest.length > 0) {
-                  const guard = (found[1] as Buffer).toString('latin1');
-                  const names = rest.map((name) => name.toString('latin1'));
-                  left.push({ item, slice, sign, guard, names });
-                }
-                for (let m = 2; m + 1 < found.length; m += 2) {
-                  const member = (found[m] as Buffer).toString('latin1');
-                  fieldsOf(slice, partOfMember(item.cube, member)).addText(
-                    (found[m + 1] as Buffer).toString('latin1'),
-                    sign,
-                  );
-                }
+              const counted = targets.map((t) => ({ slice: t.slice, sign: signOf(t) }));
+              if (rest.length > 0) {
+                const guard = (found[1] as Buffer).toString('latin1');
+                const names = rest.map((name) => name.toString('latin1'));
+                left.push({ item, targets: counted, guard, names });
+              }
+              for (let m = 2; m + 1 < found.length; m += 2) {
+                const part = partOfMember(item.cube, (found[m] as Buffer).toString('latin1'));
+                const text = (found[m + 1] as Buffer).toString('latin1');
+                for (const { slice, sign } of counted) fieldsOf(slice, part).addText(text, sign);
               }
             }
           }
@@ -213,10 +208,9 @@ export async function readCounts(
           if (text.length === 0) return;
           const name = names[n]!;
           const member = name.startsWith('z:') ? name.slice(2) : name;
-          fieldsOf(from.slice, partOfMember(from.item.cube, member)).addText(
-            text.toString('latin1'),
-            from.sign,
-          );
+          const part = partOfMember(from.item.cube, member);
+          const counts = text.toString('latin1');
+          for (const { slice, sign } of from.targets) fieldsOf(slice, part).addText(counts, sign);
         });
         // The budget ran out before the call's last hash: the rest in another call.
         const unread = names.slice(reply[1].length);

@@ -27,8 +27,8 @@ export const partOfMember = (cube: Cube, member: string): string =>
 /** Hashes a P item named but did not read, with what their counts add to. */
 export interface LeftHashes {
   item: Extract<Item, { kind: 'P' }>;
-  slice: number | null;
-  sign: Sign;
+  /** Every slice the bucket counts in, with its sign (a zone's edge hour: one added, one subtracted). */
+  targets: readonly { slice: number | null; sign: Sign }[];
   /** The P item's guard: a C call reads only while the bucket's seal state still matches it. */
   guard: string;
   /** "member" (delta) or "z:member" (being sealed). */
