@@ -158,7 +158,7 @@ export class AnalyticsClient {
 
   /**
    * GET /v1/analytics.stream: the answer of getVerifications now, then each time it changes (at most
-   * once a second), until the signal aborts or the loop is left. Reconnects by itself once started
+   * twice a second), until the signal aborts or the loop is left. Reconnects by itself once started
    * (stream.ts says when); the first failure is thrown, so that a caller can poll instead.
    *
    *   for await (const { datapoints } of client.streamVerifications({ apiId: 'api_1' }, { signal })) draw(datapoints);

@@ -54,7 +54,7 @@ export function streamRoute(app: App, deps: StreamRouteDeps): void {
         description:
           'The query of getVerifications (same parameters, same auth and scope rules, same errors before the ' +
           'stream starts) as a text/event-stream: an `answer` event with the current rows, then one whenever they ' +
-          'change, at most once a second. Each answer event has an id (a hash of its data); a reconnect with ' +
+          'change, at most twice a second. Each answer event has an id (a hash of its data); a reconnect with ' +
           'the header Last-Event-ID gets the current answer only when it differs. Comment lines are sent as ' +
           'heartbeats. An `error` event (the error envelope) ends the stream when the credential or the query ' +
           'no longer reads (a revoked key, an expired token, the row cap reached).',

@@ -7,7 +7,7 @@ import type { Logger } from '@va/runtime';
 import type { RedisClient } from '@va/store';
 import { ApiError } from '../http/api-error';
 import type { StreamMetrics } from './metrics';
-import { QueryGroup, type GroupDeps } from './query-group';
+import { MIN_INTERVAL_MS, QueryGroup, type GroupDeps } from './query-group';
 import type { StreamAnswerBytes } from './read';
 import { OpenStream } from './open-stream';
 import { listenForChanges, type ChangeListener } from './signals';
@@ -60,6 +60,7 @@ export class StreamHub {
     this.groupDeps = {
       read: deps.read,
       now: deps.now,
+      minIntervalMs: MIN_INTERVAL_MS,
       refreshMs: deps.refreshMs,
       metrics: deps.metrics,
       isFinal: (error): error is ApiError => error instanceof ApiError && FINAL_KINDS.has(error.kind),
@@ -123,7 +124,7 @@ export class StreamHub {
     this.streams.delete(stream);
   }
 
-  /** A change signal: every query of these APIs reads again (each at most once a second). */
+  /** A change signal: every query of these APIs reads again (each at most once per MIN_INTERVAL_MS). */
   changed(apiIds: readonly string[]): void {
     this.deps.metrics.signals.inc();
     for (const apiId of apiIds) for (const group of this.byApi.get(apiId) ?? []) group.changed();
