@@ -120,6 +120,24 @@ describe('TupleCounter + expand', () => {
     );
   });
 
+  it('writes a closed bucket as parts once its hours together hold minRows tuples, not before (#41)', () => {
+    // Ten days ago, compacted: each hour goes to its hour and its day. Three hours of 6 distinct tuples
+    // each: no hour reaches 16 rows, their day's k and f do (18 keys); two of those hours do not.
+    const day = dayOfHour(nowHour - 240);
+    const hours = [0, 1, 2].map((n) => day * 24 + n);
+    const counter = (count: number) => {
+      const c = new TupleCounter();
+      for (const [m, h] of hours.slice(0, count).entries())
+        for (let k = 0; k < 6; k++) c.add(h, m * 6 + k, -1, 0, 0);
+      return c;
+    };
+    const partsOf = (count: number) =>
+      expand(counter(count), horizons(nowHour - 2)).buckets.map((b) => `${b.r}${b.t}:${[...b.parts.keys()]}`);
+    expect(partsOf(3)).toContain(`d${day}:L:k,L:f`);
+    expect(partsOf(3).filter((b) => b.startsWith('h'))).toEqual(hours.map((h) => `h${h}:`));
+    expect(partsOf(2).every((b) => b.endsWith(':'))).toBe(true);
+  });
+
   it('counts nothing for tuples outside every retention', () => {
     const c = new TupleCounter();
     c.add(hourOf(now - 7 * 366 * DAY_MS), 0, -1, 0, 0);

@@ -200,6 +200,11 @@ export class TupleCounter {
     } else hour.wide.set(key, count + n);
   }
 
+  /** Each hour counted with its distinct tuples. */
+  *hourSizes(): IterableIterator<[number, number]> {
+    for (const [h, { packed, wide }] of this.hours) yield [h, packed.size + (wide?.size ?? 0)];
+  }
+
   /** Calls fn for every distinct tuple, hour by hour (i = -1: no identity). */
   forEach(fn: TupleVisitor): void {
     for (const h of this.hours.keys()) this.forEachOfHour(h, fn);
@@ -257,6 +262,26 @@ class CodeStrings {
 }
 
 /**
+ * The buckets ("<r><t>") whose hours hold at least minRows distinct tuples together. A cube's rows project
+ * the tuples, so no cube of another bucket can reach minRows: its tuples go to hash fields at once (the
+ * fields forEachDeltaField would give), not through five sections built to be thrown away (#41: a
+ * bucket of the long tail holds one to three tuples).
+ */
+function bucketsReaching(counter: TupleCounter, context: WriteContext, minRows: number): Set<string> {
+  const tuples = new Map<string, number>();
+  const out = new Set<string>();
+  for (const [h, n] of counter.hourSizes()) {
+    for (const b of bucketsOfHour(h, context)) {
+      const id = `${b.r}${b.t}`;
+      const sum = (tuples.get(id) ?? 0) + n;
+      tuples.set(id, sum);
+      if (sum >= minRows) out.add(id);
+    }
+  }
+  return out;
+}
+
+/**
  * Step 2: the cube increments of every bucket the tuples' hours are written to. Per tuple only the
  * cubes that keep the tag set (s, f) are touched; t, k and i are summed per hour first (they are
  * coarser), and every code's strings are built once.
@@ -273,6 +298,7 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
   const fSuffix = new Map<number, string>();
 
   const minRows = context.partsMinRows ?? PARTS_MIN_ROWS;
+  const partsPossible = minRows === Infinity ? undefined : bucketsReaching(counter, context, minRows);
   /** The hours whose tuples each bucket written as section parts receives. */
   const partHours = new Map<BucketIncrements, number[]>();
   let hour: number | undefined;
@@ -315,7 +341,7 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
           byBucket.set(id, bucket);
           buckets.push(bucket);
         }
-        if (minRows !== Infinity && closedForParts(b.r, b.t, context.now)) {
+        if (partsPossible?.has(id) && closedForParts(b.r, b.t, context.now)) {
           const hours = partHours.get(bucket);
           if (hours) hours.push(h);
           else partHours.set(bucket, [h]);

@@ -9,7 +9,13 @@
 import { grown } from './typed-arrays';
 
 const TWO_32 = 2 ** 32;
-const INITIAL_CAPACITY = 64;
+/**
+ * Small on purpose: a batch of the long tail makes one of these per API-hour, most holding one to three
+ * tuples. At 8, each typed array is at most 64 bytes and V8 keeps it on its heap; at 64, each was an
+ * off-heap buffer (allocated, tracked, freed by the GC): a tenth of the worker's CPU on the tail
+ * (docs/benchmarks-history.md "#41: the tail ingest's per-bucket costs"). A big hour grows by doubling.
+ */
+const INITIAL_CAPACITY = 8;
 
 export class PackedCounts {
   /** Keys and counts, entry by entry, in the order first added. */
