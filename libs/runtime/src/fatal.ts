@@ -5,6 +5,7 @@
  * line on stderr, where a shell shows it even when JSON scrolls by; a pipe or a log collector does not.
  */
 import { destination, pino } from 'pino';
+import { flushLogsSync } from './logger';
 
 /** The one-line summary: the service, what happened and the error's first line. Pure. */
 export function fatalSummary(service: string, msg: string, err: unknown): string {
@@ -29,6 +30,8 @@ const processOutput = (): FatalOutput => ({
 
 /** Writes the fatal line (and, on a terminal, the summary); the caller exits. */
 export function reportFatal(service: string, msg: string, err: unknown, output = processOutput()): void {
+  // The service's buffered lines first: they happened before this one.
+  flushLogsSync();
   const logger = pino(
     { base: { service, pid: process.pid } },
     destination({ dest: output.stdoutFd, sync: true }),

@@ -1,9 +1,45 @@
-import { pino, type Logger } from 'pino';
+import { isMainThread } from 'node:worker_threads';
+import { destination, pino, type Logger } from 'pino';
 
 export type { Logger };
 
-/** Structured JSON logs on stdout, one logger per service (the `service` field tells them apart). */
-/** `level`: Config.logLevel (LOG_LEVEL, read by libs/config like every variable). */
-export function createLogger(service: string, level: string): Logger {
-  return pino({ level, base: { service, pid: process.pid } });
+/**
+ * Lines are buffered up to this many bytes before one write. A synchronous write per line cost the query service
+ * about a tenth of a light query's CPU (its access log writes one line per request): see docs/deploy.md "The query service's log is buffered".
+ */
+const BUFFER_BYTES = 4096;
+/** ...and written at least this often, so that a quiet service's lines are never held longer. */
+const FLUSH_MS = 500;
+
+/** The buffered streams of this process, flushed synchronously before a fatal line (fatal.ts). */
+const buffered = new Set<ReturnType<typeof destination>>();
+
+/**
+ * Structured JSON logs on stdout, one logger per service (the `service` field tells them apart).
+ * `level`: Config.logLevel (LOG_LEVEL, read by libs/config like every variable). With `buffered` (the query
+ * service: one access-log line per request) the lines go through pino's asynchronous destination, flushed
+ * every FLUSH_MS and synchronously when the process exits; else, and on a worker thread (pino flushes only
+ * the main thread's at exit), each line is written at once.
+ */
+export function createLogger(service: string, level: string, { buffered: buffer = false } = {}): Logger {
+  const options = { level, base: { service, pid: process.pid } };
+  if (!buffer || !isMainThread) return pino(options);
+  const stream = destination({ dest: 1, sync: false, minLength: BUFFER_BYTES });
+  buffered.add(stream);
+  const timer = setInterval(() => stream.flush(), FLUSH_MS).unref();
+  stream.on('close', () => {
+    clearInterval(timer);
+    buffered.delete(stream);
+  });
+  return pino(options, stream);
+}
+/** Writes out every buffered line now (before a fatal line, so that lines keep their order). */
+export function flushLogsSync(): void {
+  for (const stream of buffered) {
+    try {
+      stream.flushSync();
+    } catch {
+      // Closed, or not open yet: nothing of it to write.
+    }
+  }
 }

@@ -11,7 +11,7 @@ import { createServer } from './server';
 // First: a bad setting (loadConfig throws) or a failed listen is one fatal JSON line, not a bare stack trace.
 const startUp = exitFatalOnUncaught('query');
 const config = loadConfig();
-const logger = createLogger('query', config.logLevel);
+const logger = createLogger('query', config.logLevel, { buffered: true });
 const redis = connectRedis(config, { maxRetriesPerRequest: 2, connectionName: 'va-query' });
 let lastRedisError = 0;
 redis.on('error', (err: Error) => {
