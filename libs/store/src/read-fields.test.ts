@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   addCount,
@@ -116,6 +117,20 @@ describe('CodeCounts and groupCodes', () => {
     expect(groupCodes('..')).toEqual([undefined, undefined, undefined]);
     expect(groupCodes('a.z.10')).toEqual([10, 35, 36]);
     expect(groupCodes('.3.')).toEqual([undefined, 3, undefined]);
+  });
+
+  it('decodes every name as parseInt of its parts did (property)', () => {
+    const part = fc.oneof(
+      fc.constant(''),
+      fc.integer({ min: 0, max: 2 ** 32 }).map((code) => code.toString(36)),
+      fc.stringMatching(/^[0-9a-zA-Z_-]{1,8}$/), // not one of our codes: parseInt's answer
+    );
+    fc.assert(
+      fc.property(fc.tuple(part, part, part), (parts) => {
+        const parsed = parts.map((text) => (text === '' ? undefined : parseInt(text, 36)));
+        expect(groupCodes(parts.join('.'))).toEqual(parsed);
+      }),
+    );
   });
 });
 

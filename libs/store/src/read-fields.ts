@@ -112,8 +112,23 @@ export function addCount(
 export function groupCodes(group: string): [number | undefined, number | undefined, number | undefined] {
   const first = group.indexOf('.');
   const second = group.indexOf('.', first + 1);
-  const code = (text: string) => (text === '' ? undefined : parseInt(text, 36));
-  return [code(group.slice(0, first)), code(group.slice(first + 1, second)), code(group.slice(second + 1))];
+  if (first < 0 || second < 0) throw new Error(`not a group name: ${group}`);
+  return [codeAt(group, 0, first), codeAt(group, first + 1, second), codeAt(group, second + 1, group.length)];
+}
+
+/**
+ * parseInt(group.slice(from, to), 36), undefined when empty: read digit by digit, without the
+ * substrings (a query by tag names thousands of groups, and decodeCells reads every name).
+ */
+function codeAt(group: string, from: number, to: number): number | undefined {
+  if (from === to) return undefined;
+  let code = 0;
+  for (let p = from; p < to; p++) {
+    const d = digit36(group.charCodeAt(p));
+    if (d < 0) return parseInt(group.slice(from, to), 36); // not one of our codes: as before
+    code = code * 36 + d;
+  }
+  return code;
 }
 
 /**

@@ -80,6 +80,13 @@ export class SectionSums {
   private readonly identities: Uint8Array | null;
   private readonly sets: Uint8Array | null;
   private readonly grouped: readonly DictName[];
+  /** Where each dimension's code is in a group's codes (this.grouped order); -1: not grouped. */
+  private readonly codeAt: Readonly<Record<DictName, number>>;
+  /**
+   * The name of a dense row's group around its code (read-fields.ts): `..` and `` grouped by set.
+   * Without groups the first is the whole name. Made once: a query by tag set names thousands.
+   */
+  private readonly denseName: readonly [string, string];
   private readonly sorted = new Map<DictName, readonly number[] | null>();
   /** Set when the query is a top-N of one grouped dimension: its rows are ranked before they are summed. */
   private readonly top: TopGroups | undefined;
@@ -96,6 +103,11 @@ export class SectionSums {
     if (sel.group.identity) grouped.push('i');
     if (sel.group.set) grouped.push('s');
     this.grouped = grouped;
+    this.codeAt = { k: grouped.indexOf('k'), i: grouped.indexOf('i'), s: grouped.indexOf('s') };
+    // Dense rows are made only with one grouped dimension or none.
+    const name = grouped.length <= 1 ? this.nameOf([0]) : '..';
+    const zero = name.indexOf('0');
+    this.denseName = zero < 0 ? [name, ''] : [name.slice(0, zero), name.slice(zero + 1)];
     this.top = grouped.length === 1 ? top : undefined;
   }
 
@@ -221,10 +233,11 @@ export class SectionSums {
       const into = counts.slice(slice);
       if (sums.deferred.length > 0) this.sumLargest(sums, into);
       const { touched, dense } = sums;
+      const [before, after] = this.denseName;
       for (let code = 0; code < touched.length; code++) {
         if (touched[code] !== 1) continue;
-        const codes = this.grouped.length === 0 ? [] : [code];
-        merge(into, this.nameOf(codes), dense, code * OUTCOME_COUNT);
+        const name = this.grouped.length === 0 ? before : before + code.toString(36) + after;
+        merge(into, name, dense, code * OUTCOME_COUNT);
       }
       for (const [id, row] of sums.byNumber ?? []) {
         const codes: number[] = [];
@@ -290,11 +303,9 @@ export class SectionSums {
 
   /** The group name of the grouped codes (in this.grouped order). */
   private nameOf(codes: readonly number[]): string {
-    const part = (role: DictName): string => {
-      const n = this.grouped.indexOf(role);
-      return n < 0 ? '' : codes[n]!.toString(36);
-    };
-    return `${part('k')}.${part('i')}.${part('s')}`;
+    const { k, i, s } = this.codeAt;
+    const part = (n: number): string => (n < 0 ? '' : codes[n]!.toString(36));
+    return `${part(k)}.${part(i)}.${part(s)}`;
   }
 }
 

@@ -8,13 +8,16 @@ import { CodeCounts, groupCodes } from '../read-fields';
  * dictionaries are loaded first; a code no dictionary holds is a broken store (throws).
  */
 export async function decodeCells(counts: CodeCounts, dicts: ReadDictionaries): Promise<Cell[]> {
+  // Each name is parsed once: its codes (-1: not grouped), three per group in Map order.
+  const codes: number[] = [];
   const max = { k: -1, i: -1, s: -1 };
   for (const groups of counts.slices.values()) {
     for (const group of groups.keys()) {
-      const [k, i, s] = groupCodes(group);
-      if (k !== undefined && k > max.k) max.k = k;
-      if (i !== undefined && i > max.i) max.i = i;
-      if (s !== undefined && s > max.s) max.s = s;
+      const [k = -1, i = -1, s = -1] = groupCodes(group);
+      codes.push(k, i, s);
+      if (k > max.k) max.k = k;
+      if (i > max.i) max.i = i;
+      if (s > max.s) max.s = s;
     }
   }
   if (max.k >= 0) await dicts.ensure('k', max.k);
@@ -22,13 +25,17 @@ export async function decodeCells(counts: CodeCounts, dicts: ReadDictionaries): 
   if (max.s >= 0) await dicts.ensure('s', max.s);
 
   const cells: Cell[] = [];
+  let n = 0;
   for (const [slice, groups] of counts.slices) {
-    for (const [group, values] of groups) {
-      const [k, i, s] = groupCodes(group);
+    for (const values of groups.values()) {
+      const k = codes[n]!;
+      const i = codes[n + 1]!;
+      const s = codes[n + 2]!;
+      n += 3;
       const cell: Cell = { slice, counts: values };
-      if (k !== undefined) cell.keyId = decoded(dicts.keyId(k), 'k', k);
-      if (i !== undefined) cell.identity = decoded(dicts.identity(i), 'i', i);
-      if (s !== undefined) {
+      if (k !== -1) cell.keyId = decoded(dicts.keyId(k), 'k', k);
+      if (i !== -1) cell.identity = decoded(dicts.identity(i), 'i', i);
+      if (s !== -1) {
         cell.tags = decoded(dicts.tagSet(s), 's', s);
         const region = dicts.region(s);
         if (region !== undefined) cell.region = region;
