@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { assignCodes as assignCodesScript } from './scripts/dictionary-scripts';
 import { DictionaryReader, DictionaryWriter, emptyMissing } from './dictionary';
 import { apiKeys } from './keys';
+import { identityValue } from './dictionary-values';
+import { ReadDictionaries } from './read-dictionaries';
 import { fileRedis } from './testing/file-redis';
 
 const db = fileRedis('store-dictionary');
@@ -98,5 +100,27 @@ describe('DictionaryReader after Redis lost entries', () => {
     expect(reader.code('k', 'b')).toBeUndefined();
     expect(reader.code('k', 'y')).toBe(2);
     expect(reader.resets).toBe(1);
+  });
+});
+
+describe('ReadDictionaries.load with `since`', () => {
+  it('reads Redis again only for a dictionary whose last load began before `since`', async () => {
+    await assignCodes('since', 'i', [identityValue('id_1', 'a')]);
+    const dicts = new ReadDictionaries(db.redis, space, 'since');
+    const before = performance.now();
+    await dicts.load(['i'], { since: before });
+    expect(dicts.size('i')).toBe(1);
+    await assignCodes('since', 'i', [identityValue('id_2', 'b')]);
+    // A load began after `before`: it saw everything appended before then, so no read.
+    await dicts.load(['i'], { since: before });
+    expect(dicts.size('i')).toBe(1);
+    // A request arriving now needs what was appended since that load.
+    await dicts.load(['i'], { since: performance.now() });
+    expect(dicts.size('i')).toBe(2);
+    expect(dicts.identityCodesOf('b')).toEqual([1]);
+    // Without `since` every load reads the tail (as before).
+    await assignCodes('since', 'i', [identityValue('id_3', 'c')]);
+    await dicts.load(['i']);
+    expect(dicts.size('i')).toBe(3);
   });
 });

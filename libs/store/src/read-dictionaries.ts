@@ -36,10 +36,25 @@ export class ReadDictionaries {
     this.reader = new DictionaryReader(redis, space, apiId);
   }
 
-  /** Loads what was appended to the given dictionaries since the last call and indexes it. */
-  async load(dicts: readonly DictName[]): Promise<void> {
+  /** performance.now() at the start of the last completed load of each dictionary. */
+  private readonly loadStarted = new Map<DictName, number>();
+
+  /**
+   * Loads what was appended to the given dictionaries since the last call and indexes it. With `since`
+   * (a performance.now() value, e.g. when a request arrived) a dictionary whose last load began at or after
+   * it is not read again: that load saw every entry appended before `since`, which is all a request that
+   * arrived then may expect (one request loading twice, or two arriving together, read Redis once).
+   */
+  async load(dicts: readonly DictName[], { since }: { since?: number } = {}): Promise<void> {
     if (dicts.length === 0) return;
-    await this.serial(() => this.reader.load(...dicts));
+    await this.serial(async () => {
+      const due =
+        since === undefined ? dicts : dicts.filter((d) => !((this.loadStarted.get(d) ?? -1) >= since));
+      if (due.length === 0) return;
+      const started = performance.now();
+      await this.reader.load(...due);
+      for (const d of due) this.loadStarted.set(d, started);
+    });
   }
 
   /** Makes sure every code up to `maxCode` of d is decodable (loads more only when needed). */

@@ -106,6 +106,8 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
     },
     async (request, reply) => {
       const { metrics } = deps;
+      // The request's reads need only what was written before it arrived (dictionary loads: reader.ts).
+      const arrived = performance.now();
       // A client that hangs up stops its request's work as the time budget does (a dashboard
       // closed mid-query must not keep a worker and Redis busy for an answer nobody reads).
       const hangUp = new AbortController();
@@ -157,8 +159,8 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
             metrics.waited(reply.elapsedTime / 1000);
             metrics.inFlight.inc();
             try {
-              if (deps.pool && (await isHeavy(deps, space, query))) {
-                await refuseEarly(deps, space, query, now, signal);
+              if (deps.pool && (await isHeavy(deps, space, query, arrived))) {
+                await refuseEarly(deps, space, query, now, signal, arrived);
                 const budgetMs = Math.max(1, deps.budgetMs - reply.elapsedTime);
                 const encoding = negotiateEncoding(request.headers['accept-encoding']);
                 const result = await deps.pool.run({ space, query, now, budgetMs, encoding }, signal);
@@ -184,9 +186,7 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
                   query,
                   now,
                   signal,
-                  {
-                    ...(prefetched && { prefetched }),
-                  },
+                  { arrived, ...(prefetched && { prefetched }) },
                 );
               } finally {
                 if (sections) noteCacheUse(request, sections.use());

@@ -78,6 +78,8 @@ export interface ReadOptions {
   costChecked?: boolean;
   /** The API's meta read with the request's generation in its first round trip (start.ts). */
   prefetched?: Prefetched;
+  /** performance.now() when the request arrived (ReadDictionaries.load's `since`). */
+  arrived?: number;
 }
 
 /**
@@ -115,9 +117,10 @@ export async function refuseEarly(
   query: ParsedQuery,
   now: number,
   signal?: AbortSignal,
+  arrived?: number,
 ): Promise<void> {
   await onOneGeneration(deps.redis, space, signal, async (current) => {
-    const prepared = await prepare(deps, current, query, now, signal);
+    const prepared = await prepare(deps, current, query, now, signal, undefined, arrived);
     await cheapRefusal(prepared);
     await costRefusal(prepared);
   });
@@ -160,7 +163,7 @@ async function readRowsInput(
   witness: GenerationWitness,
 ): Promise<RowsInput> {
   const { config } = deps;
-  const prepared = await prepare(deps, space, query, now, signal, options.prefetched);
+  const prepared = await prepare(deps, space, query, now, signal, options.prefetched, options.arrived);
   const { r, cubeQuery, bound } = prepared;
   r.witness = witness;
   const startHour = r.startHour;

@@ -72,10 +72,12 @@ export async function isHeavy(
   deps: VerificationsDeps,
   space: KeySpace,
   query: ParsedQuery,
+  /** performance.now() when the request arrived (ReadDictionaries.load's `since`). */
+  arrived?: number,
 ): Promise<boolean> {
   if (query.startHour === undefined || query.endHour - query.startHour + 1 > LIGHT_HOURS) return true;
   const dicts = deps.dictionaries.get(space, query.apiId);
-  await dicts.load(dictionariesOf(query));
+  await dicts.load(dictionariesOf(query), arrived === undefined ? {} : { since: arrived });
   const groups = groupsUpperBound(query.groupBy, groupSources(cubeQueryOf(query, dicts), dicts, query));
   const g = query.groupBy.granularity;
   const slices = g ? sliceCount(query.startHour, query.endHour, g, query.timeZone) : 1;

@@ -77,6 +77,8 @@ export async function prepare(
   now: number,
   signal: AbortSignal | undefined,
   prefetched?: Prefetched,
+  /** performance.now() when the request arrived: dictionaries loaded since are not read again. */
+  arrived?: number,
 ): Promise<Prepared> {
   const { redis, config } = deps;
   const early = overCapFromRange(query, config.maxRows);
@@ -87,7 +89,7 @@ export async function prepare(
     prefetched?.space.generation === space.generation
       ? prefetched.meta
       : readApiMeta(redis, space, query.apiId, { firstHour: true }),
-    dicts.load(dictionariesOf(query)),
+    dicts.load(dictionariesOf(query), arrived === undefined ? {} : { since: arrived }),
   ]);
   const startHour =
     query.startHour ??
