@@ -163,7 +163,13 @@ interface Sums {
   firstCounted: number;
 }
 
-/** One pass over the cells. */
+/**
+ * One pass over the cells. A query by tag over 30 days sums thousands of cells into each of a few
+ * dozen groups, so the per (cell, group) work is kept to an array read: groupsOf remembers a
+ * cell's groups by its shared objects (groups.ts), and each group keeps the counters of the slice
+ * it last counted in (readers hand over the cells slice by slice), so the map by group and slice
+ * is looked up only when a group moves to another slice.
+ */
 function sumCells(
   cells: Iterable<Cell>,
   dims: GroupDims,
@@ -171,39 +177,56 @@ function sumCells(
   granular: boolean,
   groupCells: Iterable<Cell> | undefined,
 ): Sums {
-  const index = groupIndex(dims);
+  // Cells of one dictionary code repeat only across slices: without them, memo lookups would all miss.
+  const index = groupIndex(dims, granular);
   // Without group dimensions there is one group, present even when nothing matched
   // (one all-zero row, or zero-filled slices).
   if (!hasGroupDims(dims)) index.emptyGroup();
-  const register = () => undefined;
-  if (groupCells)
-    for (const cell of groupCells) if (hasCount(cell.counts)) index.forEachGroupOf(cell, register);
+  const found = { groups: [] as readonly number[], count: 0 };
+  if (groupCells) for (const cell of groupCells) if (hasCount(cell.counts)) index.groupsOf(cell, found);
   const counters = new Map<number, Counters>();
   const sliceIndex = new Map<number | null, number>();
   slices.forEach((slice, i) => sliceIndex.set(slice, i));
   const n = slices.length;
   let firstCounted = n;
+  /** Per group number: the slice index its counters in lastCounters are for (-1: none yet). */
+  const lastSlice: number[] = [];
+  const lastCounters: (Counters | undefined)[] = [];
 
-  let cell: Cell;
+  let cellSlice: number | null | undefined; // the slice `slice` indexes (undefined: none yet)
   let slice = 0;
-  const add = (group: number) => {
-    const at = group * n + slice;
-    let sum = counters.get(at);
-    if (sum === undefined) {
-      sum = newCounters();
-      counters.set(at, sum);
-    }
-    addCounts(sum, cell.counts);
-    if (slice < firstCounted) firstCounted = slice;
-  };
-
-  for (cell of cells) {
+  for (const cell of cells) {
     if (!hasCount(cell.counts)) continue;
-    const found = sliceIndex.get(granular ? cell.slice : null);
-    if (found === undefined)
-      throw new Error(`buildRows: cell slice ${cell.slice} is not a slice of the range`);
-    slice = found;
-    index.forEachGroupOf(cell, add);
+    const at = granular ? cell.slice : null;
+    if (at !== cellSlice) {
+      const found = sliceIndex.get(at);
+      if (found === undefined)
+        throw new Error(`buildRows: cell slice ${cell.slice} is not a slice of the range`);
+      slice = found;
+      cellSlice = at;
+    }
+    index.groupsOf(cell, found);
+    const { groups, count } = found;
+    for (let g = 0; g < count; g++) {
+      const group = groups[g]!;
+      let sum = lastSlice[group] === slice ? lastCounters[group] : undefined;
+      if (sum === undefined) {
+        const key = group * n + slice;
+        sum = counters.get(key);
+        if (sum === undefined) {
+          sum = newCounters();
+          counters.set(key, sum);
+          if (slice < firstCounted) firstCounted = slice;
+        }
+        while (lastSlice.length <= group) {
+          lastSlice.push(-1);
+          lastCounters.push(undefined);
+        }
+        lastSlice[group] = slice;
+        lastCounters[group] = sum;
+      }
+      addCounts(sum, cell.counts);
+    }
   }
   return { groups: index.groups, counters, firstCounted };
 }

@@ -3,6 +3,11 @@
  * (key, identity, tag or tags, region). Cells find their group through a trie of Maps, one level
  * per dimension value, so that no key string is built per cell: readers hand over the
  * same string objects for the same dictionary code, whose hashes V8 caches.
+ *
+ * Readers also hand over one tag array and one Identity object per dictionary code (many cells
+ * share them: one per slice, region or key), so a grouping by the tags or the identity alone
+ * remembers a cell's group numbers by that object: one lookup per cell instead of a trie walk
+ * per tag. A miss walks the trie, so the numbers do not depend on which objects are shared.
  */
 import type { Cell, Identity, ParsedQuery } from '../types';
 
@@ -58,9 +63,15 @@ function child(node: TrieNode, part: string): TrieNode {
  * extensions cannot collide: each node holds its own group) or the single tag. Cells of
  * several dictionary codes may reach one group (a tag set in two regions under groupBy=tags).
  */
-export function groupIndex(dims: GroupDims) {
+export function groupIndex(dims: GroupDims, memoize = false) {
   const root: TrieNode = {};
   const groups: Group[] = [];
+  const memoBy = memoize ? memoDimension(dims) : undefined;
+  const memo = new Map<object, readonly number[]>();
+  /** groupsOf's answer outside the memo: the first `found` numbers (reused, never shrunk). */
+  const scratch: number[] = [];
+  let found = 0;
+  const keep = (group: number) => void (scratch[found++] = group);
 
   const groupAt = (node: TrieNode, cell: Cell, tag: string | undefined): number => {
     if (node.group === undefined) {
@@ -70,7 +81,7 @@ export function groupIndex(dims: GroupDims) {
     return node.group;
   };
 
-  return {
+  const index = {
     groups,
     /** The group without any dimension (the only one when there are no group dims). */
     emptyGroup: (): number => groupAt(root, { slice: null, counts: [] }, undefined),
@@ -109,7 +120,39 @@ export function groupIndex(dims: GroupDims) {
         visit(groupAt(child(node, tag), cell, tag));
       }
     },
+    /**
+     * The numbers forEachGroupOf visits, in its order: the first `into.count` of `into.groups`, an
+     * array of the memo's or one reused by the next call (read it before calling again).
+     */
+    groupsOf(cell: Cell, into: { groups: readonly number[]; count: number }): void {
+      const by = memoBy === 'tags' ? cell.tags : memoBy === 'identity' ? cell.identity : undefined;
+      let numbers = by === undefined ? undefined : memo.get(by);
+      if (numbers === undefined) {
+        found = 0;
+        index.forEachGroupOf(cell, keep);
+        if (by === undefined) {
+          into.groups = scratch;
+          into.count = found;
+          return;
+        }
+        numbers = scratch.slice(0, found);
+        memo.set(by, numbers);
+      }
+      into.groups = numbers;
+      into.count = numbers.length;
+    },
   };
+  return index;
+}
+
+/**
+ * The one object that holds every grouped value of a cell, when there is one: its tag array under
+ * groupBy=tag or groupBy=tags alone, its identity under groupBy=identity alone.
+ */
+function memoDimension(dims: GroupDims): 'tags' | 'identity' | undefined {
+  if (dims.key || dims.region) return undefined;
+  if (dims.identity) return dims.tag || dims.tags ? undefined : 'identity';
+  return dims.tag !== dims.tags ? 'tags' : undefined;
 }
 
 function newGroup(cell: Cell, dims: GroupDims, tag: string | undefined): Group {
