@@ -24,7 +24,8 @@ export interface MintedToken {
   claims: ReadTokenClaims;
 }
 
-export const secretBytes = (key: ReadTokenKey): Uint8Array => new TextEncoder().encode(key.secret);
+export const secretBytes = (key: ReadTokenKey): Uint8Array<ArrayBuffer> =>
+  new TextEncoder().encode(key.secret);
 
 /** 128 random bits, base64url: the token id (jti). */
 function newTokenId(): string {

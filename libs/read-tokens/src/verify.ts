@@ -23,6 +23,24 @@ export const looksLikeReadToken = (bearer: string): boolean => JWT_SHAPE.test(be
 
 class UnknownKey extends Error {}
 
+/**
+ * Each configured key imported once as a WebCrypto HMAC key. Given the secret's bytes, jose imports them
+ * again for every token (`importKey`, about half the CPU of a verification; docs/benchmarks-history.md),
+ * and a token is verified often: on every request with it, and before every answer of its live stream.
+ * Keyed by the key object, so a new configuration imports its own; a failed import is not kept.
+ */
+const imported = new WeakMap<ReadTokenKey, Promise<CryptoKey>>();
+function cryptoKeyOf(key: ReadTokenKey): Promise<CryptoKey> {
+  let found = imported.get(key);
+  if (!found) {
+    const hmac = { name: 'HMAC', hash: 'SHA-256' };
+    found = crypto.subtle.importKey('raw', secretBytes(key), hmac, false, ['verify']);
+    found.catch(() => imported.delete(key));
+    imported.set(key, found);
+  }
+  return found;
+}
+
 export async function verifyReadToken(
   keys: readonly ReadTokenKey[],
   token: string,
@@ -32,7 +50,7 @@ export async function verifyReadToken(
   const keyOf = (header: JWTHeaderParameters) => {
     const key = keys.find((k) => k.kid === header.kid);
     if (key === undefined) throw new UnknownKey();
-    return secretBytes(key);
+    return cryptoKeyOf(key);
   };
   try {
     const { payload } = await jwtVerify(token, keyOf, {
