@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { assignCodes as assignCodesScript } from './scripts/dictionary-scripts';
 import { DictionaryReader, DictionaryWriter, emptyMissing } from './dictionary';
 import { apiKeys } from './keys';
+import { execPipeline, newPipeline } from './pipeline';
 import { identityValue } from './dictionary-values';
 import { ReadDictionaries } from './read-dictionaries';
 import { fileRedis } from './testing/file-redis';
@@ -122,5 +123,38 @@ describe('ReadDictionaries.load with `since`', () => {
     await assignCodes('since', 'i', [identityValue('id_3', 'c')]);
     await dicts.load(['i']);
     expect(dicts.size('i')).toBe(3);
+  });
+});
+
+describe('DictionaryReader.queueTail (a load riding in another pipeline)', () => {
+  const values = (n: number) => Array.from({ length: n }, (_, i) => identityValue(`id_${i}`, `e${i}`));
+
+  it('appends the tail read in the pipeline', async () => {
+    await assignCodes('tail1', 'i', values(1));
+    const reader = new DictionaryReader(db.redis, space, 'tail1');
+    await reader.load('i');
+    await assignCodes('tail1', 'i', values(3));
+    const pipeline = newPipeline(db.redis);
+    pipeline.get('unrelated');
+    const apply = reader.queueTail(pipeline, ['i']);
+    expect(await apply(await execPipeline(pipeline))).toEqual(['i']);
+    expect([reader.size('i'), reader.resets]).toEqual([3, 0]);
+  });
+
+  it('leaves its reply alone when a load moved the tail between queueing and applying', async () => {
+    await assignCodes('tail2', 'i', values(1));
+    const reader = new DictionaryReader(db.redis, space, 'tail2');
+    await reader.load('i');
+    const pipeline = newPipeline(db.redis);
+    const apply = reader.queueTail(pipeline, ['i']); // reads from code 0
+    await assignCodes('tail2', 'i', values(2));
+    await reader.load('i'); // another request's load: now 2 entries
+    await assignCodes('tail2', 'i', values(3));
+    // The queued reply starts at code 0, which is no longer the last loaded entry: applied, it would
+    // look like a Redis that lost entries (a reset) or append twice.
+    expect(await apply(await execPipeline(pipeline))).toEqual([]);
+    expect([reader.size('i'), reader.resets]).toEqual([2, 0]);
+    await reader.load('i');
+    expect([reader.size('i'), reader.value('i', 2)]).toEqual([3, values(3)[2]]);
   });
 });

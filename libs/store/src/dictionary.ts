@@ -28,6 +28,7 @@
  * WRITE SIDE (ingest): DictionaryWriter keeps value -> code caches and assigns missing codes
  * with the `assignCodes` script, one call per (API, dictionary) with misses, pipelined.
  */
+import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from './connection';
 import { apiKeys, type DictName, type KeySpace } from './keys';
 import { execPipeline, newPipeline } from './pipeline';
@@ -88,35 +89,73 @@ export class DictionaryReader {
     let pending = dicts.length > 0 ? [...new Set(dicts)] : [...DICTIONARIES];
     while (pending.length > 0) {
       const pipeline = newPipeline(this.redis);
-      for (const d of pending) {
-        const from = Math.max(0, this.values[d].length - 1);
-        pipeline.lrange(this.keys.dict(d), from, from + LOAD_CHUNK - 1);
-      }
+      for (const d of pending) pipeline.lrange(this.keys.dict(d), ...this.tailRange(d));
       const replies = (await execPipeline(pipeline)) as string[][];
-      const more: DictName[] = [];
-      pending.forEach((d, n) => {
-        let chunk = replies[n] ?? [];
-        const values = this.values[d];
-        if (values.length > 0) {
-          if (chunk[0] !== values[values.length - 1]) {
-            this.values[d] = [];
-            this.codes[d] = new Map();
-            this.resetCount++;
-            more.push(d);
-            return;
-          }
-          chunk = chunk.slice(1);
-        }
-        const codes = this.codes[d];
-        const into = this.values[d];
-        for (const value of chunk) {
-          codes.set(value, into.length);
-          into.push(value);
-        }
-        if (chunk.length >= LOAD_CHUNK - 1) more.push(d);
-      });
-      pending = more;
+      pending = pending.filter((d, n) => this.appendTail(d, replies[n] ?? []) !== 'done');
     }
+  }
+
+  /** The LRANGE bounds of d's next chunk: from the last loaded entry (re-read as a check), LOAD_CHUNK long. */
+  private tailRange(d: DictName): [number, number] {
+    const from = Math.max(0, this.values[d].length - 1);
+    return [from, from + LOAD_CHUNK - 1];
+  }
+
+  /**
+   * Appends a chunk read at tailRange(d): 'reset' when its first entry is not the last one loaded
+   * (Redis lost entries: d is dropped, to be read again from the start), 'more' when the chunk was
+   * full (more may follow), else 'done'.
+   */
+  private appendTail(d: DictName, chunk: string[]): 'done' | 'more' | 'reset' {
+    const values = this.values[d];
+    if (values.length > 0) {
+      if (chunk[0] !== values[values.length - 1]) {
+        this.values[d] = [];
+        this.codes[d] = new Map();
+        this.resetCount++;
+        return 'reset';
+      }
+      chunk = chunk.slice(1);
+    }
+    const codes = this.codes[d];
+    for (const value of chunk) {
+      codes.set(value, values.length);
+      values.push(value);
+    }
+    return chunk.length >= LOAD_CHUNK - 1 ? 'more' : 'done';
+  }
+
+  /**
+   * A load whose reads ride in someone else's pipeline (the query's first round trip): queues d's
+   * tail reads, and returns what applies the replies, through the same one-at-a-time queue as load.
+   * The apply reports the dictionaries it completed; any other (a load ran in between and moved the
+   * tail, a reset, more than one chunk) is left for a load of the caller's.
+   */
+  queueTail(
+    pipeline: ChainableCommander,
+    dicts: readonly DictName[],
+  ): (replies: readonly unknown[]) => Promise<DictName[]> {
+    const at = pipeline.length;
+    const queued = [...new Set(dicts)].map((d) => {
+      const range = this.tailRange(d);
+      pipeline.lrange(this.keys.dict(d), ...range);
+      return { d, size: this.values[d].length };
+    });
+    return (replies) => {
+      const run = this.loading.then(() =>
+        queued.flatMap(({ d, size }, n) =>
+          this.values[d].length === size &&
+          this.appendTail(d, (replies[at + n] as string[] | null) ?? []) === 'done'
+            ? [d]
+            : [],
+        ),
+      );
+      this.loading = run.then(
+        () => undefined,
+        () => undefined,
+      );
+      return run;
+    };
   }
 
   /** Loads d when `code` is not loaded yet (e.g. a counter newer than the last load). */

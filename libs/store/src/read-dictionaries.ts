@@ -11,6 +11,7 @@
  * (`resets`), and then everything derived here is dropped and rebuilt from the reloaded entries,
  * so that a filter never maps to the code of another value.
  */
+import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from './connection';
 import type { Identity } from '@va/core';
 import { DictionaryReader } from './dictionary';
@@ -55,6 +56,27 @@ export class ReadDictionaries {
       await this.reader.load(...due);
       for (const d of due) this.loadStarted.set(d, started);
     });
+  }
+
+  /**
+   * load's reads queued on someone else's pipeline (a query's first round trip), of the given dictionaries
+   * loaded before (a tail since the last load; a first load, up to 20,000 entries, waits for load): the
+   * returned function applies the replies. A dictionary it completes counts as loaded when the pipeline was
+   * queued (`since` of load); any other is read again by the next load.
+   */
+  queueTail(
+    pipeline: ChainableCommander,
+    dicts: readonly DictName[],
+  ): (replies: readonly unknown[]) => Promise<void> {
+    const queued = performance.now();
+    const loaded = dicts.filter((d) => this.size(d) > 0);
+    if (loaded.length === 0) return () => Promise.resolve();
+    const apply = this.reader.queueTail(pipeline, loaded);
+    return (replies) =>
+      this.serial(async () => {
+        for (const d of await apply(replies))
+          this.loadStarted.set(d, Math.max(this.loadStarted.get(d) ?? -1, queued));
+      });
   }
 
   /** Makes sure every code up to `maxCode` of d is decodable (loads more only when needed). */

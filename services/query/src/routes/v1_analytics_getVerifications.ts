@@ -19,6 +19,7 @@ import type { LimitsDeps } from '../limits/admission';
 import { authorize, type VerificationsDeps } from '../verifications/answer';
 import { overCapFromRange, readAnswerJson, refuseEarly, type JsonAnswer } from '../verifications/read-answer';
 import { isHeavy, type ReadPool } from '../verifications/read-pool';
+import { dictionariesOf } from '../verifications/cube-query';
 import { startQuery } from '../verifications/start';
 
 export interface RouteDeps extends VerificationsDeps {
@@ -132,7 +133,9 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
               authorized,
               request.id,
               deps.config.keyPrefix,
-              overCapFromRange(query, deps.config.maxRows) ? null : query.apiId,
+              overCapFromRange(query, deps.config.maxRows)
+                ? null
+                : { apiId: query.apiId, dictionaries: deps.dictionaries, names: dictionariesOf(query) },
             );
             if ('limit' in started) {
               if (started.limit === 'rate') {
