@@ -30,6 +30,7 @@ import { registerStreams, type StreamSettings } from './stream/register';
 import { DictionaryCache } from './verifications/dictionary-cache';
 import { ReadPool } from './verifications/read-pool';
 import { registerSectionCacheMetrics } from './verifications/section-metrics';
+import { ReleaseQueue } from './limits/release-queue';
 
 export interface ServerDeps {
   redis: RedisClient;
@@ -106,7 +107,10 @@ export async function createServer(deps: ServerDeps): Promise<App> {
     slotMax: config.queryMaxConcurrent,
     slotSubjectMax: subjectLimit(config.queryMaxConcurrent, config.querySubjectShare),
     slotTtlMs: config.queryTimeoutMs + 5_000,
+    releases: new ReleaseQueue(redis),
   };
+  // Releases still waiting go out before the connection closes (else their slots wait for the TTL).
+  app.addHook('onClose', () => limits.releases.flush());
   const auth = authCache(config.queryAuthCacheMs ?? 1000);
   // One section cache per thread (main and each read worker), the budget split evenly: a
   // decoded section is typed arrays that one thread cannot lend another without copying.

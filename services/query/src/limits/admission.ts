@@ -6,13 +6,14 @@
  * for its limits and its meta. Requests are limited only once their root key, query, permission and
  * API passed (the contract's check order: 401, 400, 403, 404 come first).
  *
- * A slot is released right after the answer was read, without the response waiting for it; a
- * release that is lost (a crash, Redis unreachable) frees the slot when it expires (the time budget
- * plus a margin).
+ * A slot is released right after the answer was read, without the response waiting for it, in the
+ * next pipeline the service sends (release-queue.ts); a release that is lost (a crash, Redis
+ * unreachable) frees the slot when it expires (the time budget plus a margin).
  */
 import type { ChainableCommander } from 'ioredis';
 import { execPipeline, newPipeline, queueAdmitQuery, type RedisClient } from '@va/store';
 import type { LimitOwner } from './owner';
+import type { ReleaseQueue } from './release-queue';
 
 export interface LimitsDeps {
   redis: RedisClient;
@@ -28,6 +29,8 @@ export interface LimitsDeps {
   slotSubjectMax: number;
   /** A slot expires this long after it was taken (the time budget plus a margin). */
   slotTtlMs: number;
+  /** Where releases wait for the next pipeline (release-queue.ts); absent: each is sent at once. */
+  releases?: ReleaseQueue;
 }
 
 export type Refusal =
@@ -81,6 +84,7 @@ export function queueAdmission(
     return {
       release: async () => {
         if (reply.slotSets.length === 0) return;
+        if (deps.releases) return deps.releases.release(reply.slotSets, requestId);
         const release = newPipeline(deps.redis);
         for (const set of reply.slotSets) release.zrem(set, requestId);
         await execPipeline(release).catch(() => undefined); // the slot expires (see above)
@@ -97,6 +101,11 @@ export async function admit(
   options: { slots: boolean },
 ): Promise<Refusal | Admitted> {
   const pipeline = newPipeline(deps.redis);
+  const released = deps.releases?.drainInto(pipeline);
   const admission = queueAdmission(deps, pipeline, owner, requestId, options);
-  return admission(await execPipeline(pipeline));
+  try {
+    return admission(await execPipeline(pipeline));
+  } finally {
+    released?.();
+  }
 }

@@ -53,6 +53,8 @@ export async function startQuery(
 ): Promise<Started | Refusal> {
   const guess: KeySpace = { prefix, generation: lastGeneration.get(prefix) ?? 1 };
   const pipeline = newPipeline(redis);
+  // Slots of finished requests first (limits/release-queue.ts): one write, not one more round trip each.
+  const released = limits.releases?.drainInto(pipeline);
   const admission = queueAdmission(limits, pipeline, owner, requestId, { slots: true });
   const generationAt = pipeline.length;
   pipeline.get(globalKeys(prefix).generation);
@@ -62,7 +64,12 @@ export async function startQuery(
     target &&
     target.names.length > 0 &&
     target.dictionaries.get(guess, target.apiId).queueTail(pipeline, target.names);
-  const replies = await execPipeline(pipeline);
+  let replies: unknown[];
+  try {
+    replies = await execPipeline(pipeline);
+  } finally {
+    released?.();
+  }
   const raw = replies[generationAt] as string | null;
   const space: KeySpace = { prefix, generation: raw === null ? 1 : Number(raw) };
   lastGeneration.set(prefix, space.generation);
