@@ -103,7 +103,7 @@ export const USAGE = `usage: npm run bench -- [options]
                           at --rate events/s for 5 + --alerts-seconds s, webhooks to a receiver in the bench
   --alert-rules N, --alerts-seconds S   (10000, 60)
 Environment: KAFKA_BROKERS (default: the stack's broker, started if needed), BENCH_REDIS_URL (default:
-a dedicated redis-server on BENCH_REDIS_PORT, 6390, data in .cache/bench/redis).`;
+a dedicated redis-server on BENCH_REDIS_PORT, 6390, data in .cache/bench/redis, or redis-<port> for another port).`;
 
 export class UsageError extends Error {}
 
