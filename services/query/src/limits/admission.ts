@@ -29,8 +29,8 @@ export interface LimitsDeps {
   slotSubjectMax: number;
   /** A slot expires this long after it was taken (the time budget plus a margin). */
   slotTtlMs: number;
-  /** Where releases wait for the next pipeline (release-queue.ts); absent: each is sent at once. */
-  releases?: ReleaseQueue;
+  /** Where releases wait for the next pipeline (release-queue.ts). */
+  releases: ReleaseQueue;
 }
 
 export type Refusal =
@@ -82,13 +82,7 @@ export function queueAdmission(
       };
     }
     return {
-      release: async () => {
-        if (reply.slotSets.length === 0) return;
-        if (deps.releases) return deps.releases.release(reply.slotSets, requestId);
-        const release = newPipeline(deps.redis);
-        for (const set of reply.slotSets) release.zrem(set, requestId);
-        await execPipeline(release).catch(() => undefined); // the slot expires (see above)
-      },
+      release: () => deps.releases.release(reply.slotSets, requestId),
     };
   };
 }
@@ -101,11 +95,7 @@ export async function admit(
   options: { slots: boolean },
 ): Promise<Refusal | Admitted> {
   const pipeline = newPipeline(deps.redis);
-  const released = deps.releases?.drainInto(pipeline);
+  const released = deps.releases.drainInto(pipeline);
   const admission = queueAdmission(deps, pipeline, owner, requestId, options);
-  try {
-    return admission(await execPipeline(pipeline));
-  } finally {
-    released?.();
-  }
+  return admission(await execPipeline(pipeline).finally(released));
 }

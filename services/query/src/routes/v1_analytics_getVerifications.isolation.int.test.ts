@@ -20,6 +20,7 @@ import { createServer } from '../server';
 import { queryHarness, type QueryHarness } from '../testing/harness';
 import { DictionaryCache } from '../verifications/dictionary-cache';
 import { readAnswerJson } from '../verifications/read-answer';
+import { ReleaseQueue } from '../limits/release-queue';
 import { scaled } from '@va/testkit/time';
 import { waitFor, startRedisProxy, type RedisProxy } from '@va/testkit/support';
 
@@ -236,6 +237,7 @@ describe('the concurrency limit per root key', () => {
       slotMax: 1,
       slotSubjectMax: 1,
       slotTtlMs: 2_000,
+      releases: new ReleaseQueue(h.redis),
     };
     const owner = { rootKeyHash: 'crashed', subject: null };
     const slots = { slots: true };

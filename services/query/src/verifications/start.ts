@@ -54,22 +54,14 @@ export async function startQuery(
   const guess: KeySpace = { prefix, generation: lastGeneration.get(prefix) ?? 1 };
   const pipeline = newPipeline(redis);
   // Slots of finished requests first (limits/release-queue.ts): one write, not one more round trip each.
-  const released = limits.releases?.drainInto(pipeline);
+  const released = limits.releases.drainInto(pipeline);
   const admission = queueAdmission(limits, pipeline, owner, requestId, { slots: true });
   const generationAt = pipeline.length;
   pipeline.get(globalKeys(prefix).generation);
   const meta = target && queueApiMeta(pipeline, guess, target.apiId, { firstHour: true });
   // The tails of its dictionaries too (what was appended since this service last read them).
-  const tails =
-    target &&
-    target.names.length > 0 &&
-    target.dictionaries.get(guess, target.apiId).queueTail(pipeline, target.names);
-  let replies: unknown[];
-  try {
-    replies = await execPipeline(pipeline);
-  } finally {
-    released?.();
-  }
+  const tails = target?.dictionaries.get(guess, target.apiId).queueTail(pipeline, target.names);
+  const replies = await execPipeline(pipeline).finally(released);
   const raw = replies[generationAt] as string | null;
   const space: KeySpace = { prefix, generation: raw === null ? 1 : Number(raw) };
   lastGeneration.set(prefix, space.generation);
