@@ -53,8 +53,8 @@ async function hashOf(redis: RedisClient, key: string): Promise<Map<string, numb
 function behindOf(has: Map<string, number>, needed: Map<string, number>): BehindPartition[] {
   const out: BehindPartition[] = [];
   for (const [field, n] of needed) {
-    const h = has.get(field) ?? -1;
-    if (h < n) out.push({ field, needed: n, has: h });
+    const h = has.get(field);
+    if (h === undefined || h < n) out.push({ field, needed: n, has: h ?? null });
   }
   return out;
 }

@@ -10,6 +10,7 @@ import type { RedisClient } from '../connection';
 import type { RebuildFields, RebuildStatus } from '../generation-state';
 import { apiKeys, globalKeys, type KeySpace } from '../keys';
 import { queueCommand } from '../pipeline';
+import { noneOf } from './none';
 
 export type Transition = { ok: true } | { ok: false; status: RebuildStatus | null };
 
@@ -97,8 +98,8 @@ export interface BehindPartition {
   field: string;
   /** Offset g holds (wm or an API's off) that g' lacks. */
   needed: number;
-  /** wm of g' (-1 = none). */
-  has: number;
+  /** wm of g' (null: none yet). */
+  has: number | null;
 }
 
 /**
@@ -124,7 +125,7 @@ export function decodeRetireApiGeneration(reply: unknown): BehindPartition[] {
   if (r[0] !== 'behind') throw new Error(`retireApiGeneration: unexpected reply ${JSON.stringify(reply)}`);
   const behind: BehindPartition[] = [];
   for (let i = 2; i + 2 < r.length; i += 3) {
-    behind.push({ field: String(r[i]), needed: Number(r[i + 1]), has: Number(r[i + 2]) });
+    behind.push({ field: String(r[i]), needed: Number(r[i + 1]), has: noneOf(r[i + 2]) });
   }
   return behind;
 }

@@ -259,7 +259,7 @@ async function switchOver(
     }
     if (Date.now() - reported > 10_000) {
       reported = Date.now();
-      const lagging = result.partitions.map((p) => `${p.field} ${p.has}/${p.needed}`).join(', ');
+      const lagging = result.partitions.map((p) => `${p.field} ${p.has ?? 'none'}/${p.needed}`).join(', ');
       out(`switch waits for ${result.count} partitions to reach the live generation: ${lagging}`);
       view.update('catching up', await readProgress(deps, state, admin));
     }
