@@ -90,6 +90,7 @@ export {
   queueApiMeta,
   readApiMeta,
   readCounts,
+  type Projection,
   type ReadOptions,
   sectionCubeOf,
 } from './read';

@@ -15,10 +15,12 @@ import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from './connection';
 import type { Identity } from '@va/core';
 import { DictionaryReader } from './dictionary';
+import type { Projection, ProjectionKind } from './read/projection';
 import { parseIdentity, parseTagSet } from './dictionary-values';
 import type { DictName, KeySpace } from './keys';
 
 const NONE: readonly number[] = [];
+const NO_GROUPS: readonly string[] = [];
 
 export class ReadDictionaries {
   readonly reader: DictionaryReader;
@@ -30,6 +32,8 @@ export class ReadDictionaries {
   private readonly byRegion = new Map<string, number[]>();
   /** reader.resets when the derived values were last (re)built. */
   private builtAtReset = 0;
+  /** Replaced whenever the derived values are dropped: projections made before are made again. */
+  private epoch = {};
   /** Loads run one at a time: two concurrent loads would append the same entries twice. */
   private queue: Promise<void> = Promise.resolve();
 
@@ -115,6 +119,22 @@ export class ReadDictionaries {
     return this.regions[code];
   }
 
+  /**
+   * What a tag-set code counts in under groupBy=tag (its tags) or groupBy=region (its region, or
+   * nothing): read/projection.ts. A code not loaded yet has none (undefined).
+   */
+  projection(kind: ProjectionKind): Projection {
+    const groupsOf =
+      kind === 'tag'
+        ? (code: number) => this.tagSets[code]
+        : (code: number) => {
+            if (code >= this.tagSets.length) return undefined;
+            const region = this.regions[code];
+            return region === undefined ? NO_GROUPS : [region];
+          };
+    return { kind, epoch: this.epoch, groupsOf };
+  }
+
   /** Distinct regions over every loaded tag-set code. */
   regionCount(): number {
     return this.byRegion.size;
@@ -169,6 +189,7 @@ export class ReadDictionaries {
   private index(): void {
     if (this.reader.resets !== this.builtAtReset) {
       this.builtAtReset = this.reader.resets;
+      this.epoch = {};
       this.identities.length = 0;
       this.tagSets.length = 0;
       this.regions.length = 0;

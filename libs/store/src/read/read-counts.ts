@@ -4,15 +4,16 @@
  */
 import type { ChainableCommander } from 'ioredis';
 import { isCluster, type RedisClient } from '../connection';
-import { type BucketRead, type TopGroups } from '@va/core';
+import { type BucketRead, type Cell, type TopGroups } from '@va/core';
 import { apiKeys, type KeySpace } from '../keys';
 import { execPipeline, newPipeline } from '../pipeline';
-import { CodeCounts, FieldSums } from '../read-fields';
+import { CodeCounts, FieldSums, type Sign } from '../read-fields';
 import { compactCounts, SectionSums, type SectionView } from '../read-sections';
 import type { SectionStore } from '../section-cache';
 import { decodeSection, mergeSections, SECTION_VERSION_OFFSET } from '../section/codec';
 import { textsByPart } from '../field-codec';
 import { parseIndex } from './api-meta';
+import { projectedOf, ProjectedSums, type Projection } from './projection';
 import { deltaPlanOf, selectionOf, signOf, type CubeQuery } from './cube-query';
 import {
   leftCalls,
@@ -50,6 +51,11 @@ export interface ReadOptions {
    */
   top?: TopGroups;
   /**
+   * A query of the tag-set cube grouped by tag alone or region alone, without filters: sealed sections
+   * are summed per tag or region (projection.ts) and handed back as `projected` cells. Not with `top`.
+   */
+  project?: Projection;
+  /**
    * A key to GET in the pipeline of every round, after its reads (the query service's `<p>:gen`:
    * verifications/one-generation.ts), so that a value read after every read of the call costs no
    * round trip of its own; its value after the last round is `after`. On one Redis a pipeline runs
@@ -67,7 +73,7 @@ export const READ_CALLS_PER_ROUND_TRIP = 4;
 
 export type CountsRead =
   /** `after`: readAfter's value, read after every read of the call (absent when it made none). */
-  | { ok: true; counts: CodeCounts; after?: string | null }
+  | { ok: true; counts: CodeCounts; after?: string | null; projected?: Cell[] }
   /** The compaction point moved since the plan: plan again with this one. */
   | { ok: false; compactedThrough: number | null };
 
@@ -108,6 +114,13 @@ export async function readCounts(
     return entry.fields;
   };
   const sections = new SectionSums(q, options.top);
+  const projection = projectionFor(q, options);
+  const projected = projection && new ProjectedSums(projection.kind);
+  const addSection: AddSection = (slice, section, sign) => {
+    const p = projection && projectedOf(section, projection);
+    if (p) projected!.add(slice, p, sign);
+    else sections.add(slice, section, sign);
+  };
   const perRoundTrip = options.callsPerRoundTrip ?? READ_CALLS_PER_ROUND_TRIP;
   const readAfter = isCluster(redis) ? undefined : options.readAfter;
   let after: { value: string | null } | undefined;
@@ -154,9 +167,9 @@ export async function readCounts(
             if (item.kind === 'S') {
               const section = sectionOf(item, value, cache);
               unit.section = section ?? null;
-              if (section) for (const t of targets) sections.add(t.slice, section, signOf(t));
+              if (section) for (const t of targets) addSection(t.slice, section, signOf(t));
             } else if (item.kind === 'M') {
-              again.push(...monthOf(item.month, value, sections, cache!));
+              again.push(...monthOf(item.month, value, addSection, cache!));
             } else if (item.kind === 'H') {
               if (!Buffer.isBuffer(value) || value.length === 0) continue;
               const text = value.toString('latin1');
@@ -222,7 +235,22 @@ export async function readCounts(
   options.signal?.throwIfAborted();
   for (const { slice, part, fields } of sums.values()) fields.addTo(counts.slice(slice), sel, part);
   sections.addTo(counts);
-  return after === undefined ? { ok: true, counts } : { ok: true, counts, after: after.value };
+  return {
+    ok: true,
+    counts,
+    ...(after !== undefined && { after: after.value }),
+    ...(projected && { projected: projected.cells() }),
+  };
+}
+
+type AddSection = (slice: number | null, section: SectionView, sign: Sign) => void;
+
+/** The projection a read may use: the tag-set cube, no filter, grouped by the set alone, no top-N. */
+function projectionFor(q: CubeQuery, options: ReadOptions): Projection | undefined {
+  const { project, top } = options;
+  if (!project || top || q.cube !== 's') return undefined;
+  if (q.keys !== null || q.identities !== null || q.sets !== null) return undefined;
+  return q.group.set && !q.group.key && !q.group.identity ? project : undefined;
 }
 
 /**
@@ -233,7 +261,7 @@ export async function readCounts(
 function monthOf(
   month: MonthRead,
   value: ItemReply | undefined,
-  sections: SectionSums,
+  add: AddSection,
   cache: SectionStore,
 ): readonly BucketRead[] {
   const version = Buffer.isBuffer(value) ? value : undefined;
@@ -244,12 +272,12 @@ function monthOf(
     if (month.days.every((read) => read.slice === slice)) {
       // One slice (a query without time granularity): the days' sum, kept while the month holds.
       const summed = summedDays(month, cache);
-      if (summed) sections.add(slice, summed, 1);
+      if (summed) add(slice, summed, 1);
       return [];
     }
     month.days.forEach((read, n) => {
       const section = month.sections[n];
-      if (section) sections.add(read.slice, section, signOf(read));
+      if (section) add(read.slice, section, signOf(read));
     });
     return [];
   }

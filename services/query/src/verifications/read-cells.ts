@@ -18,6 +18,7 @@ import {
   readCounts,
   releaseCompaction,
   type CubeQuery,
+  type Projection,
 } from '@va/store';
 import { parseGeneration } from './one-generation';
 import { plannedWith } from './read-plan';
@@ -73,7 +74,7 @@ export async function readCells(
     const read = await readCounts(redis, r.space, r.query.apiId, cubeQuery, reads, r.compactedThrough, {
       ...(r.signal && { signal: r.signal }),
       ...(r.deps.sections && { sections: r.deps.sections }),
-      ...(top && { top }),
+      ...(top ? { top } : projectionOf(r, cubeQuery)),
       ...(r.witness && { readAfter: globalKeys(r.space.prefix).generation }),
     });
     if (read.ok) {
@@ -81,7 +82,9 @@ export async function readCells(
       if (holding) await releaseCompaction(redis, r.space, r.query.apiId);
       r.signal?.throwIfAborted();
       if (top) read.counts.keepLargest(top);
-      return { cells: await decodeCells(read.counts, r.dicts), precision: plan.precision };
+      const cells = await decodeCells(read.counts, r.dicts);
+      if (read.projected) cells.push(...read.projected);
+      return { cells, precision: plan.precision };
     }
     if (attempt >= MAX_ATTEMPTS) throw new Error(`compaction kept moving during ${MAX_ATTEMPTS} reads`);
     // Twice moved: a compaction catch-up moves the point every few milliseconds, faster than a
@@ -95,4 +98,16 @@ export async function readCells(
       r.compactedThrough = read.compactedThrough;
     }
   }
+}
+
+/**
+ * A read grouped by tag alone or region alone, without filters, sums sealed tag-set sections per tag or
+ * region (libs/store read/projection.ts): the same rows, from a few dozen values per section instead of
+ * thousands of tag-set codes.
+ */
+function projectionOf(r: Reader, cubeQuery: CubeQuery): { project?: Projection } {
+  const { groupBy } = r.query;
+  if (cubeQuery.cube !== 's' || groupBy.key || groupBy.identity || groupBy.tags) return {};
+  if (groupBy.tag === (groupBy.region === true)) return {};
+  return { project: r.dicts.projection(groupBy.tag ? 'tag' : 'region') };
 }

@@ -100,6 +100,11 @@ function queries(): string[] {
     `groupBy=identity&orderBy=total&order=desc&limit=3&start=${start}`,
     `tag=${t}&tag=${pick(TAGS)}&groupBy=day&start=${start}`,
     `groupBy=tag&start=${start}`,
+    // Grouped by tag alone or region alone: sealed sections summed per tag / region (libs/store projection.ts).
+    `groupBy=tag&groupBy=day&start=${start}`,
+    `groupBy=tag&groupBy=day&timeZone=America/New_York&start=${start}`,
+    `groupBy=region&start=${start}`,
+    `groupBy=region&groupBy=month`,
     `keyId=${k}&keyId=key_1&groupBy=day&start=${start}`,
     `groupBy=key&groupBy=identity&start=${start}`,
     `groupBy=tags&groupBy=key`,
