@@ -15,7 +15,12 @@ export interface QueryMetrics {
   inFlight: Gauge;
   /** Time from arrival until the read starts (checks, rate limit, slot). */
   waited(seconds: number): void;
+  /** Which thread built an answer (verifications/read-pool.ts weighQuery). */
+  answered(thread: AnsweredOn): void;
 }
+
+/** main: a light query; worker: a heavy one; worker_after_main: tried here, its rows were a worker's. */
+export type AnsweredOn = 'main' | 'worker' | 'worker_after_main';
 
 export function registerMetrics(app: App, registry: Registry, route: string): QueryMetrics {
   const requests = new Counter({
@@ -48,6 +53,15 @@ export function registerMetrics(app: App, registry: Registry, route: string): Qu
     'client_closed',
   ] as const)
     refused.inc({ reason }, 0);
+  const answered = new Counter({
+    name: 'va_query_answered_total',
+    help:
+      'Answers by the thread that built them: main (light queries), worker (heavy ones, in the read pool), ' +
+      'worker_after_main (filtered by identity, tried on the main thread, handed to the pool when its rows were many)',
+    labelNames: ['thread'] as const,
+    registers: [registry],
+  });
+  for (const thread of ['main', 'worker', 'worker_after_main'] as const) answered.inc({ thread }, 0);
   const inFlight = new Gauge({
     name: 'va_query_in_flight',
     help: 'Query requests being read and answered by this service',
@@ -93,6 +107,7 @@ export function registerMetrics(app: App, registry: Registry, route: string): Qu
     refused: (reason) => refused.inc({ reason }),
     inFlight,
     waited: (seconds) => wait.observe(seconds),
+    answered: (thread) => answered.inc({ thread }),
   };
 }
 

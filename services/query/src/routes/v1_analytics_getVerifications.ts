@@ -17,8 +17,14 @@ import type { QueryMetrics } from '../http/metrics';
 import type { AuthCache } from '../auth/access-cache';
 import type { LimitsDeps } from '../limits/admission';
 import { authorize, type VerificationsDeps } from '../verifications/answer';
-import { overCapFromRange, readAnswerJson, refuseEarly, type JsonAnswer } from '../verifications/read-answer';
-import { isHeavy, type ReadPool } from '../verifications/read-pool';
+import {
+  overCapFromRange,
+  readAnswerJson,
+  refuseEarly,
+  RowsForAWorker,
+  type JsonAnswer,
+} from '../verifications/read-answer';
+import { LIGHT_ROWS, weighQuery, type ReadPool } from '../verifications/read-pool';
 import { dictionariesOf } from '../verifications/cube-query';
 import { startQuery } from '../verifications/start';
 
@@ -161,13 +167,41 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
             const { release, space, prefetched } = started;
             metrics.waited(reply.elapsedTime / 1000);
             metrics.inFlight.inc();
+            /** The answer read and built on this thread. */
+            const answerHere = async (extra: { lightRows?: number } = {}) => {
+              // The shared cache, its use also counted for this request (the access log's cacheHits).
+              const sections = deps.sections && countingStore(deps.sections);
+              try {
+                return await readAnswerJson(
+                  { ...deps, ...(sections && { sections }) },
+                  space,
+                  query,
+                  now,
+                  signal,
+                  { arrived, ...(prefetched && { prefetched }), ...extra },
+                );
+              } finally {
+                if (sections) noteCacheUse(request, sections.use());
+              }
+            };
             try {
-              if (deps.pool && (await isHeavy(deps, space, query, arrived))) {
+              const weight = deps.pool ? await weighQuery(deps, space, query, arrived) : 'light';
+              if (weight === 'light-if-few') {
+                try {
+                  const answer = await answerHere({ lightRows: LIGHT_ROWS });
+                  metrics.answered('main');
+                  return answer;
+                } catch (error) {
+                  if (!(error instanceof RowsForAWorker)) throw error;
+                }
+              }
+              if (deps.pool && weight !== 'light') {
                 await refuseEarly(deps, space, query, now, signal, arrived);
                 const budgetMs = Math.max(1, deps.budgetMs - reply.elapsedTime);
                 const encoding = negotiateEncoding(request.headers['accept-encoding']);
                 const result = await deps.pool.run({ space, query, now, budgetMs, encoding }, signal);
                 noteCacheUse(request, result.cacheUse);
+                metrics.answered(weight === 'heavy' ? 'worker' : 'worker_after_main');
                 if (!result.ok) {
                   const { kind, detail, errors } = result.error;
                   throw result.rowCap ? new RowCapError(errors) : new ApiError(kind, detail, errors);
@@ -180,20 +214,9 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
                   xPrecision: result.xPrecision,
                 };
               }
-              // The shared cache, its use also counted for this request (the access log's cacheHits).
-              const sections = deps.sections && countingStore(deps.sections);
-              try {
-                return await readAnswerJson(
-                  { ...deps, ...(sections && { sections }) },
-                  space,
-                  query,
-                  now,
-                  signal,
-                  { arrived, ...(prefetched && { prefetched }) },
-                );
-              } finally {
-                if (sections) noteCacheUse(request, sections.use());
-              }
+              const answer = await answerHere();
+              metrics.answered('main');
+              return answer;
             } finally {
               metrics.inFlight.dec();
               // Not awaited: the answer does not wait for the release (limits/admission.ts).

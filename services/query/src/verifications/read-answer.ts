@@ -80,6 +80,18 @@ export interface ReadOptions {
   prefetched?: Prefetched;
   /** performance.now() when the request arrived (ReadDictionaries.load's `since`). */
   arrived?: number;
+  /**
+   * Rows this thread may build (read-pool.ts weighQuery `light-if-few`): past them, after the read,
+   * readAnswerJson throws RowsForAWorker and the caller hands the query to the pool.
+   */
+  lightRows?: number;
+}
+
+/** A query tried on the main thread whose groups times slices came out over `lightRows`. */
+export class RowsForAWorker extends Error {
+  constructor(readonly rows: number) {
+    super(`${rows} rows are a worker's to build`);
+  }
 }
 
 /**
@@ -138,6 +150,11 @@ export async function readAnswerJson(
   const input = await onOneGeneration(deps.redis, space, signal, (current, witness) =>
     readRowsInput(deps, current, query, now, signal, options, witness),
   );
+  if (options.lightRows !== undefined) {
+    const { slices, groupCells } = input.options;
+    const rows = groupCount(query, groupCells ?? input.cells) * (slices?.length ?? 1);
+    if (rows > options.lightRows) throw new RowsForAWorker(rows);
+  }
   const built = buildRowsJson(query, input.cells, input.options);
   if (!built.ok) throw tooManyRows(built.error);
   const xPrecision = precisionHeader(input.precision, input.edgesOnHours);

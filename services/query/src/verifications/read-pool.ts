@@ -23,7 +23,7 @@ import type { ReadResult, ReadTask, WorkerSetup } from './read-worker';
  * held the event loop 16-120 ms), so 2,000 rows stay within ~5 ms, under the 10 ms rule of
  * docs/query-isolation.md; more go to a worker, even though they then wait behind heavy ones.
  */
-const LIGHT_ROWS = 2_000;
+export const LIGHT_ROWS = 2_000;
 const LIGHT_HOURS = 24 * 400;
 
 export class ReadPool {
@@ -67,19 +67,38 @@ export class ReadPool {
   }
 }
 
-/** Whether a query is heavy enough for the pool: a long range, or many rows possible. */
-export async function isHeavy(
+/**
+ * Where a query is answered: `light` on the main thread, `heavy` in the pool (a long range, or many
+ * rows possible), `light-if-few` on the main thread unless its rows turn out many (readAnswerJson's
+ * `lightRows`), then in the pool. The last is a query filtered by identity whose only bound on its
+ * rows is a dictionary's size: one identity's keys and tag sets over a short range are few and cheap
+ * to read (its rows of a section are found by binary search), but no dictionary says how few, and a
+ * per-key daily breakdown of one customer's month is a dashboard's everyday question. Handing it to a
+ * worker cost ~1 ms (measured in docs/benchmarks-history.md).
+ */
+export async function weighQuery(
   deps: VerificationsDeps,
   space: KeySpace,
   query: ParsedQuery,
   /** performance.now() when the request arrived (ReadDictionaries.load's `since`). */
   arrived?: number,
-): Promise<boolean> {
-  if (query.startHour === undefined || query.endHour - query.startHour + 1 > LIGHT_HOURS) return true;
+): Promise<'light' | 'heavy' | 'light-if-few'> {
+  if (query.startHour === undefined || query.endHour - query.startHour + 1 > LIGHT_HOURS) return 'heavy';
   const dicts = deps.dictionaries.get(space, query.apiId);
   await dicts.load(dictionariesOf(query), arrived === undefined ? {} : { since: arrived });
   const groups = groupsUpperBound(query.groupBy, groupSources(cubeQueryOf(query, dicts), dicts, query));
   const g = query.groupBy.granularity;
   const slices = g ? sliceCount(query.startHour, query.endHour, g, query.timeZone) : 1;
-  return groups * slices > LIGHT_ROWS;
+  if (groups * slices <= LIGHT_ROWS) return 'light';
+  return query.externalId !== undefined && slices <= LIGHT_ROWS ? 'light-if-few' : 'heavy';
+}
+
+/** Whether a query goes to the pool whatever its rows (weighQuery: anything but `light`). */
+export async function isHeavy(
+  deps: VerificationsDeps,
+  space: KeySpace,
+  query: ParsedQuery,
+  arrived?: number,
+): Promise<boolean> {
+  return (await weighQuery(deps, space, query, arrived)) !== 'light';
 }
