@@ -18,7 +18,8 @@ import type { RedisClient } from './connection';
 import { apiKeys, type DictName, type KeySpace } from './keys';
 import { execPipeline, newPipeline } from './pipeline';
 import { sectionCubeOf, type CubeQuery } from './read';
-import { ROLES, SEARCH_MAX_CODES } from './read-sections';
+import { ROLES } from './read-sections';
+import { SEARCH_MAX_CODES } from './slice-sums';
 import type { SectionStore } from './section-cache';
 import { SECTION_ROWS_OFFSET } from './section/codec';
 

@@ -21,6 +21,8 @@ import type { DictName, KeySpace } from './keys';
 
 const NONE: readonly number[] = [];
 const NO_GROUPS: readonly string[] = [];
+/** Tag filters whose codes are kept (setCodesWithAll); past it they are found again. */
+const WITH_ALL_KEPT = 256;
 
 export class ReadDictionaries {
   readonly reader: DictionaryReader;
@@ -32,6 +34,9 @@ export class ReadDictionaries {
   private readonly byRegion = new Map<string, number[]>();
   /** reader.resets when the derived values were last (re)built. */
   private builtAtReset = 0;
+  /** setCodesWithAll's answers (by the sorted tags) while tagSets had withAllAt entries. */
+  private readonly withAll = new Map<string, readonly number[]>();
+  private withAllAt = 0;
   /** Replaced whenever the derived values are dropped: projections made before are made again. */
   private epoch = {};
   /** Loads run one at a time: two concurrent loads would append the same entries twice. */
@@ -172,8 +177,26 @@ export class ReadDictionaries {
     return this.byTag.size;
   }
 
-  /** Codes of the tag sets that contain every given tag. */
-  setCodesWithAll(tags: readonly string[]): number[] {
+  /**
+   * Codes of the tag sets that contain every given tag. The same array for the same tags while no tag
+   * set was added (a filter's totals are kept per array: section-totals.ts); callers do not change it.
+   */
+  setCodesWithAll(tags: readonly string[]): readonly number[] {
+    if (this.withAllAt !== this.tagSets.length) {
+      this.withAll.clear();
+      this.withAllAt = this.tagSets.length;
+    }
+    const key = JSON.stringify([...new Set(tags)].sort());
+    let codes = this.withAll.get(key);
+    if (codes === undefined) {
+      if (this.withAll.size >= WITH_ALL_KEPT) this.withAll.clear();
+      codes = this.findSetCodesWithAll(tags);
+      this.withAll.set(key, codes);
+    }
+    return codes;
+  }
+
+  private findSetCodesWithAll(tags: readonly string[]): readonly number[] {
     let smallest: readonly number[] | undefined;
     for (const tag of tags) {
       const codes = this.byTag.get(tag) ?? NONE;
@@ -190,6 +213,8 @@ export class ReadDictionaries {
     if (this.reader.resets !== this.builtAtReset) {
       this.builtAtReset = this.reader.resets;
       this.epoch = {};
+      this.withAll.clear();
+      this.withAllAt = -1;
       this.identities.length = 0;
       this.tagSets.length = 0;
       this.regions.length = 0;

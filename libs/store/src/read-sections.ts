@@ -26,6 +26,7 @@ import { counterValue, topThreshold, type TopGroups } from '@va/core';
 import { NO_IDENTITY, rowsOfFirst, type Section, type SectionCube, type SectionData } from './section/codec';
 import type { DictName } from './keys';
 import { groupCodes, type CodeCounts, type Sign, type SliceCounts } from './read-fields';
+import { filteredTotal } from './section-totals';
 import {
   addDense,
   allows,
@@ -35,6 +36,7 @@ import {
   denseValue,
   merge,
   rankDense,
+  searchesFirst,
   SliceSums,
   sumMode,
   type RowTest,
@@ -71,8 +73,6 @@ export const ROLES: Readonly<Record<SectionCube, readonly DictName[]>> = {
   f: ['i', 'k', 's'],
 };
 
-/** A first-dimension filter of at most this many codes reads by binary search instead of a scan. */
-export const SEARCH_MAX_CODES = 256;
 
 export class SectionSums {
   private readonly slices = new Map<number | null, SliceSums>();
@@ -152,6 +152,15 @@ export class SectionSums {
     }
     if (section.rows === 0) return;
     const sums = this.sliceOf(slice);
+    const only = this.grouped.length === 0 ? this.soleFilter(section) : undefined;
+    if (only) {
+      // No group: one row of nine counts per section, the filtered total (kept per section: section-totals.ts).
+      const total = filteredTotal(section, only.column, only.codes);
+      if (total === null) return;
+      const at = sums.denseRow(0);
+      for (let o = 0; o < OUTCOME_COUNT; o++) sums.dense[at + o]! += sign * total[o]!;
+      return;
+    }
     const { counts } = section;
 
     // Row ranges: by binary search of the first column when its filter names few codes, for the
@@ -160,11 +169,7 @@ export class SectionSums {
     const ranges: [number, number][] = [];
     let first = 0;
     const firstCodes = roles.length > 0 ? this.sortedCodesOf(roles[0]!) : null;
-    if (
-      firstCodes !== null &&
-      firstCodes.length <= SEARCH_MAX_CODES &&
-      2 * firstCodes.length * Math.log2(section.rows + 1) < section.rows
-    ) {
+    if (firstCodes !== null && searchesFirst(firstCodes.length, section.rows)) {
       for (const code of firstCodes) {
         const range = rowsOfFirst(section, code);
         if (range[1] > range[0]) ranges.push(range);
@@ -213,6 +218,21 @@ export class SectionSums {
         }
       }
     }
+  }
+
+  /** The one filter on the section's columns (codes null: none), or undefined when two or more filter it. */
+  private soleFilter(
+    section: SectionView,
+  ): { column: Uint32Array | null; codes: readonly number[] | null } | undefined {
+    const roles = ROLES[section.cube];
+    let only: { column: Uint32Array | null; codes: readonly number[] | null } = { column: null, codes: null };
+    for (const [d, role] of roles.entries()) {
+      const codes = this.codesOf(role);
+      if (codes === null) continue;
+      if (only.codes !== null) return undefined;
+      only = { column: section.dims[d]!, codes };
+    }
+    return only;
   }
 
   private sparseRow(sums: SliceSums, columns: readonly Uint32Array[], r: number): Float64Array {

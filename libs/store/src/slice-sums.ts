@@ -21,6 +21,16 @@ const DENSE_SMALL_CODE = 4096;
 const COMPOSITE_BITS = 17;
 export const COMPOSITE = 2 ** COMPOSITE_BITS;
 
+/** A first-dimension filter of at most this many codes reads by binary search instead of a scan. */
+export const SEARCH_MAX_CODES = 256;
+
+/**
+ * Whether a filter of `codes` codes on a section's first (sorted) column finds its rows by binary search:
+ * two searches per code cost more than a scan of the rows past about rows / 2 log2(rows) codes.
+ */
+export const searchesFirst = (codes: number, rows: number): boolean =>
+  codes <= SEARCH_MAX_CODES && 2 * codes * Math.log2(rows + 1) < rows;
+
 export function bitmapOf(codes: readonly number[] | null): Uint8Array | null {
   if (codes === null) return null;
   let max = -1;

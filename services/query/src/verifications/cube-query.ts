@@ -40,7 +40,7 @@ export function cubeQueryOf(query: ParsedQuery, dicts: ReadDictionaries): CubeQu
  * The tag-set codes the tag and region filters allow (null: neither filters). A tag-set code is a
  * tag set and a region (libs/store dictionary-values.ts): both filters select among the same codes.
  */
-function setCodesOf(query: ParsedQuery, dicts: ReadDictionaries): number[] | null {
+function setCodesOf(query: ParsedQuery, dicts: ReadDictionaries): readonly number[] | null {
   const withTags = query.tags !== undefined ? dicts.setCodesWithAll(query.tags) : null;
   const inRegions = query.regions !== undefined ? dicts.setCodesInRegions(query.regions) : null;
   if (withTags === null || inRegions === null) return withTags ?? inRegions;
