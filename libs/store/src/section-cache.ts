@@ -96,9 +96,10 @@ export function sumCacheStats(all: Iterable<SectionCacheStats>): SectionCacheSta
 }
 
 /**
- * Rollups (months, days) whose children's versions a cache records. An entry is a few dozen bytes
- * (its sections stay in the byte-bounded cache, and a rollup whose children's sections were evicted
- * is read child by child again): a 30-day zone read records one month and 30 days per cube.
+ * Rollups (months, days) whose children's versions a cache records. An entry is a map of at most 31
+ * versions, under 2 KB (its sections stay in the byte-bounded cache, and a rollup whose children's
+ * sections were evicted is read child by child again): at most ~30 MB per thread, a few MB in use,
+ * since a 30-day zone read records two months and about 31 days per cube.
  */
 const RECORDS = 16_384;
 
