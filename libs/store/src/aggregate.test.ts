@@ -66,8 +66,8 @@ describe('bucketsOfHour', () => {
     expect(bucketsOfHour(h, horizons(nowHour - 2)).map((b) => b.r)).not.toContain('h');
   });
 
-  it('never writes a day without its month while the month is kept, whatever the retentions (property)', () => {
-    // Readers check a month for all its days (month-days.ts).
+  it('never writes a day without its month, nor a compacted hour without its day, while kept, whatever the retentions (property)', () => {
+    // Readers check a month for all its days, and a day for its compacted hours (rollup-children.ts).
     const days = fc.integer({ min: 0, max: 3 * 366 });
     fc.assert(
       fc.property(days, days, days, fc.integer({ min: 0, max: 4 * 366 * 24 }), (h, d, m, age) => {
@@ -77,6 +77,10 @@ describe('bucketsOfHour', () => {
         const monthKept = keptAt('m', monthOfHour(hour), r, now);
         if (written.some((b) => b.r === 'd') && monthKept)
           expect(written.some((b) => b.r === 'm')).toBe(true);
+        const dayKept = keptAt('d', dayOfHour(hour), r, now);
+        const compacted = hour <= nowHour - 1;
+        if (compacted && written.some((b) => b.r === 'h') && dayKept)
+          expect(written.some((b) => b.r === 'd')).toBe(true);
       }),
       { numRuns: 2000 },
     );

@@ -18,7 +18,8 @@
  *     day and month rollups, since the compactor will not visit it again.
  * A bucket outside its own retention is never written (its keys would expire at once), and an
  * hour outside every retention is not written at all. Readers rely on a day never being written
- * without its month while the month is kept (month-days.ts checks a month for all its days).
+ * without its month while the month is kept, nor a compacted hour without its day while the day is kept
+ * (rollup-children.ts checks a month for its days, and a day for its compacted hours).
  *
  * How (docs/store-v2.md "History written as section parts"): a bucket that ended more than an hour
  * before the batch's clock (history, a replay, late events) gets each cube with at least

@@ -10,7 +10,7 @@
  * larger than the whole bound is used for its query and not kept.
  */
 import { LRUCache } from 'lru-cache';
-import type { MonthDays } from './month-days';
+import type { RollupChildren } from './rollup-children';
 import type { SectionView } from './read-sections';
 
 export interface CachedSection {
@@ -27,11 +27,13 @@ export interface SectionStore {
   hit(): void;
   /** A section Redis sent (none cached, or an older version). */
   miss(): void;
-  /** What a read recorded of a month's days (month-days.ts), by the key readCounts gives. */
-  monthDays(key: string): MonthDays | undefined;
-  setMonthDays(key: string, days: MonthDays): void;
+  /** What a read recorded of a rollup's children (rollup-children.ts), by the key readCounts gives. */
+  recorded(key: string): RollupChildren | undefined;
+  setRecorded(key: string, children: RollupChildren): void;
   /** Counted by readCounts: a month's days summed from cached sections after one check. */
   monthHit(): void;
+  /** Counted by readCounts: a day's hours summed from cached sections after one check. */
+  dayHit(): void;
 }
 
 /** Bytes an entry holds: its typed arrays, plus a small fixed cost per entry. */
@@ -45,6 +47,7 @@ export interface SectionCacheStats {
   hits: number;
   misses: number;
   monthHits: number;
+  dayHits: number;
   entries: number;
   bytes: number;
 }
@@ -69,11 +72,15 @@ export function countingStore(store: SectionStore): SectionStore & { use(): Cach
       use.misses++;
       store.miss();
     },
-    monthDays: (key) => store.monthDays(key),
-    setMonthDays: (key, days) => store.setMonthDays(key, days),
+    recorded: (key) => store.recorded(key),
+    setRecorded: (key, children) => store.setRecorded(key, children),
     monthHit: () => {
       use.hits++;
       store.monthHit();
+    },
+    dayHit: () => {
+      use.hits++;
+      store.dayHit();
     },
     use: () => ({ ...use }),
   };
@@ -81,7 +88,7 @@ export function countingStore(store: SectionStore): SectionStore & { use(): Cach
 
 /** Several caches' figures added up (the query service's threads each have one). */
 export function sumCacheStats(all: Iterable<SectionCacheStats>): SectionCacheStats {
-  const total: SectionCacheStats = { hits: 0, misses: 0, monthHits: 0, entries: 0, bytes: 0 };
+  const total: SectionCacheStats = { hits: 0, misses: 0, monthHits: 0, dayHits: 0, entries: 0, bytes: 0 };
   for (const s of all) {
     for (const field of Object.keys(total) as (keyof SectionCacheStats)[]) total[field] += s[field];
   }
@@ -89,17 +96,20 @@ export function sumCacheStats(all: Iterable<SectionCacheStats>): SectionCacheSta
 }
 
 /**
- * Months whose days' versions a cache records. An entry is a few dozen bytes (its sections stay in
- * the byte-bounded cache, and a month whose sections were evicted is read day by day again).
+ * Rollups (months, days) whose children's versions a cache records. An entry is a map of at most 31
+ * versions, under 2 KB (its sections stay in the byte-bounded cache, and a rollup whose children's
+ * sections were evicted is read child by child again): at most ~30 MB per thread, a few MB in use,
+ * since a 30-day zone read records two months and about 31 days per cube.
  */
-const MONTH_DAYS_ENTRIES = 4096;
+const RECORDS = 16_384;
 
 export class SectionCache implements SectionStore {
   private readonly lru: LRUCache<string, CachedSection> | null;
-  private readonly months: LRUCache<string, MonthDays> | null;
+  private readonly records: LRUCache<string, RollupChildren> | null;
   hits = 0;
   misses = 0;
   monthHits = 0;
+  dayHits = 0;
 
   /** maxBytes 0 keeps nothing (every read sends the section). */
   constructor(readonly maxBytes: number) {
@@ -110,7 +120,7 @@ export class SectionCache implements SectionStore {
             sizeCalculation: (entry) => sectionBytes(entry.section),
           })
         : null;
-    this.months = maxBytes > 0 ? new LRUCache<string, MonthDays>({ max: MONTH_DAYS_ENTRIES }) : null;
+    this.records = maxBytes > 0 ? new LRUCache<string, RollupChildren>({ max: RECORDS }) : null;
   }
 
   get(key: string): CachedSection | undefined {
@@ -130,16 +140,20 @@ export class SectionCache implements SectionStore {
     this.misses++;
   }
 
-  monthDays(key: string): MonthDays | undefined {
-    return this.months?.get(key);
+  recorded(key: string): RollupChildren | undefined {
+    return this.records?.get(key);
   }
 
-  setMonthDays(key: string, days: MonthDays): void {
-    this.months?.set(key, days);
+  setRecorded(key: string, children: RollupChildren): void {
+    this.records?.set(key, children);
   }
 
   monthHit(): void {
     this.monthHits++;
+  }
+
+  dayHit(): void {
+    this.dayHits++;
   }
 
   stats(): SectionCacheStats {
@@ -147,6 +161,7 @@ export class SectionCache implements SectionStore {
       hits: this.hits,
       misses: this.misses,
       monthHits: this.monthHits,
+      dayHits: this.dayHits,
       entries: this.lru?.size ?? 0,
       bytes: this.lru?.calculatedSize ?? 0,
     };

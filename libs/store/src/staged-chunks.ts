@@ -11,8 +11,10 @@
  * (classify.ts slices), nothing merges less.
  *
  * The rollups stay in the main call: every write to a day writes its month in the same script
- * (month-days.ts relies on it), and only events of hours already compacted write them (few). Minute
- * buckets (live events: as many fields as their hours) are staged like hour buckets.
+ * (rollup-children.ts relies on it), and only events of hours already compacted write them (few).
+ * Such an hour's own bucket may be staged, and so written after its day: rollup-children.ts records
+ * a day's hours only while the stage is empty. Minute buckets (live events: as many fields as their
+ * hours) are staged like hour buckets.
  */
 import type { ApiIncrements, BucketIncrements } from './aggregate';
 import type { AlertCounterIncrements, AlertIncrements } from './alert-detection';

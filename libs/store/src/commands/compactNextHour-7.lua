@@ -31,7 +31,7 @@
   of the same cube of the day and month (RPUSH: copied, not decoded; the compactor seals closed hours
   before compacting them, so a busy hour costs a few copies rather than a HINCRBY per field), records the cubes in their parts sets, the buckets in idx:d / idx:m,
   sets PEXPIREAT on every rollup key it wrote and sets cmp to that hour. The day is written only
-  with its month while the month is kept (readers rely on it: libs/store/src/month-days.ts). Without such an hour
+  with its month while the month is kept (readers rely on it: libs/store/src/rollup-children.ts). Without such an hour
   it sets cmp to the bound (only if greater: cmp never moves back).
 
   Only now does the hour bucket get its expiry (hour end + hour retention; in the past: Redis

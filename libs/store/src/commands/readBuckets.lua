@@ -43,11 +43,12 @@
                   differ) and none ended (zparts would be gone), so each count is read exactly once.
     L             KEYS: a parts list <b>:L:<c> and its sealing name <b>:z:L:<c>. Reply: every section
                   part of both lists ({} = none), each the encoded section as stored.
-    M n           KEYS: a month's t section, its parts and zparts sets, then n pairs of sets (parts,
-                  zparts) of days of that month. Reply: the month's version bytes (GETRANGE 4 11)
-                  when it has a t section and none of the 2 + 2n sets exists (neither the month nor
-                  those days has a delta or a seal in progress), else nil. Read with a month's days
-                  (to record them) or instead of them (libs/store/src/month-days.ts).
+    M n           KEYS: a rollup's t section (a month's, a day's), then n keys that must not exist:
+                  its parts and zparts sets, and those of some of its children (days, hours), and
+                  for hours the API's stage. Reply: the rollup's version bytes (GETRANGE 4 11) when
+                  it has a t section and none of the n keys exists (neither the rollup nor those
+                  children has a delta or a seal in progress), else nil. Read with a rollup's
+                  children (to record them) or instead of them (libs/store/src/rollup-children.ts).
 
   Returns  { cmp (nil = none), reply of item 1, reply of item 2, ... }.
   One bulk string per hash costs Redis and the client far less than two per field; a section is
@@ -94,12 +95,12 @@ while a <= #ARGV do
     local count = tonumber(ARGV[a + 1])
     a = a + 2
     local version = redis.call('GETRANGE', KEYS[k], 4, 11)
-    if version ~= '' and redis.call('EXISTS', unpack(KEYS, k + 1, k + 2 + 2 * count)) == 0 then
+    if version ~= '' and redis.call('EXISTS', unpack(KEYS, k + 1, k + count)) == 0 then
       out[#out + 1] = version
     else
       out[#out + 1] = false
     end
-    k = k + 3 + 2 * count
+    k = k + 1 + count
   elseif kind == 'F' then
     local count = tonumber(ARGV[a + 1])
     lists[#lists + 1] = { unpack(ARGV, a + 2, a + 1 + count) }

@@ -1,6 +1,6 @@
 /**
  * Reads and sums the counters of a query's bucket reads: the calls in rounds, each reply summed into
- * CodeCounts (sections over typed arrays, hash fields per field), a month's days from the cache.
+ * CodeCounts (sections over typed arrays, hash fields per field), a rollup's children from the cache.
  */
 import type { ChainableCommander } from 'ioredis';
 import { isCluster, type RedisClient } from '../connection';
@@ -30,8 +30,8 @@ import {
   readsOfUnit,
   READ_MAX_KEYS,
   unitsOf,
+  type ChildrenRead,
   type Item,
-  type MonthRead,
 } from './units';
 
 export interface ReadOptions {
@@ -135,12 +135,12 @@ export async function readCounts(
   // A minute's f hash holds every identity (units.ts): the identity filter's parts only.
   const keepPart = sel.identities ? (part: string) => sel.identities!.has(part) : undefined;
   const left: LeftHashes[] = [];
-  // A month whose recorded days changed is read again day by day (and recorded anew), in a
-  // second round: its hours were read with its M item, and with overlapping reads every call's
-  // compaction point is checked, so no hour is counted twice in between.
+  // A rollup whose recorded children changed is read again child by child (and recorded anew), in
+  // a second round: the buckets around them were read with its M item, and with overlapping reads
+  // every call's compaction point is checked, so no hour is counted twice in between.
   let pending: readonly BucketRead[] = reads;
   for (let round = 0; pending.length > 0; round++) {
-    const units = unitsOf(q, delta, pending, keys, cache, round === 0);
+    const units = unitsOf(q, delta, pending, keys, cache, round === 0, compactedThrough);
     const chunks = chunksOf(units, pending, options.maxKeys ?? READ_MAX_KEYS);
     const again: BucketRead[] = [];
     for (let from = 0; from < chunks.length; from += perRoundTrip) {
@@ -159,6 +159,7 @@ export async function readCounts(
       }
       batch.forEach((chunk, c) => {
         const reply = replies[c]!;
+        const cmp = parseIndex(reply[0]?.toString());
         let n = 1;
         for (const unit of chunk) {
           const targets = readsOfUnit(unit);
@@ -169,7 +170,7 @@ export async function readCounts(
               unit.section = section ?? null;
               if (section) for (const t of targets) addSection(t.slice, section, signOf(t));
             } else if (item.kind === 'M') {
-              again.push(...monthOf(item.month, value, addSection, cache!));
+              again.push(...childrenOf(item.children, value, cmp, addSection, cache!));
             } else if (item.kind === 'H') {
               if (!Buffer.isBuffer(value) || value.length === 0) continue;
               const text = value.toString('latin1');
@@ -254,64 +255,71 @@ function projectionFor(q: CubeQuery, options: ReadOptions): Projection | undefin
 }
 
 /**
- * An M item's reply (the month's version when it and the listed days have no delta, else nil):
- * `use` sums the recorded days' cached sections when the version is the recorded one, else
- * returns their reads to be read one by one; `record` records the days read in the same call.
+ * An M item's reply (the rollup's version when it and the listed children have no delta, else
+ * nil): `use` sums the recorded children's cached sections when the version is the recorded one,
+ * else returns their reads to be read one by one; `record` records the children read in the same
+ * call, hours only when all are at most `cmp`, the compaction point read in that call.
  */
-function monthOf(
-  month: MonthRead,
+function childrenOf(
+  children: ChildrenRead,
   value: ItemReply | undefined,
+  cmp: number | null,
   add: AddSection,
   cache: SectionStore,
 ): readonly BucketRead[] {
   const version = Buffer.isBuffer(value) ? value : undefined;
-  if (month.kind === 'use') {
-    if (!version?.equals(month.recorded.version)) return month.days;
-    cache.monthHit();
-    const slice = month.days[0]!.slice;
-    if (month.days.every((read) => read.slice === slice)) {
-      // One slice (a query without time granularity): the days' sum, kept while the month holds.
-      const summed = summedDays(month, cache);
+  if (children.kind === 'use') {
+    if (!version?.equals(children.recorded.version)) return children.reads;
+    if (children.res === 'd') cache.monthHit();
+    else cache.dayHit();
+    const slice = children.reads[0]!.slice;
+    const plain = children.reads.every((read) => read.slice === slice && !read.subtract);
+    if (plain && children.reads.length === children.indexes.length) {
+      // One slice (a query without time granularity): the children's sum, kept while the rollup holds.
+      const summed = summedChildren(children, cache);
       if (summed) add(slice, summed, 1);
       return [];
     }
-    month.days.forEach((read, n) => {
-      const section = month.sections[n];
+    const sectionOfChild = new Map(children.indexes.map((index, n) => [index, children.sections[n]]));
+    for (const read of children.reads) {
+      const section = sectionOfChild.get(read.index);
       if (section) add(read.slice, section, signOf(read));
-    });
+    }
     return [];
   }
   if (!version) return [];
-  const days = new Map<number, Buffer | null>();
-  for (const unit of month.days) {
+  // An hour after the compaction point is written without its day (rollup-children.ts).
+  if (children.res === 'h' && children.units.some((unit) => cmp === null || unit.read.index > cmp)) return [];
+  const recorded = new Map<number, Buffer | null>();
+  for (const unit of children.units) {
     if (unit.section === null) {
-      days.set(unit.read.index, null);
+      recorded.set(unit.read.index, null);
       continue;
     }
     const key = unit.items.find((item) => item.kind === 'S')!.key;
     const cached = cache.get(key);
     // The cache keeps what it can (a section larger than its bound is not kept): no record then.
     if (!cached || cached.section !== unit.section) return [];
-    days.set(unit.read.index, cached.version);
+    recorded.set(unit.read.index, cached.version);
   }
-  cache.setMonthDays(month.key, { version: Buffer.from(version), days });
+  cache.setRecorded(children.key, { version: Buffer.from(version), children: recorded });
   return [];
 }
 
 /**
- * The recorded days' sections merged into one (rows of equal codes summed), from the cache when
- * merged before under the same month version: while the month keeps it, no day changed
- * (month-days.ts). 30 days of one API's `s` or `i` sections hold ~1,300–2,000 rows each, and
+ * The recorded children's sections merged into one (rows of equal codes summed), from the cache
+ * when merged before under the same rollup version: while the rollup keeps it, no child changed
+ * (rollup-children.ts). 30 days of one API's `s` or `i` sections hold ~1,300–2,000 rows each, and
  * their merge about as many: a query over them without granularity sums a twentieth of the rows.
  */
-function summedDays(
-  month: Extract<MonthRead, { kind: 'use' }>,
+function summedChildren(
+  children: Extract<ChildrenRead, { kind: 'use' }>,
   cache: SectionStore,
 ): SectionView | undefined {
-  const key = `${month.key}:${month.days.map((read) => read.index).join(',')}`;
+  const key = `${children.key}:${children.indexes.join(',')}`;
   const held = cache.get(key);
-  if (held?.version.equals(month.recorded.version)) return held.section;
-  const present = month.sections.filter((section) => section !== null);
+  if (held?.version.equals(children.recorded.version)) return held.section;
+  const present = children.sections.filter((section) => section !== null);
   if (present.length === 0) return undefined;
   let summed = present[0]!;
   if (present.length > 1) {
@@ -319,7 +327,7 @@ function summedDays(
     for (const section of present.slice(2)) merged = mergeSections(merged, section, 0);
     summed = compactCounts(merged);
   }
-  cache.set(key, { version: Buffer.from(month.recorded.version), section: summed });
+  cache.set(key, { version: Buffer.from(children.recorded.version), section: summed });
   return summed;
 }
 

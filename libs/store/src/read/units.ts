@@ -4,7 +4,13 @@
  */
 import { dayOfHour, lastHourOf, monthOfDay, monthOfHour, type BucketRead } from '@va/core';
 import { apiKeys, partsListSuffix, type Cube } from '../keys';
-import { monthDayGroups, recordedSections, type MonthDays } from '../month-days';
+import {
+  childIndexes,
+  dayHourGroups,
+  monthDayGroups,
+  recordedSections,
+  type RollupChildren,
+} from '../rollup-children';
 import type { SectionView } from '../read-sections';
 import type { CachedSection, SectionStore } from '../section-cache';
 import { sectionCubeOf, type CubeQuery, type DeltaPlan } from './cube-query';
@@ -35,35 +41,42 @@ export type Item =
   /** The section parts of the cube (its parts list, delta and sealing names), summed like sections. */
   | { kind: 'L'; list: string; sealing: string }
   /**
-   * A month whose day reads go as one (month-days.ts): `key` its t section, `sets` its parts and
-   * zparts sets, then each listed day's. The reply is the month's version when none of the sets
-   * exists, else nil.
+   * A rollup whose children's reads go as one (rollup-children.ts: a month's days, a day's hours):
+   * `key` its t section, `absent` the keys that must not exist (its parts and zparts sets, and to
+   * record, each listed child's, and for hours the API's stage). The reply is the rollup's version
+   * when none of them exists, else nil.
    */
-  | { kind: 'M'; key: string; sets: string[]; month: MonthRead };
+  | { kind: 'M'; key: string; absent: string[]; children: ChildrenRead };
 
 /**
- * `use`: the recorded days, summed from the cache when the month still has the recorded version.
- * `record`: the day units read in the same call, recorded when the month and they have no delta.
+ * `use`: the recorded children, summed from the cache when the rollup still has the recorded
+ * version. `record`: the child units read in the same call, recorded when the rollup and they have
+ * no delta (and, for hours, all are compacted).
  */
-export type MonthRead =
+export type ChildrenRead =
   | {
       kind: 'use';
-      /** The record's key (month-days.ts), also naming the days' merged sum in the cache. */
+      /** 'd': a month's days, 'h': a day's hours. */
+      res: 'd' | 'h';
+      /** The record's key (rollup-children.ts), also naming the children's merged sum in the cache. */
       key: string;
-      recorded: MonthDays;
-      days: readonly BucketRead[];
+      recorded: RollupChildren;
+      /** Every read of the children (a zone reads an hour twice), and the children read, in order. */
+      reads: readonly BucketRead[];
+      indexes: readonly number[];
+      /** The cached section of each of `indexes` (null: none). */
       sections: (SectionView | null)[];
     }
-  | { kind: 'record'; key: string; days: Unit[] };
+  | { kind: 'record'; res: 'd' | 'h'; key: string; units: Unit[] };
 
 export interface Unit {
   read: BucketRead;
   items: Item[];
   /** Estimated work in Redis (see READ_MAX_KEYS). */
   weight: number;
-  /** The family chunksOf keeps in one call, when not the bucket's own (a month read as one). */
+  /** The family chunksOf keeps in one call, when not the bucket's own (a rollup's children read as one). */
   family?: string;
-  /** Its section as read (S item; null = none), for a month's record. */
+  /** Its section as read (S item; null = none), for a rollup's record. */
   section?: SectionView | null;
   /** Other reads of the same hour bucket (another slice, or subtracted): counted from this unit's reply. */
   also?: BucketRead[];
@@ -136,10 +149,12 @@ function minuteUnitOf(q: CubeQuery, read: BucketRead, keys: ReturnType<typeof ap
 }
 
 /**
- * The units of `reads`: one per bucket, except that the day reads of a month (monthDayGroups) go
- * with an M item, and, with `useRecorded` and a record of that month's days whose sections the
- * cache holds, instead of their own units. A month's units (and the hours of its grouped days,
- * which the plan may read beside them) are one family; its M item comes after its days.
+ * The units of `reads`: one per bucket, except that the day reads of a month (monthDayGroups) and
+ * the compacted hour reads of a day (dayHourGroups) go with an M item and, with `useRecorded` and a
+ * record of the rollup's children whose sections the cache holds, instead of their own units. A
+ * month's units (and the hours of its grouped days, which the plan may read beside them) are one
+ * family; a day's grouped hours and its M item are in the family the hours are in anyway (their
+ * month's or day's when the plan reads it, else one of their own). An M item comes after its units.
  */
 export function unitsOf(
   q: CubeQuery,
@@ -148,32 +163,50 @@ export function unitsOf(
   keys: ReturnType<typeof apiKeys>,
   cache: SectionStore | undefined,
   useRecorded: boolean,
+  compactedThrough: number | null = null,
 ): Unit[] {
   const cube = sectionCubeOf(q);
-  const groups = cache ? monthDayGroups(reads) : new Map<number, BucketRead[]>();
   const familyOfDay = new Map<number, string>();
+  const familyOfHour = new Map<number, string>();
   const replaced = new Set<BucketRead>();
+  // The record a child's unit goes into, by `${res}${index}`.
   const records = new Map<string, Unit[]>();
-  const months: Unit[] = [];
-  for (const [month, days] of groups) {
-    const family = `M${month}`;
-    for (const read of days) familyOfDay.set(read.index, family);
-    const key = `${keys.section('m', month, cube)}/days`;
-    const sets = [keys.parts('m', month), keys.sealingParts('m', month)];
-    const item = { kind: 'M', key: keys.section('m', month, 't'), sets } as const;
-    const recorded = useRecorded ? cache!.monthDays(key) : undefined;
+  const rollups: Unit[] = [];
+  const group = (res: 'd' | 'h', parent: number, children: BucketRead[], family: string) => {
+    const up = res === 'd' ? 'm' : 'd';
+    const key = `${keys.section(up, parent, cube)}/${res === 'd' ? 'days' : 'hours'}`;
+    const absent = [keys.parts(up, parent), keys.sealingParts(up, parent)];
+    const item = { kind: 'M', key: keys.section(up, parent, 't'), absent } as const;
+    const indexes = childIndexes(children);
+    const recorded = useRecorded ? cache!.recorded(key) : undefined;
     const sections =
-      recorded && recordedSections(recorded, days, (day) => cache!.get(keys.section('d', day, cube)));
+      recorded && recordedSections(recorded, indexes, (i) => cache!.get(keys.section(res, i, cube)));
     if (recorded && sections) {
-      for (const read of days) replaced.add(read);
-      const month = { kind: 'use', key, recorded, days, sections } as const;
-      months.push({ read: days[0]!, family, weight: 1, items: [{ ...item, month }] });
-    } else {
-      for (const read of days) sets.push(keys.parts('d', read.index), keys.sealingParts('d', read.index));
-      const record: Unit[] = [];
-      records.set(family, record);
-      const month = { kind: 'record', key, days: record } as const;
-      months.push({ read: days[0]!, family, weight: 1 + days.length, items: [{ ...item, month }] });
+      for (const read of children) replaced.add(read);
+      const use = { kind: 'use', res, key, recorded, reads: children, indexes, sections } as const;
+      rollups.push({ read: children[0]!, family, weight: 1, items: [{ ...item, children: use }] });
+      return;
+    }
+    for (const index of indexes) absent.push(keys.parts(res, index), keys.sealingParts(res, index));
+    // A compacted hour's write may be staged apart from its day's (rollup-children.ts).
+    if (res === 'h') absent.push(keys.stage);
+    const units: Unit[] = [];
+    for (const index of indexes) records.set(`${res}${index}`, units);
+    const record = { kind: 'record', res, key, units } as const;
+    const weight = 1 + indexes.length;
+    rollups.push({ read: children[0]!, family, weight, items: [{ ...item, children: record }] });
+  };
+  if (cache) {
+    for (const [month, days] of monthDayGroups(reads)) {
+      const family = `M${month}`;
+      for (const read of days) familyOfDay.set(read.index, family);
+      group('d', month, days, family);
+    }
+    const { days, months } = rollupsRead(reads);
+    for (const [day, hours] of dayHourGroups(reads, compactedThrough)) {
+      const family = familyOfDay.get(day) ?? rollupFamily(hours[0]!, days, months) ?? `D${day}`;
+      for (const read of hours) familyOfHour.set(read.index, family);
+      group('h', day, hours, family);
     }
   }
   const units: Unit[] = [];
@@ -190,15 +223,17 @@ export function unitsOf(
     }
     const unit = unitOf(q, delta, read, keys, cache);
     if (read.res === 'h') hours.set(read.index, unit);
-    const day = read.res === 'd' ? read.index : read.res === 'h' ? dayOfHour(read.index) : undefined;
-    const family = day === undefined ? undefined : familyOfDay.get(day);
-    if (family !== undefined) {
-      unit.family = family;
-      if (read.res === 'd') records.get(family)?.push(unit);
-    }
+    const family =
+      read.res === 'd'
+        ? familyOfDay.get(read.index)
+        : read.res === 'h'
+          ? (familyOfHour.get(read.index) ?? familyOfDay.get(dayOfHour(read.index)))
+          : undefined;
+    if (family !== undefined) unit.family = family;
+    records.get(`${read.res}${read.index}`)?.push(unit);
     units.push(unit);
   }
-  return [...units, ...months];
+  return [...units, ...rollups];
 }
 
 /**
@@ -230,6 +265,32 @@ export function readsDependOnCompaction(
   return false;
 }
 
+/** The days and months `reads` read (their rollups: chunksOf's families). */
+function rollupsRead(reads: readonly BucketRead[]): { days: Set<number>; months: Set<number> } {
+  const days = new Set<number>();
+  const months = new Set<number>();
+  for (const r of reads) {
+    if (r.res === 'd') days.add(r.index);
+    else if (r.res === 'm') months.add(r.index);
+  }
+  return { days, months };
+}
+
+/**
+ * The coarsest rollup read around a bucket (see chunksOf), as its family: its month when the month
+ * rollup is read, else its day when the day rollup is read; undefined when neither (and for a
+ * minute, which is in no rollup).
+ */
+function rollupFamily(read: BucketRead, days: Set<number>, months: Set<number>): string | undefined {
+  if (read.res === 'n') return undefined;
+  const month =
+    read.res === 'm' ? read.index : read.res === 'd' ? monthOfDay(read.index) : monthOfHour(read.index);
+  if (months.has(month)) return `m${month}`;
+  if (read.res === 'm') return undefined;
+  const day = read.res === 'd' ? read.index : dayOfHour(read.index);
+  return days.has(day) ? `d${day}` : undefined;
+}
+
 /**
  * Work per readBuckets call, in units of about one hash read (a section, a hash, or a few for
  * a parts lookup: PARTS_WEIGHT). A call blocks Redis while it runs (about 9 µs per hash plus a
@@ -248,23 +309,9 @@ export const READ_MAX_KEYS = 500;
  * always read in one call (a seal moves counts between them).
  */
 export function chunksOf(units: readonly Unit[], reads: readonly BucketRead[], maxKeys: number): Unit[][] {
-  const days = new Set<number>();
-  const months = new Set<number>();
-  for (const r of reads) {
-    if (r.res === 'd') days.add(r.index);
-    else if (r.res === 'm') months.add(r.index);
-  }
-  const familyOf = ({ read, family }: Unit): string => {
-    if (family !== undefined) return family;
-    if (read.res === 'n') return `n${read.index}`; // a minute is in no rollup: its own family
-    const month =
-      read.res === 'm' ? read.index : read.res === 'd' ? monthOfDay(read.index) : monthOfHour(read.index);
-    if (months.has(month)) return `m${month}`;
-    if (read.res === 'm') return `m${read.index}`;
-    const day = read.res === 'd' ? read.index : dayOfHour(read.index);
-    if (days.has(day)) return `d${day}`;
-    return `${read.res}${read.index}`;
-  };
+  const { days, months } = rollupsRead(reads);
+  const familyOf = ({ read, family }: Unit): string =>
+    family ?? rollupFamily(read, days, months) ?? `${read.res}${read.index}`;
   const families = new Map<string, Unit[]>();
   for (const u of units) {
     const family = familyOf(u);

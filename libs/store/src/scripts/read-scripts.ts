@@ -118,8 +118,8 @@ export function readBucketsArgs(
         names.push(item.key);
         argv.push('H', String(listIds[hashes.indexOf(item)]));
       } else if (item.kind === 'M') {
-        names.push(item.key, ...item.sets);
-        argv.push('M', String(item.sets.length / 2 - 1));
+        names.push(item.key, ...item.absent);
+        argv.push('M', String(item.absent.length));
       } else {
         names.push(item.parts, item.zparts, item.sequence);
         argv.push('P', item.root, item.cube, String(partLists.get(item)), String(budget));

@@ -78,7 +78,7 @@ const deps = {
 };
 const sectionsNow = (): WorkerSections => ({ thread: threadId, stats: sections.stats() });
 const usedSince = (before: SectionCacheStats, after: SectionCacheStats): CacheUse => ({
-  hits: after.hits + after.monthHits - before.hits - before.monthHits,
+  hits: after.hits + after.monthHits + after.dayHits - before.hits - before.monthHits - before.dayHits,
   misses: after.misses - before.misses,
 });
 

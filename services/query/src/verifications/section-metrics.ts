@@ -6,7 +6,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { SectionCacheStats } from '@va/store';
 
 export function registerSectionCacheMetrics(registry: Registry, stats: () => SectionCacheStats): void {
-  const counter = (name: string, help: string, field: 'hits' | 'misses' | 'monthHits') =>
+  const counter = (name: string, help: string, field: 'hits' | 'misses' | 'monthHits' | 'dayHits') =>
     new Counter({
       name,
       help,
@@ -28,8 +28,13 @@ export function registerSectionCacheMetrics(registry: Registry, stats: () => Sec
   );
   counter(
     'va_query_section_cache_month_hits_total',
-    'Months whose cached day sections were summed after one check of the month (@va/store month-days.ts)',
+    'Months whose cached day sections were summed after one check of the month (@va/store rollup-children.ts)',
     'monthHits',
+  );
+  counter(
+    'va_query_section_cache_day_hits_total',
+    "UTC days whose cached hour sections were summed after one check of the day (a zone's edge hours: @va/store rollup-children.ts)",
+    'dayHits',
   );
   const gauge = (name: string, help: string, field: 'bytes' | 'entries') =>
     new Gauge({

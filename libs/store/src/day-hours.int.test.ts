@@ -1,0 +1,167 @@
+// A day's hours read as one (rollup-children.ts): a New York query by day reads each UTC day's
+// hours 00-04 twice (added to one local day, subtracted from the next). After a first read records
+// the compacted ones, later reads check their day alone and sum the cached hour sections; a late
+// event into a compacted edge hour, written as ingest writes it (with its day in the same call, or
+// with the hour staged apart from its day), must be counted all the same.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { dayOfHour, horizonsAt, hourOf, planReads, type BucketRead } from '@va/core';
+import { expand, TupleCounter } from './aggregate';
+import { drainStaged } from './apply';
+import { readCompactedThrough, compactApi } from './compaction';
+import { apiKeys } from './keys';
+import { decodeCells, readCounts } from './read';
+import { ReadDictionaries } from './read-dictionaries';
+import { applyApiBatch } from './scripts/apply-scripts';
+import { sealApi } from './seal';
+import { SectionCache } from './section-cache';
+import { cubeQuery } from './testing/cube-query';
+import { fileRedis } from './testing/file-redis';
+import { Ingest, TEST_RETENTION as retention } from './testing/ingest-events';
+import { sealNow } from './testing/seal';
+
+const db = fileRedis('day-hours');
+const { space } = db;
+const API = 'api_day_hours';
+const now = Date.now();
+const nowHour = hourOf(now);
+const cmp = nowHour - 2;
+const q = cubeQuery({ cube: 'k', group: { key: true, identity: false, set: false } });
+let ingest: Ingest;
+
+/** New York by day over the last 30 days, planned as the query service plans it. */
+const reads: BucketRead[] = planReads({
+  startHour: nowHour - 30 * 24,
+  endHour: nowHour,
+  granularity: 'day',
+  compactedThrough: cmp,
+  horizons: horizonsAt(now, retention),
+  dataThroughHour: nowHour,
+  timeZone: 'America/New_York',
+}).reads;
+
+/** A compacted edge hour of a UTC day ten days ago: read added to one local day, subtracted from the next. */
+const edge = (dayOfHour(nowHour) - 10) * 24 + 2;
+
+async function cells(cache?: SectionCache): Promise<string[]> {
+  const read = await readCounts(db.redis, space, API, q, reads, cmp, cache ? { sections: cache } : {});
+  if (!read.ok) throw new Error('cmp moved');
+  const dicts = new ReadDictionaries(db.redis, space, API);
+  return (await decodeCells(read.counts, dicts)).map((c) => JSON.stringify(c)).sort();
+}
+
+/** Seals every dirty bucket (the hours up to cmp, days, months), as the compactor does. */
+const sealAll = () => sealApi(db.redis, space, API, cmp, { now, retention });
+
+/** A cache that has recorded the plan's day hours, checked to be used. */
+async function recordedCache(): Promise<SectionCache> {
+  const cache = new SectionCache(1 << 24);
+  const expected = await cells();
+  expect(await cells(cache)).toEqual(expected);
+  expect(await cells(cache)).toEqual(expected);
+  expect(cache.stats().dayHits).toBeGreaterThanOrEqual(29);
+  return cache;
+}
+
+beforeAll(async () => {
+  ingest = new Ingest(db.redis, space, retention, API, now);
+  const events = [];
+  for (let h = nowHour - 33 * 24; h <= nowHour; h++)
+    for (let n = 0; n < 3; n++) events.push({ hour: h, key: `key_${(h + n) % 7}`, outcome: n % 2 });
+  await ingest.write(events);
+  await compactApi(db.redis, space, API, { closedBound: cmp, retention, now });
+  await sealAll();
+  expect(await readCompactedThrough(db.redis, space, API)).toBe(cmp);
+});
+
+describe("a day's hours read as one (zone edge hours)", () => {
+  it('plans edge hours twice, most of them compacted', () => {
+    const hours = reads.filter((r) => r.res === 'h' && r.index <= cmp);
+    expect(hours.length).toBeGreaterThan(250);
+    expect(hours.filter((r) => r.index === edge)).toHaveLength(2);
+  });
+
+  it('counts a late event into a compacted edge hour, before and after its hour and day are sealed', async () => {
+    const cache = await recordedCache();
+    const before = await cells();
+    // Written with its day and month in one applyApiBatch call: the day gets a delta.
+    await ingest.write([{ hour: edge, key: 'key_late', outcome: 0 }]);
+    const later = await cells();
+    expect(later).not.toEqual(before);
+    expect(await cells(cache)).toEqual(later);
+    // The hour sealed (a new version), its day still with a delta.
+    await sealNow(db.redis, { space, apiId: API, res: 'h', index: edge }, { now, retention });
+    expect(await cells(cache)).toEqual(later);
+    // The day sealed too: a new version, recorded again, then used again.
+    await sealAll();
+    const hits = cache.stats().dayHits;
+    expect(await cells(cache)).toEqual(later);
+    expect(await cells(cache)).toEqual(later);
+    expect(cache.stats().dayHits).toBeGreaterThan(hits);
+  });
+
+  it('counts a late event whose hour was staged apart from its day, sealed in between', async () => {
+    const cache = await recordedCache();
+    const before = await cells();
+    // One more event into the edge hour, as applyApiBatch writes it with a bound of one write per
+    // call: the day and month in the call, the hour bucket staged.
+    const counter = new TupleCounter();
+    counter.add(edge, 0, -1, 0, 1);
+    const compacted = await readCompactedThrough(db.redis, space, API);
+    const increments = expand(counter, { now, retention, cmp: compacted });
+    const cas = { offsetField: 'late/0', expectedOff: null, newOff: 0, expectedCmp: compacted };
+    const call = await applyApiBatch(db.redis, { space, apiId: API, increments, cas, maxWrites: 1 });
+    expect(call.result).toEqual({ status: 'ok' });
+    expect(call.staged).toBeGreaterThan(0);
+    // The day sealed before the hour's chunk is applied: its new version has no delta to show.
+    await sealApi(db.redis, space, API, cmp, { now, retention, only: 'd' });
+    expect(await db.redis.exists(apiKeys(space, API).parts('d', dayOfHour(edge)))).toBe(0);
+    await sealApi(db.redis, space, API, cmp, { now, retention, only: 'm' });
+    expect(await cells(cache)).toEqual(await cells()); // the day has the event, its hour not yet
+    await drainStaged(db.redis, space, [API]);
+    const later = await cells();
+    expect(later).not.toEqual(before);
+    expect(await cells(cache)).toEqual(later);
+    expect(await cells(cache)).toEqual(later);
+  });
+
+  it('never records an hour after the compaction point (written without its day)', async () => {
+    // Another API: a UTC day whose hours 00-05 are compacted into it, the others sealed but not compacted.
+    const api = 'api_open_hours';
+    const day = dayOfHour(nowHour) - 2;
+    const open = new Ingest(db.redis, space, retention, api, now);
+    const events = Array.from({ length: 24 }, (_, h) => ({ hour: day * 24 + h, key: 'key_0', outcome: 0 }));
+    await open.write(events);
+    const through = day * 24 + 5;
+    await compactApi(db.redis, space, api, { closedBound: through, retention, now });
+    await sealApi(db.redis, space, api, cmp, { now, retention });
+    const hours: BucketRead[] = Array.from({ length: 12 }, (_, n) => ({
+      res: 'h',
+      index: through + 1 + n,
+      slice: (through + 1 + n) * 3_600_000,
+    }));
+    const cellsOf = async (cache?: SectionCache) => {
+      const read = await readCounts(
+        db.redis,
+        space,
+        api,
+        q,
+        hours,
+        through,
+        cache ? { sections: cache } : {},
+      );
+      if (!read.ok) throw new Error('cmp moved');
+      return (await decodeCells(read.counts, new ReadDictionaries(db.redis, space, api))).map((c) =>
+        JSON.stringify(c),
+      );
+    };
+    const cache = new SectionCache(1 << 24);
+    expect(await cellsOf(cache)).toEqual(await cellsOf());
+    expect(await cellsOf(cache)).toEqual(await cellsOf());
+    // A live event into one of those hours: written to the hour alone.
+    await open.write([{ hour: through + 4, key: 'key_0', outcome: 0 }]);
+    expect(await db.redis.exists(apiKeys(space, api).parts('d', day))).toBe(0);
+    const later = await cellsOf();
+    expect(await cellsOf(cache)).toEqual(later);
+    expect(cache.stats().dayHits).toBe(0);
+  });
+});

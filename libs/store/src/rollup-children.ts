@@ -1,0 +1,127 @@
+/**
+ * A rollup's children checked as one: a month's days, a day's hours (docs/store-v2.md "A month of
+ * days at once", "A day's hours at once"; pure, no I/O).
+ *
+ * A query reading many buckets of one rollup pays Redis a version check and a look at the delta
+ * sets of each, even when the reader holds every section already: a year by day was 3.8 times a
+ * month, and a New York day reads its UTC day and ten edge hours (libs/core zone-cover.ts). The
+ * reader instead records, after a read that saw a rollup R and every child of R it read without
+ * any delta, R's version (of its t section) and each child's section version (`RollupChildren`).
+ * While R still has that version and no delta, no recorded child has changed since; so a later
+ * read checks R alone (readBuckets' M item) and sums the cached child sections with their signs
+ * and slices. When the check fails it reads those children one by one, and records them again.
+ *
+ * Why no child changed, for a month's days (monthDayGroups):
+ * - every write to a day's counters writes its month in the same script, while the month is kept
+ *   (applyApiBatch for compacted hours, which never stages a rollup (staged-chunks.ts), and
+ *   compactNextHour; both skip only a bucket past its expiry, and an expired month has no version
+ *   to match), so M gets a delta, and M can lose it only through a seal, which gives M a new
+ *   version;
+ * - the days had no delta when recorded, so none was sealed since (a seal without delta keeps the
+ *   counts: the cached copy holds the same counts under the older version).
+ *
+ * For a day's hours (dayHourGroups), compacted hours only:
+ * - an hour after the compaction point is written alone (aggregate.ts bucketsOfHour), so it is
+ *   never recorded: the record is made only when every hour is at most the compaction point read
+ *   in the same call (cmp never moves back, and compactNextHour writes no hour it compacted);
+ * - a compacted hour is written only with its day while the day is kept (bucketsOfHour; an expired
+ *   day has no version to match), but not always in the same script: applyApiBatch writes the
+ *   day in its own call and may stage the hour's increments (staged-chunks.ts) for later calls.
+ *   So the record is also made only while the API's stage is empty: a staged write applied to a
+ *   recorded hour was then staged after the record, by a call that gave the day a delta, which only
+ *   a seal, with a new version, clears;
+ * - the hours had no delta when recorded, as for days;
+ * - an hour's keys expire at its end plus the hour retention, and the planner reads a compacted
+ *   hour only before then (horizonsAt: h >= hourOf(now - hour retention) exactly while now <
+ *   expiresAt('h', h)), so a recorded hour Redis has since removed is not planned, and not served.
+ *   (Should the reader's clock lag Redis's, such an hour is served with the counts it held, which
+ *   its day still holds: the composed answer is the exact one, where reading Redis would not be.)
+ */
+import { dayOfHour, monthOfDay, type BucketRead } from '@va/core';
+
+/** What a reader recorded of a rollup's children (kept beside the section cache, section-cache.ts). */
+export interface RollupChildren {
+  /** Version bytes of the rollup's t section when the children were read. */
+  version: Buffer;
+  /** Per child index read then: the version bytes of its section of the cube, or null (none). */
+  children: ReadonlyMap<number, Buffer | null>;
+}
+
+/** A rollup's children are read as one from this many child buckets on (below, one check saves little). */
+export const CHILDREN_MIN = 3;
+
+/**
+ * The day reads of `reads` that can go as one per month: plain (not subtracted) day reads of a
+ * month whose own rollup the plan does not read, CHILDREN_MIN of them at least.
+ */
+export function monthDayGroups(reads: readonly BucketRead[]): Map<number, BucketRead[]> {
+  const byMonth = new Map<number, BucketRead[]>();
+  const excluded = new Set<number>();
+  for (const read of reads) {
+    if (read.res === 'm') excluded.add(read.index);
+    if (read.res !== 'd') continue;
+    const month = monthOfDay(read.index);
+    if (read.subtract) excluded.add(month);
+    const days = byMonth.get(month);
+    if (days) days.push(read);
+    else byMonth.set(month, [read]);
+  }
+  for (const [month, days] of byMonth) {
+    if (excluded.has(month) || days.length < CHILDREN_MIN) byMonth.delete(month);
+  }
+  return byMonth;
+}
+
+/**
+ * The hour reads of `reads` that can go as one per UTC day: every read (plain or subtracted, any
+ * slice, repeats) of the hours at most `compactedThrough` (only those are in the day), of days
+ * with CHILDREN_MIN such hour buckets at least.
+ */
+export function dayHourGroups(
+  reads: readonly BucketRead[],
+  compactedThrough: number | null,
+): Map<number, BucketRead[]> {
+  const byDay = new Map<number, BucketRead[]>();
+  if (compactedThrough === null) return byDay;
+  for (const read of reads) {
+    if (read.res !== 'h' || read.index > compactedThrough) continue;
+    const day = dayOfHour(read.index);
+    const hours = byDay.get(day);
+    if (hours) hours.push(read);
+    else byDay.set(day, [read]);
+  }
+  for (const [day, hours] of byDay) {
+    if (childIndexes(hours).length < CHILDREN_MIN) byDay.delete(day);
+  }
+  return byDay;
+}
+
+/** The distinct buckets of `reads`, in order of first read. */
+export const childIndexes = (reads: readonly BucketRead[]): number[] => [
+  ...new Set(reads.map((read) => read.index)),
+];
+
+/**
+ * The cached sections of the children `indexes` as recorded in `recorded`, or undefined when any
+ * was not recorded or its cached section is not the recorded version (evicted, or read again
+ * since). `cached` gives the reader's copy of a child's section and its version.
+ */
+export function recordedSections<S>(
+  recorded: RollupChildren,
+  indexes: readonly number[],
+  cached: (index: number) => { version: Buffer; section: S } | undefined,
+): (S | null)[] | undefined {
+  const out: (S | null)[] = [];
+  for (const index of indexes) {
+    const version = recorded.children.get(index);
+    if (version === undefined) return undefined;
+    if (version === null) {
+      out.push(null);
+      continue;
+    }
+    const copy = cached(index);
+    if (!copy || !copy.version.equals(version)) return undefined;
+    out.push(copy.section);
+  }
+  return out;
+}
