@@ -272,18 +272,24 @@ function childrenOf(
     if (!version?.equals(children.recorded.version)) return children.reads;
     if (children.res === 'd') cache.monthHit();
     else cache.dayHit();
-    const slice = children.reads[0]!.slice;
-    const plain = children.reads.every((read) => read.slice === slice && !read.subtract);
-    if (plain && children.reads.length === children.indexes.length) {
-      // One slice (a query without time granularity): the children's sum, kept while the rollup holds.
-      const summed = summedChildren(children, cache);
-      if (summed) add(slice, summed, 1);
-      return [];
-    }
+    // The children read into one slice with one sign are added as one merged section (kept under the
+    // rollup's version): a query without time granularity adds its 30 days once, and a zone's local day
+    // its edge hours of each UTC day once (added to one slice, subtracted from the next).
     const sectionOfChild = new Map(children.indexes.map((index, n) => [index, children.sections[n]]));
+    const runs = new Map<string, { slice: number | null; sign: Sign; indexes: number[] }>();
     for (const read of children.reads) {
-      const section = sectionOfChild.get(read.index);
-      if (section) add(read.slice, section, signOf(read));
+      const sign = signOf(read);
+      const id = `${read.slice}/${sign}`;
+      const run = runs.get(id);
+      if (run) run.indexes.push(read.index);
+      else runs.set(id, { slice: read.slice, sign, indexes: [read.index] });
+    }
+    for (const { slice, sign, indexes } of runs.values()) {
+      const section =
+        indexes.length === 1
+          ? sectionOfChild.get(indexes[0]!)
+          : mergedChildren(children, indexes, sectionOfChild, cache);
+      if (section) add(slice, section, sign);
     }
     return [];
   }
@@ -307,19 +313,21 @@ function childrenOf(
 }
 
 /**
- * The recorded children's sections merged into one (rows of equal codes summed), from the cache
+ * Some recorded children's sections merged into one (rows of equal codes summed), from the cache
  * when merged before under the same rollup version: while the rollup keeps it, no child changed
  * (rollup-children.ts). 30 days of one API's `s` or `i` sections hold ~1,300–2,000 rows each, and
  * their merge about as many: a query over them without granularity sums a twentieth of the rows.
  */
-function summedChildren(
+function mergedChildren(
   children: Extract<ChildrenRead, { kind: 'use' }>,
+  indexes: readonly number[],
+  sectionOfChild: ReadonlyMap<number, SectionView | null | undefined>,
   cache: SectionStore,
 ): SectionView | undefined {
-  const key = `${children.key}:${children.indexes.join(',')}`;
+  const key = `${children.key}:${indexes.join(',')}`;
   const held = cache.get(key);
   if (held?.version.equals(children.recorded.version)) return held.section;
-  const present = children.sections.filter((section) => section !== null);
+  const present = indexes.map((index) => sectionOfChild.get(index)).filter((section) => !!section);
   if (present.length === 0) return undefined;
   let summed = present[0]!;
   if (present.length > 1) {
