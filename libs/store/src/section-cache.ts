@@ -61,27 +61,20 @@ export interface CacheUse {
 /** A cache as one request sees it: the shared `store`, its hits and misses also counted for this request alone. */
 export function countingStore(store: SectionStore): SectionStore & { use(): CacheUse } {
   const use: CacheUse = { hits: 0, misses: 0 };
+  /** The shared store's count, and this request's `field` too. */
+  const counted = (field: keyof CacheUse, count: () => void) => () => {
+    use[field]++;
+    count();
+  };
   return {
     get: (key) => store.get(key),
     set: (key, entry) => store.set(key, entry),
-    hit: () => {
-      use.hits++;
-      store.hit();
-    },
-    miss: () => {
-      use.misses++;
-      store.miss();
-    },
+    hit: counted('hits', () => store.hit()),
+    miss: counted('misses', () => store.miss()),
     recorded: (key) => store.recorded(key),
     setRecorded: (key, children) => store.setRecorded(key, children),
-    monthHit: () => {
-      use.hits++;
-      store.monthHit();
-    },
-    dayHit: () => {
-      use.hits++;
-      store.dayHit();
-    },
+    monthHit: counted('hits', () => store.monthHit()),
+    dayHit: counted('hits', () => store.dayHit()),
     use: () => ({ ...use }),
   };
 }

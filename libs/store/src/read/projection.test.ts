@@ -36,19 +36,19 @@ function asMap(names: readonly string[], counts: ArrayLike<number>): Record<stri
   );
 }
 
+/** Rows of [tag-set code, outcome, count] of every code of SETS. */
+const ROWS: [number, number, number][] = [
+  [0, 0, 7],
+  [1, 0, 1],
+  [2, 0, 2],
+  [2, 3, 5],
+  [3, 1, 4],
+  [4, 8, 9],
+];
+
 describe('projectSection', () => {
   it('adds each row to every distinct tag of its set (a repeated tag once, an empty set nowhere)', () => {
-    const p = projectSection(
-      section([
-        [0, 0, 7],
-        [1, 0, 1],
-        [2, 0, 2],
-        [2, 3, 5],
-        [3, 1, 4],
-        [4, 8, 9],
-      ]),
-      byTag(),
-    )!;
+    const p = projectSection(section(ROWS), byTag())!;
     const expected = (pairs: [number, number][]) => {
       const row = new Array<number>(OUTCOME_COUNT).fill(0);
       for (const [o, n] of pairs) row[o] = n;
@@ -69,17 +69,9 @@ describe('projectSection', () => {
   });
 
   it('by region: a set without a region counts nowhere', () => {
-    const p = projectSection(
-      section([
-        [0, 0, 7],
-        [1, 0, 1],
-        [2, 0, 2],
-        [3, 0, 4],
-      ]),
-      byRegion,
-    )!;
+    const p = projectSection(section(ROWS), byRegion)!;
     expect(p.names).toEqual(['eu', 'us']);
-    expect([p.counts[0], p.counts[OUTCOME_COUNT]]).toEqual([3, 4]);
+    expect([p.counts[0], p.counts[3], p.counts[OUTCOME_COUNT + 1]]).toEqual([3, 5, 4]);
   });
 
   it('a code the dictionary has not loaded: no projection (the caller sums the codes)', () => {
