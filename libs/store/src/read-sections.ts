@@ -73,7 +73,6 @@ export const ROLES: Readonly<Record<SectionCube, readonly DictName[]>> = {
   f: ['i', 'k', 's'],
 };
 
-
 export class SectionSums {
   private readonly slices = new Map<number | null, SliceSums>();
   private readonly keys: Uint8Array | null;
