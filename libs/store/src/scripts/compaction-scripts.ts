@@ -49,20 +49,9 @@ function compactNextHourArgs(
   apiId: string,
   { closedBound, now, retention }: CompactBound,
 ): (string | number)[] {
-  const keys = apiKeys(space, apiId);
-  return [
-    keys.compactedThrough,
-    ...keys.bucketIndexes,
-    keys.dirty,
-    keys.compactionHold,
-    keys.stage,
-    keys.bucketRoot,
-    closedBound,
-    now,
-    retention.dayMs,
-    retention.monthMs,
-    retention.hourMs,
-  ];
+  const { compactedThrough, bucketIndexes, dirty, compactionHold, stage, bucketRoot } = apiKeys(space, apiId);
+  const keys = [compactedThrough, ...bucketIndexes, dirty, compactionHold, stage, bucketRoot];
+  return [...keys, closedBound, now, retention.dayMs, retention.monthMs, retention.hourMs];
 }
 
 /** compactNextHour-7.lua: compacts the API's next closed hour, atomically. */
