@@ -41,9 +41,10 @@
  * (monthHourGroups), recorded under the month's version with the same two rules (every hour at
  * most the cmp read in the call, the API's stage empty), so that a zone's month is one check: a
  * compacted hour is written only with its month while the month is kept (bucketsOfHour; an
- * expired month has no version to match), the month's write in the call that stages the hour's, and the month, like a day, loses its delta only
- * through a seal with a new version. A month's days and its hours are two records: the hours'
- * stage rule does not keep the days from being recorded, and while both are used one item checks.
+ * expired month has no version to match), the month's write in the call that stages the hour's,
+ * and the month, like a day, loses its delta only through a seal with a new version. A month's
+ * days and its hours are two records, each made by an M item of its own (the hours' stage rule
+ * does not keep the days from being recorded), and checked by one M item once both are recorded.
  */
 import { dayOfHour, monthOfDay, monthOfHour, type BucketRead } from '@va/core';
 

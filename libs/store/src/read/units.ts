@@ -43,9 +43,10 @@ export type Item =
   | { kind: 'L'; list: string; sealing: string }
   /**
    * A rollup whose children's reads go as one (rollup-children.ts: a month's days and hours, a
-   * day's hours; several records used under one item, each record made under its own): `key` its t section, `absent` the keys that must not exist (its parts and zparts sets, and to
-   * record, each listed child's, and for hours the API's stage). The reply is the rollup's version
-   * when none of them exists, else nil.
+   * day's hours; the records used checked by one item, each record made by one of its own): `key`
+   * its t section, `absent` the keys that must not exist (its parts and zparts sets, and to record,
+   * each listed child's, and for hours the API's stage). The reply is the rollup's version when
+   * none of them exists, else nil.
    */
   | { kind: 'M'; key: string; absent: string[]; children: ChildrenRead[] };
 
@@ -57,7 +58,7 @@ export type Item =
 export type ChildrenRead =
   | {
       kind: 'use';
-      /** 'd': a month's days, 'h': a day's hours. */
+      /** 'd': a month's days, 'h': a month's or a day's hours. */
       res: 'd' | 'h';
       /** The record's key (rollup-children.ts), also naming the children's merged sum in the cache. */
       key: string;
@@ -152,8 +153,8 @@ function minuteUnitOf(q: CubeQuery, read: BucketRead, keys: ReturnType<typeof ap
 /**
  * The units of `reads`: one per bucket, except that the day reads of a month (monthDayGroups) with
  * the compacted hour reads of its days (monthHourGroups), and the compacted hour reads of a day in
- * no such month (dayHourGroups), go with an M item and, with `useRecorded` and a
- * record of the rollup's children whose sections the cache holds, instead of their own units. A
+ * no such month (dayHourGroups), go with M items and, with `useRecorded` and a record of the
+ * rollup's children whose sections the cache holds, instead of their own units. A
  * month's units (and the hours of its grouped days, which the plan may read beside them) are one
  * family; a day's grouped hours and its M item are in the family the hours are in anyway (their
  * month's or day's when the plan reads it, else one of their own). An M item comes after its units.
