@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { daysOfMonth, monthOfDay, type BucketRead } from '@va/core';
-import { CHILDREN_MIN, dayHourGroups, monthDayGroups, recordedSections } from './rollup-children';
+import {
+  CHILDREN_MIN,
+  dayHourGroups,
+  monthDayGroups,
+  monthHourGroups,
+  recordedSections,
+} from './rollup-children';
 
 const day = (index: number, subtract?: true): BucketRead => ({
   res: 'd',
@@ -59,6 +65,45 @@ describe('dayHourGroups', () => {
     expect(dayHourGroups(edges, d * 24 + CHILDREN_MIN - 2).size).toBe(0);
     // Repeats of one bucket count once.
     expect(dayHourGroups(edges.slice(0, 4), d * 24 + 23).size).toBe(0);
+  });
+});
+
+describe('monthHourGroups', () => {
+  const month = monthOfDay(first);
+  const hour = (index: number, slice: number, subtract?: true): BucketRead => ({
+    res: 'h',
+    index,
+    slice,
+    ...(subtract && { subtract }),
+  });
+  // The edge hours of a New York day in the month (added and subtracted), one hour of the month
+  // before, and a single hour of another day of the month.
+  const edges = [0, 1, 2, 3, 4].flatMap((h) => [
+    hour((first + 3) * 24 + h, 1, true),
+    hour((first + 3) * 24 + h, 0),
+  ]);
+  const before = hour(first * 24 - 1, 0);
+  const single = hour((first + 9) * 24 + 7, 2);
+
+  it('groups every read of the compacted hours of a grouped month, however few per day', () => {
+    const groups = monthHourGroups(
+      [...daysFrom(first, 3), ...edges, before, single],
+      new Set([month]),
+      last * 24,
+    );
+    expect([...groups.keys()]).toEqual([month]);
+    expect(groups.get(month)).toEqual([...edges, single]);
+  });
+
+  it('leaves out the hours after the compaction point, and the hours of months not grouped', () => {
+    expect(monthHourGroups(edges, new Set([month]), null).size).toBe(0);
+    expect(monthHourGroups(edges, new Set([month]), (first + 3) * 24 + 1).get(month)).toEqual(
+      edges.slice(0, 4),
+    );
+    expect(monthHourGroups([...edges, before], new Set([month - 1]), last * 24).get(month - 1)).toEqual([
+      before,
+    ]);
+    expect(monthHourGroups(edges, new Set(), last * 24).size).toBe(0);
   });
 });
 

@@ -36,8 +36,17 @@
  *   expiresAt('h', h)), so a recorded hour Redis has since removed is not planned, and not served.
  *   (Should the reader's clock lag Redis's, such an hour is served with the counts it held, which
  *   its day still holds: the composed answer is the exact one, where reading Redis would not be.)
+ *
+ * A month whose days are grouped also checks the compacted hours of its days the plan reads
+ * (monthHourGroups), recorded under the month's version with the same two rules (every hour at
+ * most the cmp read in the call, the API's stage empty), so that a zone's month is one check: a
+ * compacted hour is written only with its month while the month is kept (bucketsOfHour; an
+ * expired month has no version to match), the month's write in the call that stages the hour's,
+ * and the month, like a day, loses its delta only through a seal with a new version. A month's
+ * days and its hours are two records, each made by an M item of its own (the hours' stage rule
+ * does not keep the days from being recorded), and checked by one M item once both are recorded.
  */
-import { dayOfHour, monthOfDay, type BucketRead } from '@va/core';
+import { dayOfHour, monthOfDay, monthOfHour, type BucketRead } from '@va/core';
 
 /** What a reader recorded of a rollup's children (kept beside the section cache, section-cache.ts). */
 export interface RollupChildren {
@@ -68,6 +77,28 @@ export function monthDayGroups(reads: readonly BucketRead[]): Map<number, Bucket
   }
   for (const [month, days] of byMonth) {
     if (excluded.has(month) || days.length < CHILDREN_MIN) byMonth.delete(month);
+  }
+  return byMonth;
+}
+
+/**
+ * The hour reads of `reads` that go with their month's days (`months`: monthDayGroups' months):
+ * every read of the hours at most `compactedThrough` of those months, however few.
+ */
+export function monthHourGroups(
+  reads: readonly BucketRead[],
+  months: ReadonlySet<number>,
+  compactedThrough: number | null,
+): Map<number, BucketRead[]> {
+  const byMonth = new Map<number, BucketRead[]>();
+  if (compactedThrough === null) return byMonth;
+  for (const read of reads) {
+    if (read.res !== 'h' || read.index > compactedThrough) continue;
+    const month = monthOfHour(read.index);
+    if (!months.has(month)) continue;
+    const hours = byMonth.get(month);
+    if (hours) hours.push(read);
+    else byMonth.set(month, [read]);
   }
   return byMonth;
 }

@@ -170,7 +170,8 @@ export async function readCounts(
               unit.section = section ?? null;
               if (section) for (const t of targets) addSection(t.slice, section, signOf(t));
             } else if (item.kind === 'M') {
-              again.push(...childrenOf(item.children, value, cmp, addSection, cache!));
+              for (const children of item.children)
+                again.push(...childrenOf(children, value, cmp, addSection, cache!));
             } else if (item.kind === 'H') {
               if (!Buffer.isBuffer(value) || value.length === 0) continue;
               const text = value.toString('latin1');

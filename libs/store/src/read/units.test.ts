@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dayOfHour, hourOf, planReads, type BucketRead } from '@va/core';
+import { dayOfHour, hourOf, monthOfDay, monthOfHour, planReads, type BucketRead } from '@va/core';
 import { apiKeys } from '../keys';
 import type { RollupChildren } from '../rollup-children';
 import type { SectionView } from '../read-sections';
@@ -78,70 +78,94 @@ function fakeStore(): SectionStore & {
   };
 }
 
-describe("read units: a day's hours as one (#43, rollup-children.ts)", () => {
+describe("read units: a month's days and hours, a day's hours, as one (#43, rollup-children.ts)", () => {
   const cmp = nowHour - 1;
   const reads = zonePlan('America/New_York', 30);
-  const hourRecords = (units: Unit[]) =>
-    units.flatMap((u) =>
-      u.items.flatMap((item) => (item.kind === 'M' && item.children.res === 'h' ? [item] : [])),
+  const compactedHours = reads.filter((r) => r.res === 'h' && r.index <= cmp);
+  const mItems = (units: Unit[]) =>
+    units.flatMap((u) => u.items.flatMap((item) => (item.kind === 'M' ? [{ unit: u, item }] : [])));
+  const recordsOf = (units: Unit[], res: 'd' | 'h') =>
+    mItems(units).flatMap(({ item }) =>
+      item.children.flatMap((c) => (c.kind === 'record' && c.res === res ? [{ item, c }] : [])),
     );
 
-  it("reads each day's compacted hours with an M item in one family, to record them", () => {
+  it("records a grouped month's compacted hours under the month, apart from its days, in the month's family", () => {
     const units = unitsOf(q, deltaPlanOf(q), reads, keys, fakeStore(), true, cmp);
-    const records = hourRecords(units);
-    const days = new Set(reads.filter((r) => r.res === 'h' && r.index <= cmp).map((r) => dayOfHour(r.index)));
-    expect(records).toHaveLength(days.size);
-    for (const item of records) {
-      if (item.children.kind !== 'record') throw new Error('recorded with an empty cache');
-      const hours = item.children.units;
-      expect(hours.length).toBeGreaterThanOrEqual(3);
+    const hours = recordsOf(units, 'h');
+    const months = new Set(reads.filter((r) => r.res === 'd').map((r) => monthOfDay(r.index)));
+    expect(months.size).toBe(2);
+    expect(hours).toHaveLength(months.size);
+    expect(recordsOf(units, 'd')).toHaveLength(months.size);
+    for (const { item, c } of hours) {
+      expect(item.children).toHaveLength(1);
+      expect(item.key).toBe(keys.section('m', monthOfHour(c.units[0]!.read.index), 't'));
       expect(item.absent).toContain(keys.stage);
-      expect(hours.every((u) => u.read.res === 'h' && u.read.index <= cmp)).toBe(true);
+      expect(c.units.every((u) => u.read.index <= cmp)).toBe(true);
     }
-    // However small the bound, a day's hours, its M item and the rollups around them share a call.
+    for (const { item } of recordsOf(units, 'd')) expect(item.absent).not.toContain(keys.stage);
+    // Every compacted hour is recorded, under its month.
+    const recorded = hours.flatMap(({ c }) => c.units.flatMap(readsOfUnit));
+    expect(recorded.map(id).sort()).toEqual(compactedHours.map(id).sort());
+    // However small the bound, a month's M items, its days and its hours share a call.
     const chunks = chunksOf(units, reads, 1);
-    for (const item of records) {
-      if (item.children.kind !== 'record') continue;
-      const [first] = item.children.units;
-      const chunk = chunks.find((c) => c.includes(first!))!;
-      expect(item.children.units.every((u) => chunk.includes(u))).toBe(true);
-      expect(chunk.some((u) => u.items.includes(item))).toBe(true);
-      const day = dayOfHour(first!.read.index);
-      const dayUnit = units.find((u) => u.read.res === 'd' && u.read.index === day);
-      if (dayUnit) expect(chunk).toContain(dayUnit);
-      else expect(reads.some((r) => r.res === 'd' && r.index === day)).toBe(false);
+    for (const { unit } of mItems(units)) {
+      const chunk = chunks.find((c) => c.includes(unit))!;
+      const month = Number(unit.family!.slice(1));
+      for (const u of units)
+        if (u.read.res !== 'n' && u.read.index <= (u.read.res === 'h' ? cmp : Infinity))
+          if ((u.read.res === 'd' ? monthOfDay : monthOfHour)(u.read.index) === month)
+            expect(chunk).toContain(u);
     }
   });
 
-  it('reads no compacted hour once its day recorded them and the cache holds their sections', () => {
+  it("checks a month's recorded days and compacted hours with one M item, reading none of them", () => {
     const store = fakeStore();
     const version = Buffer.alloc(8, 1);
     const section = {} as SectionView;
-    for (const r of reads) {
-      if (r.res !== 'h') continue;
-      store.sections.set(keys.section('h', r.index, 't'), { version, section });
-    }
-    for (const item of hourRecords(unitsOf(q, deltaPlanOf(q), reads, keys, store, true, cmp))) {
-      if (item.children.kind !== 'record') continue;
-      const children = new Map(item.children.units.map((u) => [u.read.index, version]));
-      store.records.set(item.children.key, { version, children });
-    }
+    for (const r of reads)
+      if (r.res !== 'n') store.sections.set(keys.section(r.res, r.index, 't'), { version, section });
+    for (const res of ['d', 'h'] as const)
+      for (const { c } of recordsOf(unitsOf(q, deltaPlanOf(q), reads, keys, store, true, cmp), res)) {
+        if (c.kind !== 'record') continue;
+        store.records.set(c.key, { version, children: new Map(c.units.map((u) => [u.read.index, version])) });
+      }
     const units = unitsOf(q, deltaPlanOf(q), reads, keys, store, true, cmp);
-    expect(units.filter((u) => u.read.res === 'h' && !u.items.some((i) => i.kind === 'M'))).toEqual(
-      units.filter((u) => u.read.res === 'h' && u.read.index > cmp),
+    const checks = mItems(units);
+    expect(checks).toHaveLength(2);
+    for (const { item } of checks) {
+      expect(item.children.map((c) => `${c.kind}/${c.res}`)).toEqual(['use/d', 'use/h']);
+      expect(item.absent).toHaveLength(2);
+    }
+    expect(units.filter((u) => u.items.every((i) => i.kind !== 'M')).map((u) => u.read)).toEqual(
+      reads.filter((r) => r.res === 'h' && r.index > cmp),
     );
-    const uses = hourRecords(units).filter((item) => item.children.kind === 'use');
-    expect(uses.length).toBeGreaterThanOrEqual(30);
-    // Every hour read, repeats and signs included, is counted from its day's item.
-    const counted = uses.flatMap((item) => (item.children.kind === 'use' ? item.children.reads : []));
+    // Every day and compacted hour read, repeats and signs included, is counted from its month's item.
+    const counted = checks.flatMap(({ item }) =>
+      item.children.flatMap((c) => (c.kind === 'use' ? c.reads : [])),
+    );
     expect(counted.map(id).sort()).toEqual(
       reads
-        .filter((r) => r.res === 'h' && r.index <= cmp)
+        .filter((r) => r.res === 'd' || r.index <= cmp)
         .map(id)
         .sort(),
     );
     // Not used on the second round (after a failed check).
-    const again = hourRecords(unitsOf(q, deltaPlanOf(q), reads, keys, store, false, cmp));
-    expect(again.every((item) => item.children.kind === 'record')).toBe(true);
+    const again = mItems(unitsOf(q, deltaPlanOf(q), reads, keys, store, false, cmp));
+    expect(again.every(({ item }) => item.children.every((c) => c.kind === 'record'))).toBe(true);
+  });
+
+  it("records a day's compacted hours under the day where its month is not grouped", () => {
+    const short = zonePlan('America/New_York', 2);
+    const units = unitsOf(q, deltaPlanOf(q), short, keys, fakeStore(), true, cmp);
+    const hours = recordsOf(units, 'h');
+    expect(recordsOf(units, 'd')).toHaveLength(0);
+    expect(hours.length).toBeGreaterThan(0);
+    for (const { item, c } of hours) {
+      const day = dayOfHour(c.units[0]!.read.index);
+      expect(item.key).toBe(keys.section('d', day, 't'));
+      expect(item.absent).toContain(keys.stage);
+      expect(c.units.length).toBeGreaterThanOrEqual(3);
+      expect(c.units.every((u) => dayOfHour(u.read.index) === day && u.read.index <= cmp)).toBe(true);
+    }
   });
 });

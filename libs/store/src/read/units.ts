@@ -8,6 +8,7 @@ import {
   childIndexes,
   dayHourGroups,
   monthDayGroups,
+  monthHourGroups,
   recordedSections,
   type RollupChildren,
 } from '../rollup-children';
@@ -41,12 +42,13 @@ export type Item =
   /** The section parts of the cube (its parts list, delta and sealing names), summed like sections. */
   | { kind: 'L'; list: string; sealing: string }
   /**
-   * A rollup whose children's reads go as one (rollup-children.ts: a month's days, a day's hours):
-   * `key` its t section, `absent` the keys that must not exist (its parts and zparts sets, and to
-   * record, each listed child's, and for hours the API's stage). The reply is the rollup's version
-   * when none of them exists, else nil.
+   * A rollup whose children's reads go as one (rollup-children.ts: a month's days and hours, a
+   * day's hours; the records used checked by one item, each record made by one of its own): `key`
+   * its t section, `absent` the keys that must not exist (its parts and zparts sets, and to record,
+   * each listed child's, and for hours the API's stage). The reply is the rollup's version when
+   * none of them exists, else nil.
    */
-  | { kind: 'M'; key: string; absent: string[]; children: ChildrenRead };
+  | { kind: 'M'; key: string; absent: string[]; children: ChildrenRead[] };
 
 /**
  * `use`: the recorded children, summed from the cache when the rollup still has the recorded
@@ -56,7 +58,7 @@ export type Item =
 export type ChildrenRead =
   | {
       kind: 'use';
-      /** 'd': a month's days, 'h': a day's hours. */
+      /** 'd': a month's days, 'h': a month's or a day's hours. */
       res: 'd' | 'h';
       /** The record's key (rollup-children.ts), also naming the children's merged sum in the cache. */
       key: string;
@@ -149,9 +151,10 @@ function minuteUnitOf(q: CubeQuery, read: BucketRead, keys: ReturnType<typeof ap
 }
 
 /**
- * The units of `reads`: one per bucket, except that the day reads of a month (monthDayGroups) and
- * the compacted hour reads of a day (dayHourGroups) go with an M item and, with `useRecorded` and a
- * record of the rollup's children whose sections the cache holds, instead of their own units. A
+ * The units of `reads`: one per bucket, except that the day reads of a month (monthDayGroups) with
+ * the compacted hour reads of its days (monthHourGroups), and the compacted hour reads of a day in
+ * no such month (dayHourGroups), go with M items and, with `useRecorded` and a record of the
+ * rollup's children whose sections the cache holds, instead of their own units. A
  * month's units (and the hours of its grouped days, which the plan may read beside them) are one
  * family; a day's grouped hours and its M item are in the family the hours are in anyway (their
  * month's or day's when the plan reads it, else one of their own). An M item comes after its units.
@@ -172,41 +175,64 @@ export function unitsOf(
   // The record a child's unit goes into, by `${res}${index}`.
   const records = new Map<string, Unit[]>();
   const rollups: Unit[] = [];
-  const group = (res: 'd' | 'h', parent: number, children: BucketRead[], family: string) => {
-    const up = res === 'd' ? 'm' : 'd';
-    const key = `${keys.section(up, parent, cube)}/${res === 'd' ? 'days' : 'hours'}`;
-    const absent = [keys.parts(up, parent), keys.sealingParts(up, parent)];
-    const item = { kind: 'M', key: keys.section(up, parent, 't'), absent } as const;
-    const indexes = childIndexes(children);
-    const recorded = useRecorded ? cache!.recorded(key) : undefined;
-    const sections =
-      recorded && recordedSections(recorded, indexes, (i) => cache!.get(keys.section(res, i, cube)));
-    if (recorded && sections) {
-      for (const read of children) replaced.add(read);
-      const use = { kind: 'use', res, key, recorded, reads: children, indexes, sections } as const;
-      rollups.push({ read: children[0]!, family, weight: 1, items: [{ ...item, children: use }] });
-      return;
+  // The M items of a rollup `up` for its children `groups` (a month's days and hours, or a day's
+  // hours): the records used share one item, each record made has one of its own (so that the
+  // hours' stage rule does not keep the days from being recorded).
+  const group = (up: 'm' | 'd', parent: number, groups: [BucketRead[], BucketRead[]?], family: string) => {
+    const rollupAbsent = () => [keys.parts(up, parent), keys.sealingParts(up, parent)];
+    const itemOf = (absent: string[], children: ChildrenRead[]): Item => ({
+      kind: 'M',
+      key: keys.section(up, parent, 't'),
+      absent,
+      children,
+    });
+    const uses: ChildrenRead[] = [];
+    let usedRead: BucketRead | undefined;
+    for (const children of groups) {
+      if (!children || children.length === 0) continue;
+      const res = children[0]!.res === 'd' ? 'd' : 'h';
+      const key = `${keys.section(up, parent, cube)}/${res === 'd' ? 'days' : 'hours'}`;
+      const indexes = childIndexes(children);
+      const recorded = useRecorded ? cache!.recorded(key) : undefined;
+      const sections =
+        recorded && recordedSections(recorded, indexes, (i) => cache!.get(keys.section(res, i, cube)));
+      if (recorded && sections) {
+        for (const read of children) replaced.add(read);
+        usedRead ??= children[0];
+        uses.push({ kind: 'use', res, key, recorded, reads: children, indexes, sections });
+        continue;
+      }
+      const absent = rollupAbsent();
+      for (const index of indexes) absent.push(keys.parts(res, index), keys.sealingParts(res, index));
+      // A compacted hour's write may be staged apart from its rollups' (rollup-children.ts).
+      if (res === 'h') absent.push(keys.stage);
+      const units: Unit[] = [];
+      for (const index of indexes) records.set(`${res}${index}`, units);
+      const record = itemOf(absent, [{ kind: 'record', res, key, units }]);
+      rollups.push({ read: children[0]!, family, weight: 1 + indexes.length, items: [record] });
     }
-    for (const index of indexes) absent.push(keys.parts(res, index), keys.sealingParts(res, index));
-    // A compacted hour's write may be staged apart from its day's (rollup-children.ts).
-    if (res === 'h') absent.push(keys.stage);
-    const units: Unit[] = [];
-    for (const index of indexes) records.set(`${res}${index}`, units);
-    const record = { kind: 'record', res, key, units } as const;
-    const weight = 1 + indexes.length;
-    rollups.push({ read: children[0]!, family, weight, items: [{ ...item, children: record }] });
+    if (usedRead) rollups.push({ read: usedRead, family, weight: 1, items: [itemOf(rollupAbsent(), uses)] });
   };
   if (cache) {
-    for (const [month, days] of monthDayGroups(reads)) {
+    const grouped = monthDayGroups(reads);
+    const monthHours = monthHourGroups(reads, new Set(grouped.keys()), compactedThrough);
+    const withMonth = new Set<BucketRead>();
+    for (const [month, days] of grouped) {
       const family = `M${month}`;
       for (const read of days) familyOfDay.set(read.index, family);
-      group('d', month, days, family);
+      const hours = monthHours.get(month) ?? [];
+      for (const read of hours) {
+        familyOfHour.set(read.index, family);
+        withMonth.add(read);
+      }
+      group('m', month, [days, hours], family);
     }
     const { days, months } = rollupsRead(reads);
-    for (const [day, hours] of dayHourGroups(reads, compactedThrough)) {
+    const rest = reads.filter((read) => !withMonth.has(read));
+    for (const [day, hours] of dayHourGroups(rest, compactedThrough)) {
       const family = familyOfDay.get(day) ?? rollupFamily(hours[0]!, days, months) ?? `D${day}`;
       for (const read of hours) familyOfHour.set(read.index, family);
-      group('h', day, hours, family);
+      group('d', day, [hours], family);
     }
   }
   const units: Unit[] = [];
