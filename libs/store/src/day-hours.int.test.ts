@@ -3,6 +3,8 @@
 // the compacted ones, later reads check their day alone and sum the cached hour sections; a late
 // event into a compacted edge hour, written as ingest writes it (with its day in the same call, or
 // with the hour staged apart from its day), must be counted all the same.
+import net from 'node:net';
+import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dayOfHour, horizonsAt, hourOf, monthOfHour, planReads, type BucketRead } from '@va/core';
 import { expand, TupleCounter } from './aggregate';
@@ -75,15 +77,41 @@ async function recordedCache(): Promise<SectionCache> {
   return cache;
 }
 
-/** The commands Redis ran (scripts' included) during `run`, from INFO commandstats (one INFO not counted). */
+/**
+ * The commands Redis ran on this file's keys (scripts' included) during `run`, from MONITOR on a plain
+ * socket: INFO's counters are the whole server's, and other test files run beside this one (ioredis'
+ * own monitor() mixed up its queue under their traffic).
+ */
 async function commandsOf(run: () => Promise<unknown>): Promise<number> {
-  const total = async () => {
-    const info = await db.redis.info('commandstats');
-    return [...info.matchAll(/calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
-  };
-  const before = await total();
-  await run();
-  return (await total()) - before - 1;
+  const { host, port } = (db.redis as Redis).options;
+  const socket = net.connect({ host: host ?? '127.0.0.1', port: port ?? 6379 });
+  const marker = `${space.prefix}:monitor-marker:${Math.random()}`;
+  let count = 0;
+  let buffered = '';
+  let markerSeen: () => void = () => undefined;
+  const seen = new Promise<void>((resolve) => (markerSeen = resolve));
+  const started = new Promise<void>((resolve) => {
+    socket.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('latin1');
+      const lines = buffered.split('\r\n');
+      buffered = lines.pop()!;
+      for (const line of lines) {
+        if (line === '+OK') resolve();
+        else if (line.includes(marker)) markerSeen();
+        else if (line.includes(`"${space.prefix}:`)) count++;
+      }
+    });
+  });
+  socket.write('MONITOR\r\n');
+  try {
+    await started;
+    await run();
+    await db.redis.exists(marker);
+    await seen;
+    return count;
+  } finally {
+    socket.destroy();
+  }
 }
 
 beforeAll(async () => {
