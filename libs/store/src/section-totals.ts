@@ -8,9 +8,8 @@
  * grew in place since is a miss, by its length.
  */
 import { OUTCOME_COUNT } from '@va/contracts';
-import type { SectionView } from './read-sections';
 import { allows, bitmapOf, searchesFirst } from './slice-sums';
-import { rowsOfFirst } from './section/codec';
+import { rowsOfFirst, type SectionData } from './section/codec';
 
 /** Totals kept per section for this many filters at most (then the section's memo starts again). */
 const FILTERS_PER_SECTION = 16;
@@ -22,14 +21,14 @@ interface Held {
   total: Float64Array | null;
 }
 
-const memo = new WeakMap<SectionView, Map<readonly number[], Held>>();
+const memo = new WeakMap<SectionData, Map<readonly number[], Held>>();
 
 /**
  * The outcome counts of the rows of `section` whose code in `column` is one of `codes` (null: every
  * row), or null when no row passes.
  */
 export function filteredTotal(
-  section: SectionView,
+  section: SectionData,
   column: Uint32Array | null,
   codes: readonly number[] | null,
 ): Float64Array | null {
@@ -47,7 +46,7 @@ export function filteredTotal(
 }
 
 function sumRows(
-  section: SectionView,
+  section: SectionData,
   column: Uint32Array | null,
   codes: readonly number[] | null,
 ): Float64Array | null {
