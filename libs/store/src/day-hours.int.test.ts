@@ -32,29 +32,26 @@ const cmp = nowHour - 2;
 const q = cubeQuery({ cube: 'k', group: { key: true, identity: false, set: false } });
 let ingest: Ingest;
 
-/** New York by day over the last 30 days, planned as the query service plans it. */
-const reads: BucketRead[] = planReads({
-  startHour: nowHour - 30 * 24,
-  endHour: nowHour,
-  granularity: 'day',
-  compactedThrough: cmp,
-  horizons: horizonsAt(now, retention),
-  dataThroughHour: nowHour,
-  timeZone: 'America/New_York',
-}).reads;
+/** By day over the last 30 days, planned as the query service plans it. */
+const thirtyDays = (timeZone?: string): BucketRead[] =>
+  planReads({
+    startHour: nowHour - 30 * 24,
+    endHour: nowHour,
+    granularity: 'day',
+    compactedThrough: cmp,
+    horizons: horizonsAt(now, retention),
+    dataThroughHour: nowHour,
+    ...(timeZone !== undefined && { timeZone }),
+  }).reads;
+
+/** New York by day over the last 30 days. */
+const reads = thirtyDays('America/New_York');
 
 /** A compacted edge hour of a UTC day ten days ago: read added to one local day, subtracted from the next. */
 const edge = (dayOfHour(nowHour) - 10) * 24 + 2;
 
 /** The same 30 days in UTC. */
-const utcReads: BucketRead[] = planReads({
-  startHour: nowHour - 30 * 24,
-  endHour: nowHour,
-  granularity: 'day',
-  compactedThrough: cmp,
-  horizons: horizonsAt(now, retention),
-  dataThroughHour: nowHour,
-}).reads;
+const utcReads = thirtyDays();
 
 async function cells(cache?: SectionCache, plan = reads): Promise<string[]> {
   const read = await readCounts(db.redis, space, API, q, plan, cmp, cache ? { sections: cache } : {});

@@ -81,6 +81,25 @@ export function monthDayGroups(reads: readonly BucketRead[]): Map<number, Bucket
   return byMonth;
 }
 
+/** The reads of hours at most `compactedThrough` (only those are in their day and month), by `groupOf` (undefined: left out). */
+function compactedHoursBy(
+  reads: readonly BucketRead[],
+  compactedThrough: number | null,
+  groupOf: (hour: number) => number | undefined,
+): Map<number, BucketRead[]> {
+  const groups = new Map<number, BucketRead[]>();
+  if (compactedThrough === null) return groups;
+  for (const read of reads) {
+    if (read.res !== 'h' || read.index > compactedThrough) continue;
+    const group = groupOf(read.index);
+    if (group === undefined) continue;
+    const hours = groups.get(group);
+    if (hours) hours.push(read);
+    else groups.set(group, [read]);
+  }
+  return groups;
+}
+
 /**
  * The hour reads of `reads` that go with their month's days (`months`: monthDayGroups' months):
  * every read of the hours at most `compactedThrough` of those months, however few.
@@ -90,17 +109,10 @@ export function monthHourGroups(
   months: ReadonlySet<number>,
   compactedThrough: number | null,
 ): Map<number, BucketRead[]> {
-  const byMonth = new Map<number, BucketRead[]>();
-  if (compactedThrough === null) return byMonth;
-  for (const read of reads) {
-    if (read.res !== 'h' || read.index > compactedThrough) continue;
-    const month = monthOfHour(read.index);
-    if (!months.has(month)) continue;
-    const hours = byMonth.get(month);
-    if (hours) hours.push(read);
-    else byMonth.set(month, [read]);
-  }
-  return byMonth;
+  return compactedHoursBy(reads, compactedThrough, (hour) => {
+    const month = monthOfHour(hour);
+    return months.has(month) ? month : undefined;
+  });
 }
 
 /**
@@ -112,15 +124,7 @@ export function dayHourGroups(
   reads: readonly BucketRead[],
   compactedThrough: number | null,
 ): Map<number, BucketRead[]> {
-  const byDay = new Map<number, BucketRead[]>();
-  if (compactedThrough === null) return byDay;
-  for (const read of reads) {
-    if (read.res !== 'h' || read.index > compactedThrough) continue;
-    const day = dayOfHour(read.index);
-    const hours = byDay.get(day);
-    if (hours) hours.push(read);
-    else byDay.set(day, [read]);
-  }
+  const byDay = compactedHoursBy(reads, compactedThrough, dayOfHour);
   for (const [day, hours] of byDay) {
     if (childIndexes(hours).length < CHILDREN_MIN) byDay.delete(day);
   }
