@@ -51,8 +51,9 @@ export interface ReadOptions {
    */
   top?: TopGroups;
   /**
-   * A query of the tag-set cube grouped by tag alone or region alone, without filters: sealed sections
-   * are summed per tag or region (projection.ts) and handed back as `projected` cells. Not with `top`.
+   * The tag-set value a query groups by alone (its tags, or its region). A read of the tag-set cube
+   * without filters, grouped by the set alone and not a top-N, sums its sealed sections per tag or
+   * region (projection.ts) and hands them back as `projected` cells; any other read ignores it.
    */
   project?: Projection;
   /**

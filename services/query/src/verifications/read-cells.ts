@@ -74,7 +74,8 @@ export async function readCells(
     const read = await readCounts(redis, r.space, r.query.apiId, cubeQuery, reads, r.compactedThrough, {
       ...(r.signal && { signal: r.signal }),
       ...(r.deps.sections && { sections: r.deps.sections }),
-      ...(top ? { top } : projectionOf(r, cubeQuery)),
+      ...(top && { top }),
+      ...projectionOf(r),
       ...(r.witness && { readAfter: globalKeys(r.space.prefix).generation }),
     });
     if (read.ok) {
@@ -101,13 +102,13 @@ export async function readCells(
 }
 
 /**
- * A read grouped by tag alone or region alone, without filters, sums sealed tag-set sections per tag or
- * region (libs/store read/projection.ts): the same rows, from a few dozen values per section instead of
- * thousands of tag-set codes.
+ * The tag-set dimension's value the query groups by, when it groups by tag alone or by region alone. The
+ * store projects the sealed sections of a read onto it where that gives the same rows (the tag-set cube,
+ * no filter, no other group, no top-N: libs/store read/projection.ts): a few dozen values per section
+ * instead of thousands of tag-set codes.
  */
-function projectionOf(r: Reader, cubeQuery: CubeQuery): { project?: Projection } {
-  const { groupBy } = r.query;
-  if (cubeQuery.cube !== 's' || groupBy.key || groupBy.identity || groupBy.tags) return {};
-  if (groupBy.tag === (groupBy.region === true)) return {};
-  return { project: r.dicts.projection(groupBy.tag ? 'tag' : 'region') };
+function projectionOf(r: Reader): { project?: Projection } {
+  const { tag, tags, region } = r.query.groupBy;
+  if (tags || tag === (region === true)) return {};
+  return { project: r.dicts.projection(tag ? 'tag' : 'region') };
 }
