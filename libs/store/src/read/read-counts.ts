@@ -10,7 +10,7 @@ import { execPipeline, newPipeline } from '../pipeline';
 import { CodeCounts, FieldSums, type Sign } from '../read-fields';
 import { compactCounts, SectionSums, type SectionView } from '../read-sections';
 import type { SectionStore } from '../section-cache';
-import { decodeSection, mergeSections, SECTION_VERSION_OFFSET } from '../section/codec';
+import { decodeSection, deriveIdentityKey, mergeSections, SECTION_VERSION_OFFSET } from '../section/codec';
 import { textsByPart } from '../field-codec';
 import { parseIndex } from './api-meta';
 import { projectedOf, ProjectedSums, type Projection } from './projection';
@@ -354,7 +354,13 @@ function sectionOf(
     return item.held.section;
   }
   if (!Buffer.isBuffer(value)) throw new Error(`readBuckets: unexpected reply for ${item.key}`);
-  const section = compactCounts(decodeSection(value));
+  const decoded = decodeSection(value);
+  // An hour keeps no x section (seal.ts withIdentityKey): its f section came instead, with a row per
+  // tag set. Its x rows are derived once, here, and kept: an identity's hour holds ~50 times fewer,
+  // and a New York day sums ten such hours where a UTC day sums none.
+  const section = compactCounts(
+    item.fallback && decoded.cube === 'f' ? deriveIdentityKey(decoded, decoded.version) : decoded,
+  );
   if (cache) {
     cache.miss();
     const version = Buffer.from(value.subarray(SECTION_VERSION_OFFSET, SECTION_VERSION_OFFSET + 8));
