@@ -139,22 +139,23 @@ export const childIndexes = (reads: readonly BucketRead[]): number[] => [
 /**
  * The cached sections of the children `indexes` as recorded in `recorded`, or undefined when any
  * was not recorded or its cached section is not the recorded version (evicted, or read again
- * since). `cached` gives the reader's copy of a child's section and its version.
+ * since). `cached` gives the reader's copy of a child's section and its version (by index, or by
+ * position in `indexes`).
  */
 export function recordedSections<S>(
   recorded: RollupChildren,
   indexes: readonly number[],
-  cached: (index: number) => { version: Buffer; section: S } | undefined,
+  cached: (index: number, position: number) => { version: Buffer; section: S } | undefined,
 ): (S | null)[] | undefined {
   const out: (S | null)[] = [];
-  for (const index of indexes) {
+  for (const [position, index] of indexes.entries()) {
     const version = recorded.children.get(index);
     if (version === undefined) return undefined;
     if (version === null) {
       out.push(null);
       continue;
     }
-    const copy = cached(index);
+    const copy = cached(index, position);
     if (!copy || !copy.version.equals(version)) return undefined;
     out.push(copy.section);
   }

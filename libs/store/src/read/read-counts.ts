@@ -14,6 +14,7 @@ import { decodeSection, deriveIdentityKey, mergeSections, SECTION_VERSION_OFFSET
 import { textsByPart } from '../field-codec';
 import { parseIndex } from './api-meta';
 import { projectedOf, ProjectedSums, type Projection } from './projection';
+import { mergedKeyOf, shapeOf, type ChildrenRun } from './children-shape';
 import { deltaPlanOf, selectionOf, signOf, type CubeQuery } from './cube-query';
 import {
   leftCalls,
@@ -277,21 +278,12 @@ function childrenOf(
     // The children read into one slice with one sign are added as one merged section (kept under the
     // rollup's version): a query without time granularity adds its 30 days once, and a zone's local day
     // its edge hours of each UTC day once (added to one slice, subtracted from the next).
-    const sectionOfChild = new Map(children.indexes.map((index, n) => [index, children.sections[n]]));
-    const runs = new Map<string, { slice: number | null; sign: Sign; indexes: number[] }>();
-    for (const read of children.reads) {
-      const sign = signOf(read);
-      const id = `${read.slice}/${sign}`;
-      const run = runs.get(id);
-      if (run) run.indexes.push(read.index);
-      else runs.set(id, { slice: read.slice, sign, indexes: [read.index] });
-    }
-    for (const { slice, sign, indexes } of runs.values()) {
+    for (const run of shapeOf(children.reads).runs) {
       const section =
-        indexes.length === 1
-          ? sectionOfChild.get(indexes[0]!)
-          : mergedChildren(children, indexes, sectionOfChild, cache);
-      if (section) add(slice, section, sign);
+        run.positions.length === 1
+          ? children.sections[run.positions[0]!]
+          : mergedChildren(children, run, cache);
+      if (section) add(run.slice, section, run.sign);
     }
     return [];
   }
@@ -322,14 +314,13 @@ function childrenOf(
  */
 function mergedChildren(
   children: Extract<ChildrenRead, { kind: 'use' }>,
-  indexes: readonly number[],
-  sectionOfChild: ReadonlyMap<number, SectionView | null | undefined>,
+  run: ChildrenRun,
   cache: SectionStore,
 ): SectionView | undefined {
-  const key = `${children.key}:${indexes.join(',')}`;
+  const key = mergedKeyOf(run, children.key);
   const held = cache.get(key);
   if (held?.version.equals(children.recorded.version)) return held.section;
-  const present = indexes.map((index) => sectionOfChild.get(index)).filter((section) => !!section);
+  const present = run.positions.map((p) => children.sections[p]).filter((section) => !!section);
   if (present.length === 0) return undefined;
   let summed = present[0]!;
   if (present.length > 1) {

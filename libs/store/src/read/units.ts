@@ -4,16 +4,10 @@
  */
 import { dayOfHour, lastHourOf, monthOfDay, monthOfHour, type BucketRead } from '@va/core';
 import { apiKeys, partsListSuffix, type Cube } from '../keys';
-import {
-  childIndexes,
-  dayHourGroups,
-  monthDayGroups,
-  monthHourGroups,
-  recordedSections,
-  type RollupChildren,
-} from '../rollup-children';
+import { recordedSections, type RollupChildren } from '../rollup-children';
 import type { SectionView } from '../read-sections';
 import type { CachedSection, SectionStore } from '../section-cache';
+import { childKeysOf, groupsOf, shapeOf } from './children-shape';
 import { sectionCubeOf, type CubeQuery, type DeltaPlan } from './cube-query';
 
 /** What one bucket read asks readBuckets.lua for (its items, see the script's header). */
@@ -192,10 +186,10 @@ export function unitsOf(
       if (!children || children.length === 0) continue;
       const res = children[0]!.res === 'd' ? 'd' : 'h';
       const key = `${keys.section(up, parent, cube)}/${res === 'd' ? 'days' : 'hours'}`;
-      const indexes = childIndexes(children);
+      const { indexes } = shapeOf(children);
       const recorded = useRecorded ? cache!.recorded(key) : undefined;
-      const sections =
-        recorded && recordedSections(recorded, indexes, (i) => cache!.get(keys.section(res, i, cube)));
+      const childKeys = recorded && childKeysOf(children, key, (i) => keys.section(res, i, cube));
+      const sections = recorded && recordedSections(recorded, indexes, (_, n) => cache!.get(childKeys![n]!));
       if (recorded && sections) {
         for (const read of children) replaced.add(read);
         usedRead ??= children[0];
@@ -214,22 +208,15 @@ export function unitsOf(
     if (usedRead) rollups.push({ read: usedRead, family, weight: 1, items: [itemOf(rollupAbsent(), uses)] });
   };
   if (cache) {
-    const grouped = monthDayGroups(reads);
-    const monthHours = monthHourGroups(reads, new Set(grouped.keys()), compactedThrough);
-    const withMonth = new Set<BucketRead>();
-    for (const [month, days] of grouped) {
+    const groups = groupsOf(reads, compactedThrough);
+    for (const { month, days, hours } of groups.months) {
       const family = `M${month}`;
       for (const read of days) familyOfDay.set(read.index, family);
-      const hours = monthHours.get(month) ?? [];
-      for (const read of hours) {
-        familyOfHour.set(read.index, family);
-        withMonth.add(read);
-      }
+      for (const read of hours) familyOfHour.set(read.index, family);
       group('m', month, [days, hours], family);
     }
     const { days, months } = rollupsRead(reads);
-    const rest = reads.filter((read) => !withMonth.has(read));
-    for (const [day, hours] of dayHourGroups(rest, compactedThrough)) {
+    for (const [day, hours] of groups.days) {
       const family = familyOfDay.get(day) ?? rollupFamily(hours[0]!, days, months) ?? `D${day}`;
       for (const read of hours) familyOfHour.set(read.index, family);
       group('d', day, [hours], family);

@@ -68,9 +68,9 @@ export async function readCells(
       attempt === 1 && planned && plannedWith(planned) === r.compactedThrough
         ? planned
         : fullPlan(r, granularity);
-    const reads = plan.reads.filter(
-      (read) => lastHourOf(read.res, read.index) >= r.firstDataHour && (!keep || keep(read)),
-    );
+    const reads = keep
+      ? plan.reads.filter((read) => lastHourOf(read.res, read.index) >= r.firstDataHour && keep(read))
+      : readsWithData(plan.reads, r.firstDataHour);
     const read = await readCounts(redis, r.space, r.query.apiId, cubeQuery, reads, r.compactedThrough, {
       ...(r.signal && { signal: r.signal }),
       ...(r.deps.sections && { sections: r.deps.sections }),
@@ -111,4 +111,22 @@ function projectionOf(r: Reader): { project?: Projection } {
   const { tag, tags, region } = r.query.groupBy;
   if (tags || tag === (region === true)) return {};
   return { project: r.dicts.projection(tag ? 'tag' : 'region') };
+}
+
+const withData = new WeakMap<
+  readonly BucketRead[],
+  { firstDataHour: number; reads: readonly BucketRead[] }
+>();
+
+/**
+ * The reads of a plan's that can hold data (their last hour at or after the API's first), the same
+ * array for the same plan: the store groups a reads array once (libs/store unitsOf), not per request.
+ */
+function readsWithData(reads: readonly BucketRead[], firstDataHour: number): readonly BucketRead[] {
+  const held = withData.get(reads);
+  if (held?.firstDataHour === firstDataHour) return held.reads;
+  const kept = reads.filter((read) => lastHourOf(read.res, read.index) >= firstDataHour);
+  const out = kept.length === reads.length ? reads : kept;
+  withData.set(reads, { firstDataHour, reads: out });
+  return out;
 }

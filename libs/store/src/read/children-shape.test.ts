@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { horizonsAt, hourOf, planReads, type BucketRead } from '@va/core';
+import { dayHourGroups, monthDayGroups, monthHourGroups } from '../rollup-children';
+import { childKeysOf, groupsOf, shapeOf } from './children-shape';
+import { TEST_RETENTION } from '../testing/ingest-events';
+
+const now = Date.UTC(2026, 10, 20, 15, 30);
+const nowHour = hourOf(now);
+const cmp = nowHour - 2;
+const plan = (timeZone: string): BucketRead[] =>
+  planReads({
+    startHour: nowHour - 30 * 24,
+    endHour: nowHour,
+    granularity: 'day',
+    compactedThrough: cmp,
+    horizons: horizonsAt(now, TEST_RETENTION),
+    dataThroughHour: nowHour,
+    timeZone,
+  }).reads;
+
+describe('shapeOf', () => {
+  it("gives a rollup's children in order of first read, and its runs per (slice, sign)", () => {
+    const reads: BucketRead[] = [
+      { res: 'h', index: 5, slice: 100 },
+      { res: 'h', index: 5, slice: 200, subtract: true },
+      { res: 'h', index: 6, slice: 100 },
+      { res: 'h', index: 7, slice: 200, subtract: true },
+      { res: 'h', index: 8, slice: 200 },
+    ];
+    const shape = shapeOf(reads);
+    expect(shape.indexes).toEqual([5, 6, 7, 8]);
+    expect(shape.runs).toEqual([
+      { slice: 100, sign: 1, positions: [0, 1], id: '5,6' },
+      { slice: 200, sign: -1, positions: [0, 2], id: '5,7' },
+      { slice: 200, sign: 1, positions: [3], id: '8' },
+    ]);
+    expect(shapeOf(reads)).toBe(shape);
+  });
+
+  it("counts every read of a New York month's hours once, with its sign", () => {
+    for (const hours of groupsOf(plan('America/New_York'), cmp).months.map((m) => m.hours)) {
+      const { indexes, runs } = shapeOf(hours);
+      const signed = runs.flatMap((run) =>
+        run.positions.map((p) => `${indexes[p]}/${run.slice}/${run.sign}`),
+      );
+      expect(signed.sort()).toEqual(
+        hours.map((read) => `${read.index}/${read.slice}/${read.subtract ? -1 : 1}`).sort(),
+      );
+    }
+  });
+});
+
+describe('groupsOf', () => {
+  it('groups as monthDayGroups, monthHourGroups and dayHourGroups do, once per reads and compaction point', () => {
+    for (const zone of ['UTC', 'America/New_York', 'Asia/Kolkata']) {
+      const reads = plan(zone);
+      const groups = groupsOf(reads, cmp);
+      const grouped = monthDayGroups(reads);
+      const monthHours = monthHourGroups(reads, new Set(grouped.keys()), cmp);
+      expect(groups.months).toEqual(
+        [...grouped].map(([month, days]) => ({ month, days, hours: monthHours.get(month) ?? [] })),
+      );
+      const rest = reads.filter((read) => !groups.withMonth.has(read));
+      expect(groups.days).toEqual([...dayHourGroups(rest, cmp)]);
+      expect(groupsOf(reads, cmp)).toBe(groups);
+      expect(groupsOf(reads, cmp - 1)).not.toBe(groups);
+    }
+  });
+});
+
+describe('childKeysOf', () => {
+  it('names each child once per reads array and record', () => {
+    const reads: BucketRead[] = [
+      { res: 'h', index: 5, slice: 1 },
+      { res: 'h', index: 6, slice: 1, subtract: true },
+    ];
+    let calls = 0;
+    const keyOf = (i: number) => (calls++, `k${i}`);
+    expect(childKeysOf(reads, 'r1', keyOf)).toEqual(['k5', 'k6']);
+    expect(childKeysOf(reads, 'r1', keyOf)).toEqual(['k5', 'k6']);
+    expect(calls).toBe(2);
+    expect(childKeysOf(reads, 'r2', (i) => `j${i}`)).toEqual(['j5', 'j6']);
+  });
+});
