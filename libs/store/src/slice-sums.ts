@@ -15,8 +15,12 @@ export const DENSE_MAX_CODE = 1 << 20;
 const DENSE_MIN_FILL = 1 / 8;
 /** ...or when they are at least this many, whatever their spread... */
 const DENSE_MANY_ROWS = 4096;
-/** ...and always dense below this code (an array of at most ~300 KB per slice). */
-const DENSE_SMALL_CODE = 4096;
+/**
+ * ...and always dense below this code (an array of at most ~18 KB per slice). A query by day has a
+ * slice per day, and a few rows per section with codes in the thousands (one identity's keys) filled
+ * an array of up to ~300 KB per slice at 4,096: most of such a query's allocation and GC.
+ */
+const DENSE_SMALL_CODE = 256;
 /** Codes of a composite group number: 17 bits each (3 × 17 < 53). */
 const COMPOSITE_BITS = 17;
 export const COMPOSITE = 2 ** COMPOSITE_BITS;
