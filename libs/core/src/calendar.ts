@@ -15,7 +15,8 @@
  *   - A local month starts where its first day starts. Slice numbers are those of UTC (day number,
  *     month number since January 1970), so that in UTC they are exactly time.ts's.
  *   - An hour belongs to the slice holding its start instant. Where a slice starts inside a UTC hour
- *     (offsets such as +05:30), that hour counts whole in the earlier slice (`edgesOnHours`).
+ *     (offsets such as +05:30: `midHourEdges`), that hour is split at the edge by its minute buckets
+ *     while they keep it (edge-minutes.ts), else it counts whole in the earlier slice.
  *   - Hour slices are the UTC hours in every zone, minute slices the UTC minutes; in UTC everything is
  *     time.ts's arithmetic.
  */
@@ -253,22 +254,30 @@ export function sliceStartsIn(startHour: number, endHour: number, g: Granularity
 }
 
 /**
- * Whether every slice edge inside the hours [startHour, endHour] falls on a UTC hour, so that
- * counting each hour in the slice holding its start is exact. False in a zone whose offset is
- * not a whole hour (Asia/Kolkata, Asia/Kathmandu, America/St_Johns, Pacific/Chatham; Australia/
- * Lord_Howe outside its summer time) as soon as the range holds a slice edge.
+ * The slice edges (ms) inside the hours [startHour, endHour] that fall inside a UTC hour: none in a
+ * zone whose offset is a whole hour; in Asia/Kolkata, Asia/Kathmandu, America/St_Johns,
+ * Pacific/Chatham (and Australia/Lord_Howe outside its summer time) every local midnight (first of
+ * the month) after the range's first instant. Such an edge's hour holds instants of two slices.
  */
-export function edgesOnHours(startHour: number, endHour: number, g: Granularity, zone?: string): boolean {
-  if (g === 'hour' || g === 'minute' || isUtc(zone) || startHour > endHour) return true;
+export function midHourEdges(startHour: number, endHour: number, g: Granularity, zone?: string): number[] {
+  if (g === 'hour' || g === 'minute' || isUtc(zone) || startHour > endHour) return [];
   const from = hourStart(startHour);
   const to = hourStart(endHour + 1);
+  const out: number[] = [];
   const last = sliceIndexAt(to, g, zone);
   for (let i = sliceIndexAt(from, g, zone) + 1; i <= last; i++) {
     const edge = sliceStartOf(i, g, zone);
-    if (edge > from && edge < to && edge % HOUR_MS !== 0) return false;
+    if (edge > from && edge < to && edge % HOUR_MS !== 0) out.push(edge);
   }
-  return true;
+  return out;
 }
+
+/**
+ * Whether every slice edge inside the hours [startHour, endHour] falls on a UTC hour, so that
+ * counting each hour in the slice holding its start is exact (no midHourEdges).
+ */
+export const edgesOnHours = (startHour: number, endHour: number, g: Granularity, zone?: string): boolean =>
+  midHourEdges(startHour, endHour, g, zone).length === 0;
 
 /**
  * A slice finder for a walk over hours in order (the planner's): it asks the calendar only when

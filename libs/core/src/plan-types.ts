@@ -12,7 +12,7 @@ export interface BucketRead {
   index: number;
   /** Start (ms) of the slice these counts belong to; null without a time granularity. */
   slice: number | null;
-  /** Subtract this bucket's counts from the slice instead of adding them (planner.ts's header). */
+  /** Subtract this bucket's counts from the slice instead of adding them (planner.ts's header, edge-minutes.ts). */
   subtract?: true;
 }
 
@@ -21,8 +21,9 @@ export interface ReadPlan {
   /** 'hour' unless a day or month rollup answered hours past the horizon beyond their slice. */
   precision: Precision;
   /**
-   * Present (false) when a slice edge of the zone falls inside a UTC hour of the range: that hour
-   * counts whole in the slice holding its start (X-Precision: hour, precision.ts).
+   * Present (false) when a slice edge of the zone falls inside a UTC hour of the range that minute
+   * buckets do not split (edge-minutes.ts): that hour counts whole in the slice holding its start
+   * (X-Precision: hour, precision.ts).
    */
   edgesOnHours?: false;
 }

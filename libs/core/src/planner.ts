@@ -24,7 +24,8 @@
  *
  * Day and month slices of a time zone other than UTC (docs/api.md#time-zones) are runs of UTC
  * hours; zone-cover.ts covers them, with the same owner rule: a rollup answering past-horizon
- * hours counts in the local slice of its date, kept within the range.
+ * hours counts in the local slice of its date, kept within the range. Where a slice edge falls inside
+ * a UTC hour still kept in minute buckets, edge-minutes.ts splits that hour at the edge.
  */
 import type { HourGranularity } from '@va/contracts';
 import { isUtc, SliceCursor, sliceIndexOfHour, sliceStartOf } from './calendar';
@@ -63,6 +64,13 @@ export interface PlanInput {
    * and answers without a time granularity do not depend on it.
    */
   timeZone?: string;
+  /**
+   * The first minute (minute index) whose bucket still holds every event of it: firstMinuteKept(now,
+   * retention) where minute buckets are written. Day and month slices of a zone split a UTC hour at
+   * their edge by minute buckets when all its minutes are from this one on (edge-minutes.ts); absent:
+   * no hour is split.
+   */
+  firstMinuteKept?: number;
 }
 
 /**
@@ -113,6 +121,7 @@ class Plan {
   readonly smLast: number;
   /** The zone of day or month slices when it is not UTC (then `cursor` finds them). */
   readonly zone: string | undefined;
+  readonly firstMinuteKept: number | undefined;
   private readonly cursor: SliceCursor | undefined;
   /** Numbers of the slices of a and b (zones), found when first asked. */
   private rangeSlices: [number, number] | undefined;
@@ -140,6 +149,7 @@ class Plan {
     const g = this.g;
     this.zone = (g === 'day' || g === 'month') && !isUtc(input.timeZone) ? input.timeZone : undefined;
     this.cursor = this.zone && g ? new SliceCursor(g, this.zone) : undefined;
+    this.firstMinuteKept = input.firstMinuteKept;
   }
 
   /** Month of an hour, remembered: the planner walks hours in order, so the last month nearly always hits. */
@@ -170,6 +180,10 @@ class Plan {
 
   inRollups(h: number): boolean {
     return inRollups(h, this.cmp);
+  }
+
+  inHourBucket(h: number): boolean {
+    return inHourBucket(h, this.cmp, this.hz);
   }
 
   /**

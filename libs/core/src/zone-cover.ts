@@ -17,7 +17,9 @@
  * or not compacted yet).
  */
 import type { HourGranularity } from '@va/contracts';
-import { edgesOnHours, sliceIndexOfHour, sliceStartOf } from './calendar';
+import { sliceIndexOfHour, sliceStartOf } from './calendar';
+import { splitEdges, type EdgePlan } from './edge-minutes';
+import type { BucketRead } from './plan-types';
 import {
   dayOfHour,
   HOUR_MS,
@@ -142,13 +144,8 @@ export function coverSlice(p: CoverPlan, slice: number, from: number, to: number
 }
 
 /** What planning a zone's slices asks of the planner besides the cover. */
-export interface ZonedPlan extends CoverPlan {
-  /** The range's hours, inclusive. */
-  readonly a: number;
-  readonly b: number;
+export interface ZonedPlan extends CoverPlan, EdgePlan {
   readonly g: HourGranularity | undefined;
-  /** Start (ms) of the slice of hour h. */
-  sliceOf(h: number): number;
   /** Whether a rollup counted in `slice` reaches beyond it or the range. */
   widened(res: 'd' | 'm', first: number, last: number, slice: number): boolean;
   /** The slice a rollup answering past-horizon hours counts in, from its first requested hour. */
@@ -191,7 +188,7 @@ const RANK: Record<HourGranularity, number> = { hour: 0, day: 1, month: 2 };
 /** planReads for the day or month slices of a zone other than UTC (the planner's ReadPlan). */
 export function planZoned(p: ZonedPlan, zone: string) {
   const g = p.g === 'month' ? 'month' : 'day';
-  const reads: { res: Resolution; index: number; slice: number; subtract?: true }[] = [];
+  const reads: BucketRead[] = [];
   let precision: HourGranularity = 'hour';
   const rollups = rollupsBySlice(p);
   for (const [first, last] of zonedSlices(p, g, zone)) {
@@ -214,5 +211,8 @@ export function planZoned(p: ZonedPlan, zone: string) {
       );
     }
   }
-  return { reads, precision, ...(!edgesOnHours(p.a, p.b, g, zone) && { edgesOnHours: false as const }) };
+  // Slice edges inside a UTC hour: split by minute buckets where they keep the hour (edge-minutes.ts).
+  const edges = splitEdges(p, g, zone);
+  reads.push(...edges.reads);
+  return { reads, precision, ...(!edges.exact && { edgesOnHours: false as const }) };
 }

@@ -84,6 +84,7 @@ export { appendDeliveryAttempt, DELIVERY_LOG_LENGTH, listDeliveryAttempts } from
 export { ReadDictionaries } from './read-dictionaries';
 export {
   type ApiMeta,
+  type CodeCounts,
   type CubeQuery,
   decodeCells,
   PARTS_BUDGET,

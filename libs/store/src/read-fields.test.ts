@@ -90,6 +90,21 @@ describe('addCount', () => {
 });
 
 describe('CodeCounts and groupCodes', () => {
+  it('adds a read of cube f to one of cube k by group name, signs included', () => {
+    const hours = new CodeCounts();
+    addHash(hours.slice(1), sel({ cube: 'k', group: { ...none, key: true } }), '0', {
+      'a:0': '5',
+      'b:1': '2',
+    });
+    const minutes = new CodeCounts();
+    const f = sel({ cube: 'f', group: { ...none, key: true } });
+    addHash(minutes.slice(1), f, 'z', { 'a.0:0': '3' }, -1);
+    addHash(minutes.slice(2), f, 'z', { 'a.0:0': '3', 'c.1:4': '1' });
+    hours.add(minutes);
+    expect(sum(hours.slice(1))).toEqual({ 'a..': counts([0, 2]), 'b..': counts([1, 2]) });
+    expect(sum(hours.slice(2))).toEqual({ 'a..': counts([0, 3]), 'c..': counts([4, 1]) });
+  });
+
   it('keeps slices apart', () => {
     const c = new CodeCounts();
     addField(c.slice(1), sel({}), '', '0', '1');

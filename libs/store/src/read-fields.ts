@@ -38,6 +38,19 @@ export class CodeCounts {
   }
 
   /**
+   * Adds the counts of another read, of any cube (group names are the same codes in every cube): the
+   * query service's minute reads of cube f beside hour reads of another cube (libs/core edge-minutes.ts).
+   */
+  add(other: CodeCounts): void {
+    for (const [start, groups] of other.slices) {
+      const into = this.slice(start);
+      for (const [group, counts] of groups) {
+        for (let o = 0; o < OUTCOME_COUNT; o++) bump(into, group, o, counts[o] ?? 0);
+      }
+    }
+  }
+
+  /**
    * Drops the groups that cannot be among the first rows of a top-N query (libs/core topGroupsOf):
    * those whose counter is below the limit-th largest of their slice. Ties stay.
    */

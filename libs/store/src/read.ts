@@ -29,4 +29,5 @@ export { readsDependOnCompaction, READ_MAX_KEYS } from './read/units';
 export { PARTS_BUDGET } from './scripts/read-scripts';
 export { READ_CALLS_PER_ROUND_TRIP, readCounts, type CountsRead, type ReadOptions } from './read/read-counts';
 export { decodeCells } from './read/decode-cells';
+export type { CodeCounts } from './read-fields';
 export { type Projection, type ProjectionKind } from './read/projection';

@@ -17,9 +17,9 @@ import type { VerificationEvent } from '@va/contracts';
 import { matchesFilters } from '../filters';
 import { overRowCap, rowCapError } from '../rows/cap';
 import {
-  edgesOnHours,
   firstHourOfSlice,
   isUtc,
+  midHourEdges,
   sliceIndexAt,
   sliceIndexOfHour,
   sliceStartAt,
@@ -31,6 +31,7 @@ import {
   dayOfHour,
   HOUR_MS,
   hourOf,
+  hourStart,
   hoursOfMonth,
   keptAt,
   minuteOf,
@@ -91,6 +92,13 @@ export function oracle(
     options.retention && !minutes ? retentionModel(options.now, options.retention, range) : undefined;
   const ofApi = events.filter((e) => e.apiId === query.apiId);
   const slices = slicing(query);
+  // docs/api.md#time-zones: an hour whose minutes are all still kept (where minutes are kept at all)
+  // counts each event at its instant; an older one counts whole at its start, in the slice holding it
+  // (X-Precision: hour where a slice edge falls inside it).
+  const { retention, now } = options;
+  const splitByMinutes = (h: number) =>
+    !retention ||
+    ((retention.minuteMs ?? 0) > 0 && keptAt('n', h * 60, retention, now) && keptAt('h', h, retention, now));
 
   // 1. Every (event, group) pair that counts, at the hour where it shows up.
   const counted: Counted[] = [];
@@ -122,7 +130,9 @@ export function oracle(
         group,
         groupKey: JSON.stringify(group),
         hour: shownAt,
-        time: byRollup ? slices.ofRollup(shownAt) : slices.ofInstant(event.time),
+        time: byRollup
+          ? slices.ofRollup(shownAt)
+          : slices.ofInstant(minutes || splitByMinutes(hour) ? event.time : hourStart(hour)),
         outcome: event.outcome,
       });
   }
@@ -149,10 +159,15 @@ export function oracle(
     sliceTimes = sliceStartsIn(first, query.endHour, granularity, slices.zone);
   }
 
+  // The rows end with the slice holding the start of end's hour: the instants of that hour after a slice
+  // edge inside it belong to a slice that is not a row, and count nowhere.
+  const lastTime = sliceTimes.at(-1);
+  const shown = counted.filter((c) => c.time === undefined || lastTime === undefined || c.time <= lastTime);
+
   // 3. The groups: those with a counted event; without group dimensions, the one empty group.
   const groups = new Map<string, GroupValues>();
   if (!hasGroupDimension(query)) groups.set(JSON.stringify({}), {});
-  for (const c of counted) groups.set(c.groupKey, c.group);
+  for (const c of shown) groups.set(c.groupKey, c.group);
 
   // 4. Every group x slice row, zeros included, then the counts added in. Past the row cap the answer is
   // the refusal, whatever the rows hold: they are not built.
@@ -164,7 +179,7 @@ export function oracle(
   for (const [groupKey, group] of groups) {
     for (const time of sliceTimes) rows.set(`${time}|${groupKey}`, emptyRow(time, group));
   }
-  for (const c of counted) {
+  for (const c of shown) {
     const row = rows.get(`${c.time}|${c.groupKey}`);
     if (!row) throw new Error('oracle: a counted event fell outside every slice');
     row[OUTCOME_FIELDS[OUTCOMES.indexOf(c.outcome)]!] += 1;
@@ -182,7 +197,9 @@ export function oracle(
   const from =
     query.startHour ??
     (Number.isFinite(firstEventHour) ? hoursOfMonth(monthOfHour(firstEventHour))[0] : query.endHour + 1);
-  const edges = !granularity || edgesOnHours(from, query.endHour, granularity, slices.zone);
+  const edges =
+    !granularity ||
+    midHourEdges(from, query.endHour, granularity, slices.zone).every((edge) => splitByMinutes(hourOf(edge)));
   const xPrecision = precisionHeader(precision, edges);
   const kept = ordered.slice(0, query.limit ?? ordered.length);
   return { ok: true, rows: kept, precision, ...(xPrecision !== null && { xPrecision }) };

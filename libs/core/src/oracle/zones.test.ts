@@ -2,8 +2,9 @@
  * Time zones (docs/api.md#time-zones): the production path in miniature (planReads over a model of
  * the stored buckets, then buildRows) against the oracle, which reads the local calendar straight
  * from the events. Whole-hour zones, DST included, answer exactly (no X-Precision) wherever the
- * hours are kept; a zone whose offset is not a whole hour answers as if every event happened at the
- * start of its UTC hour, and says so (X-Precision: hour) when a slice edge falls inside an hour.
+ * hours are kept; a zone whose offset is not a whole hour splits an hour holding a slice edge by its
+ * minute buckets while they keep all its minutes, and past that answers as if the hour's events
+ * happened at its start, and says so (X-Precision: hour).
  */
 import { OUTCOMES, type HourGranularity, type VerificationEvent } from '@va/contracts';
 import fc from 'fast-check';
@@ -12,7 +13,16 @@ import { sliceStartsIn } from '../calendar';
 import { hoursOfBucket, inRollups, planReads, type ReadPlan } from '../planner';
 import { precisionHeader } from '../precision';
 import { buildRows } from '../rows/buildRows';
-import { DAY_MS, HOUR_MS, horizonsAt, hourOf, type Retention } from '../time';
+import {
+  DAY_MS,
+  firstMinuteKept,
+  HOUR_MS,
+  horizonsAt,
+  hourOf,
+  keptAt,
+  minuteOf,
+  type Retention,
+} from '../time';
 import type { Cell, ParsedQuery } from '../types';
 import { oracle } from './oracle';
 
@@ -29,6 +39,8 @@ const ZONES = [
 const MAX_ROWS = 100_000;
 const REALISTIC: Retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
 const EVERY_HOUR: Retention = { hourMs: 3650 * DAY_MS, dayMs: 3650 * DAY_MS, monthMs: 3650 * DAY_MS };
+/** REALISTIC with the minute buckets of the last 48 hours. */
+const WITH_MINUTES: Retention = { ...REALISTIC, minuteMs: 48 * HOUR_MS };
 const FIRST = Date.UTC(2025, 11, 1);
 const LAST = Date.UTC(2027, 0, 1); // 13 months of events
 
@@ -60,17 +72,24 @@ function answer(c: Case) {
     horizons: horizonsAt(now, retention),
     dataThroughHour: hourOf(now + 5 * 60_000),
     ...(query.timeZone !== undefined && { timeZone: query.timeZone }),
+    ...(retention.minuteMs && { firstMinuteKept: firstMinuteKept(now, retention) }),
   });
   // A bucket holds the events of its hours: an hour bucket its hour, a rollup its compacted hours.
   const byHour = new Map<number, VerificationEvent[]>();
   for (const e of c.events) byHour.set(hourOf(e.time), [...(byHour.get(hourOf(e.time)) ?? []), e]);
   const sums = new Map<string, { slice: number; keyId?: string; counts: number[] }>();
   for (const read of plan.reads) {
-    if (read.res === 'n') throw new Error('planReads reads no minute bucket');
-    const [first, last] = hoursOfBucket(read.res, read.index);
+    // A minute bucket holds the events of its minute while kept (the worker counts them at their time).
+    const [first, last] = read.res === 'n' ? [0, 0] : hoursOfBucket(read.res, read.index);
     for (let h = first; h <= last; h++) {
-      if (read.res !== 'h' && !inRollups(h, cmp)) continue;
-      for (const e of byHour.get(h) ?? []) {
+      if (read.res !== 'h' && read.res !== 'n' && !inRollups(h, cmp)) continue;
+      const held =
+        read.res !== 'n'
+          ? (byHour.get(h) ?? [])
+          : keptAt('n', read.index, retention, now)
+            ? (byHour.get(Math.floor(read.index / 60)) ?? []).filter((e) => minuteOf(e.time) === read.index)
+            : [];
+      for (const e of held) {
         const keyId = query.groupBy.key ? e.keyId : undefined;
         const id = `${read.slice}|${keyId}`;
         const cell = sums.get(id) ?? {
@@ -102,14 +121,13 @@ const floored = (events: VerificationEvent[]) =>
 function check(c: Case): void {
   const { rows, header } = answer(c);
   const options = { now: c.now, maxRows: MAX_ROWS, retention: c.retention };
-  const exact = oracle(c.events, c.query, options);
+  const expected = oracle(c.events, c.query, options);
   const toTheHour = oracle(floored(c.events), c.query, options);
-  if (!exact.ok || !toTheHour.ok || !rows.ok) throw new Error('over the row cap');
-  expect(header).toBe(exact.xPrecision ?? null);
-  // Whatever the zone: exact to the UTC hour.
-  expect(rows.rows).toEqual(toTheHour.rows);
-  // No X-Precision: exact.
-  if (header === null) expect(rows.rows).toEqual(exact.rows);
+  if (!expected.ok || !toTheHour.ok || !rows.ok) throw new Error('over the row cap');
+  expect(header).toBe(expected.xPrecision ?? null);
+  expect(rows.rows).toEqual(expected.rows);
+  // Without minute buckets, whatever the zone: exact to the UTC hour.
+  if (!c.retention.minuteMs) expect(rows.rows).toEqual(toTheHour.rows);
 }
 
 const arbitraryCase = fc
@@ -146,9 +164,87 @@ const arbitraryCase = fc
     };
   });
 
+/** Events of the last 4 days (and a little ahead), ranges around now: edges inside and past the minute retention. */
+const recentCase = fc
+  .record({
+    offsets: fc.array(fc.integer({ min: -4 * 24 * 60, max: 4 }), { maxLength: 300 }),
+    zone: fc.constantFrom(
+      'Asia/Kolkata',
+      'Asia/Kathmandu',
+      'America/St_Johns',
+      'Pacific/Chatham',
+      'Australia/Lord_Howe',
+      'America/New_York',
+    ),
+    granularity: fc.constantFrom<HourGranularity>('day', 'month'),
+    byKey: fc.boolean(),
+    now: fc.integer({ min: Date.UTC(2026, 0, 1), max: Date.UTC(2027, 0, 1) }),
+    back: fc.integer({ min: 0, max: 24 * 4 }),
+    span: fc.integer({ min: 0, max: 24 * 4 }),
+    lag: fc.option(fc.integer({ min: 0, max: 24 * 3 }), { nil: null }),
+  })
+  .map((r): Case => {
+    const nowHour = hourOf(r.now);
+    const startHour = nowHour - r.back;
+    return {
+      events: r.offsets.map((o, i) =>
+        event(r.now + o * 60_000 + (i % 60) * 1000, `k${i % 2}`, OUTCOMES[i % 9]!),
+      ),
+      now: r.now,
+      retention: WITH_MINUTES,
+      compactedThrough: r.lag === null ? null : nowHour - 1 - r.lag,
+      query: {
+        apiId: 'api',
+        startHour,
+        endHour: Math.min(nowHour, startHour + r.span),
+        groupBy: { key: r.byKey, identity: false, tag: false, tags: false, granularity: r.granularity },
+        timeZone: r.zone,
+      },
+    };
+  });
+
 describe('time zones: planner and rows against the oracle', () => {
   it('random events over 13 months, 8 zones, day and month slices, retention and compaction', () => {
     fc.assert(fc.property(arbitraryCase, check), { numRuns: 100 });
+  });
+
+  it('random events of the last 4 days with minute buckets: edges within 48 hours split exactly', () => {
+    fc.assert(fc.property(recentCase, check), { numRuns: 300 });
+  });
+
+  it('Kolkata days every 10 minutes: exact within the minute retention, X-Precision: hour past it', () => {
+    const now = Date.UTC(2026, 10, 20, 10, 5);
+    const events = Array.from({ length: 6 * 24 * 5 }, (_, i) =>
+      event(Date.UTC(2026, 10, 15) + i * 600_000 + 1000, `k${i % 2}`, 'VALID'),
+    ).filter((e) => e.time <= now);
+    const day = (startHour: number, endHour: number): Case => ({
+      events,
+      now,
+      retention: WITH_MINUTES,
+      compactedThrough: hourOf(now) - 30,
+      query: {
+        apiId: 'api',
+        startHour,
+        endHour,
+        groupBy: { key: false, identity: false, tag: false, tags: false, granularity: 'day' },
+        timeZone: 'Asia/Kolkata',
+      },
+    });
+    // Local midnights at 18:30Z on November 18 (within 48 hours: 10:05Z on the 18th is the first minute kept)
+    // and November 19: both split; the 144 events of November 19 local count there (the events end at 23:50Z).
+    const recent = day(hourOf(Date.UTC(2026, 10, 18, 12)), hourOf(now));
+    check(recent);
+    const answered = answer(recent);
+    expect(answered.header).toBeNull();
+    expect(answered.rows.ok && answered.rows.rows.map((r) => r.total)).toEqual([39, 144, 33]);
+    // The range's last hour holds the edge: the row of November 19 counts its own instants only.
+    const endsInEdge = day(hourOf(Date.UTC(2026, 10, 19, 12)), hourOf(Date.UTC(2026, 10, 19, 18)));
+    check(endsInEdge);
+    expect(answer(endsInEdge).rows).toEqual({ ok: true, rows: [expect.objectContaining({ total: 39 })] });
+    // The local midnight of November 17 (18:30Z) is older than the minute retention: X-Precision: hour.
+    const older = day(hourOf(Date.UTC(2026, 10, 17, 12)), hourOf(now));
+    check(older);
+    expect(answer(older).header).toBe('hour');
   });
 
   it('the DST days of 2026 in New York (23 and 25 hours) and Berlin, every 10 minutes, exactly', () => {

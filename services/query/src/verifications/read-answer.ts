@@ -25,7 +25,6 @@ import {
   countedCells,
   edgeMinuteSlices,
   edgeSlices,
-  edgesOnHours,
   everyEventHasAGroup,
   groupCount,
   lastHourOf,
@@ -59,7 +58,8 @@ export interface JsonAnswer {
   precision: Precision;
   /**
    * The header X-Precision: `precision` when not 'hour', else 'hour' when a slice edge of the
-   * query's time zone falls inside a UTC hour of the range (docs/api.md#time-zones), else null.
+   * query's time zone falls inside a UTC hour of the range older than the minute buckets keep
+   * (docs/api.md#time-zones), else null.
    */
   xPrecision: XPrecision | null;
 }
@@ -166,7 +166,7 @@ interface RowsInput {
   cells: readonly Cell[];
   options: BuildRowsOptions;
   precision: Precision;
-  /** Every slice edge inside the range falls on a UTC hour (libs/core edgesOnHours). */
+  /** Every slice edge inside the range falls on a UTC hour or in one minute buckets split (ReadPlan.edgesOnHours). */
   edgesOnHours: boolean;
 }
 
@@ -185,7 +185,6 @@ async function readRowsInput(
   r.witness = witness;
   const startHour = r.startHour;
   const granularity = query.groupBy.granularity;
-  const edges = !granularity || edgesOnHours(startHour, query.endHour, granularity, query.timeZone);
 
   // 1. Refuse what is certainly over the cap, or costs too much, before reading counters where the plan tells.
   let wholeRange: Cell[] | undefined;
@@ -198,6 +197,9 @@ async function readRowsInput(
       throw tooManyRows(rowCapError(groups * bound.slices, config.maxRows));
     }
   }
+
+  // Slice edges inside a UTC hour that minute buckets do not split (the plan's; libs/core edge-minutes.ts).
+  const edges = !granularity || fullPlan(r, granularity).edgesOnHours !== false;
 
   // 2. Without a time granularity the coarse read is the answer's read.
   if (!granularity) {

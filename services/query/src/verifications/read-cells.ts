@@ -17,6 +17,7 @@ import {
   holdCompaction,
   readCounts,
   releaseCompaction,
+  type CodeCounts,
   type CubeQuery,
   type Projection,
 } from '@va/store';
@@ -68,13 +69,18 @@ export async function readCells(
       attempt === 1 && planned && plannedWith(planned) === r.compactedThrough
         ? planned
         : fullPlan(r, granularity);
-    const reads = keep
+    let reads = keep
       ? plan.reads.filter((read) => lastHourOf(read.res, read.index) >= r.firstDataHour && keep(read))
       : readsWithData(plan.reads, r.firstDataHour);
+    // Minute reads in another cube than the hours' (a zone's edge minutes): read first, in cube f.
+    const minutes = apart(cubeQuery, reads) ? await readMinutes(r, cubeQuery, reads) : undefined;
+    if (minutes) reads = withoutMinutes(reads);
     const read = await readCounts(redis, r.space, r.query.apiId, cubeQuery, reads, r.compactedThrough, {
       ...(r.signal && { signal: r.signal }),
       ...(r.deps.sections && { sections: r.deps.sections }),
       ...(top && { top }),
+      // Projected cells (by tag or region) come beside the counts by code, which the minutes' join: buildRows
+      // adds both into the same groups, a minute subtracted from a slice included.
       ...projectionOf(r),
       ...(r.witness && { readAfter: globalKeys(r.space.prefix).generation }),
     });
@@ -82,6 +88,7 @@ export async function readCells(
       if (r.witness && read.after !== undefined) r.witness.after = parseGeneration(read.after);
       if (holding) await releaseCompaction(redis, r.space, r.query.apiId);
       r.signal?.throwIfAborted();
+      if (minutes) read.counts.add(minutes);
       if (top) read.counts.keepLargest(top);
       const cells = await decodeCells(read.counts, r.dicts);
       if (read.projected) cells.push(...read.projected);
@@ -99,6 +106,38 @@ export async function readCells(
       r.compactedThrough = read.compactedThrough;
     }
   }
+}
+
+/**
+ * Minute buckets keep the cubes t and f only (libs/core chooseCube): minute reads beside hour reads of
+ * cube k, i or s (a time zone's slice edges split by minutes: libs/core edge-minutes.ts) are read in f,
+ * which answers every filter and group, and their counts, by the same dictionary codes, added to the hours'.
+ */
+const apart = (q: CubeQuery, reads: readonly BucketRead[]): boolean =>
+  q.cube !== 't' && q.cube !== 'f' && reads.some((read) => read.res === 'n');
+
+/**
+ * The minute reads' counts in cube f. Read before the hours: an event counted between the two reads is
+ * then in its hour and not in its minute, so it counts whole in the hour's slice (as it would without
+ * minutes), never below zero.
+ */
+async function readMinutes(r: Reader, q: CubeQuery, reads: readonly BucketRead[]): Promise<CodeCounts> {
+  const { codeCount: _, ...filters } = q;
+  const minuteReads = reads.filter((read) => read.res === 'n');
+  const read = await readCounts(
+    r.deps.redis,
+    r.space,
+    r.query.apiId,
+    { ...filters, cube: 'f' },
+    minuteReads,
+    null,
+    {
+      ...(r.signal && { signal: r.signal }),
+    },
+  );
+  // Minute buckets are in no rollup: their read never depends on the compaction point.
+  if (!read.ok) throw new Error('a read of minute buckets depended on the compaction point');
+  return read.counts;
 }
 
 /**
@@ -130,3 +169,12 @@ function readsWithData(reads: readonly BucketRead[], firstDataHour: number): rea
   withData.set(reads, { firstDataHour, reads: out });
   return out;
 }
+
+/** `reads` without its minute reads, the same array for the same reads (as readsWithData). */
+function withoutMinutes(reads: readonly BucketRead[]): readonly BucketRead[] {
+  let hours = hoursOf.get(reads);
+  if (!hours) hoursOf.set(reads, (hours = reads.filter((read) => read.res !== 'n')));
+  return hours;
+}
+
+const hoursOf = new WeakMap<readonly BucketRead[], readonly BucketRead[]>();

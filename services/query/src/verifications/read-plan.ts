@@ -66,6 +66,7 @@ export function memoPlan(input: PlanInput): ReadPlan {
     hz.month,
     input.dataThroughHour,
     input.timeZone,
+    input.firstMinuteKept,
   ].join(' ');
   let plan = planMemo.get(key);
   if (plan) {

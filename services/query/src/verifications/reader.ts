@@ -4,6 +4,7 @@
  */
 import {
   boundRows,
+  firstMinuteKept,
   groupsUpperBound,
   horizonsAt,
   hourOf,
@@ -126,14 +127,19 @@ export function fullPlan(r: Reader, granularity: ParsedQuery['groupBy']['granula
     return planMinuteReads({ ...minutes, ...(granularity && { granularity: 'minute' }), dataThroughMinute });
   }
   if (granularity === 'minute') throw new Error('groupBy=minute without its minutes (parseQuery sets them)');
+  const { retention } = r.deps.config;
+  // Local days and months split a UTC hour at their edge by minute buckets (libs/core edge-minutes.ts):
+  // only they depend on the minute, so only their plans name it (other plans stay memoized for the hour).
+  const zoned = (granularity === 'day' || granularity === 'month') && r.query.timeZone !== undefined;
   return memoPlan({
     startHour: r.startHour,
     endHour: r.query.endHour,
     ...(granularity && { granularity }),
     compactedThrough: r.compactedThrough,
-    horizons: horizonsAt(r.now, r.deps.config.retention),
+    horizons: horizonsAt(r.now, retention),
     dataThroughHour: hourOf(r.now + FUTURE_MS),
     ...(r.query.timeZone !== undefined && { timeZone: r.query.timeZone }),
+    ...(zoned && (retention.minuteMs ?? 0) > 0 && { firstMinuteKept: firstMinuteKept(r.now, retention) }),
   });
 }
 
