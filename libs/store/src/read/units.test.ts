@@ -48,6 +48,27 @@ describe('read units (#43 zone reads)', () => {
     },
   );
 
+  it('reads each minute splitting a Kolkata midnight once, subtracted from one day and added to the next', () => {
+    const reads = planReads({
+      startHour: nowHour - 40,
+      endHour: nowHour,
+      granularity: 'day',
+      compactedThrough: nowHour - 1,
+      horizons: { hour: nowHour - 90 * 24, day: 0, month: 0 },
+      dataThroughHour: nowHour,
+      timeZone: 'Asia/Kolkata',
+      firstMinuteKept: (nowHour - 47) * 60,
+    }).reads;
+    const minutes = reads.filter((r) => r.res === 'n');
+    const distinct = new Set(minutes.map((r) => r.index));
+    expect(distinct.size).toBeGreaterThanOrEqual(30);
+    expect(minutes).toHaveLength(2 * distinct.size);
+    const units = unitsOf(q, deltaPlanOf(q), reads, keys, undefined, false);
+    const unitMinutes = units.filter((u) => u.read.res === 'n');
+    expect(unitMinutes.map((u) => u.read.index).sort()).toEqual([...distinct].sort());
+    expect(unitMinutes.flatMap((u) => readsOfUnit(u).map(id)).sort()).toEqual(minutes.map(id).sort());
+  });
+
   it('leaves a plan without repeats as it is', () => {
     const reads = zonePlan('UTC', 30);
     const units = unitsOf(q, deltaPlanOf(q), reads, keys, undefined, false);

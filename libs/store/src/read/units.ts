@@ -224,18 +224,21 @@ export function unitsOf(
   }
   const units: Unit[] = [];
   // A zone's day slices read the same edge hours twice: added to one slice, subtracted from the next
-  // (libs/core zone-cover.ts). Each hour bucket is read once; a repeat is counted from that reply. Both
-  // reads would be in one call anyway (one bucket, one family: chunksOf), so the counts are the same.
-  const hours = new Map<number, Unit>();
+  // (libs/core zone-cover.ts), and the minutes that split a mid-hour edge likewise (edge-minutes.ts).
+  // Each hour and minute bucket is read once; a repeat is counted from that reply. Both reads of an
+  // hour would be in one call anyway (one bucket, one family: chunksOf), so the counts are the same;
+  // a minute's two would not, and an event counted in between would be added and not subtracted.
+  const repeated = { h: new Map<number, Unit>(), n: new Map<number, Unit>() };
   for (const read of reads) {
     if (replaced.has(read)) continue;
-    const first = read.res === 'h' ? hours.get(read.index) : undefined;
+    const seen = read.res === 'h' || read.res === 'n' ? repeated[read.res] : undefined;
+    const first = seen?.get(read.index);
     if (first) {
       (first.also ??= []).push(read);
       continue;
     }
     const unit = unitOf(q, delta, read, keys, cache);
-    if (read.res === 'h') hours.set(read.index, unit);
+    seen?.set(read.index, unit);
     const family =
       read.res === 'd'
         ? familyOfDay.get(read.index)
