@@ -7,8 +7,8 @@ import type { Datapoint, FieldError } from '@va/contracts';
 import type { Cell, ParsedQuery } from '../types';
 import { overRowCap, rowCapError } from './cap';
 import { addCounts, hasCount, newCounters, ZERO_COUNTERS, type Counters } from './counts';
-import { groupJson, toDatapoint, writeDatapoint } from './datapoint';
-import { ByteWriter } from './json';
+import { groupJson, ROW_BYTES, toDatapoint, writeDatapoint } from './datapoint';
+import { ByteWriter, capacityFor } from './json';
 import { compareGroups, groupDimsOf, groupIndex, hasGroupDims, type Group, type GroupDims } from './groups';
 import { orderRows, type RowGrid } from './order';
 
@@ -72,7 +72,9 @@ export function buildRowsJson(
   const { length, time, counters, groupNumber, groupAt } = ordered.rows;
   const groupJsons: (string | undefined)[] = [];
   function* pieces(rowsPerPiece: number): Generator<Uint8Array, void, undefined> {
-    const out = new ByteWriter();
+    // Sized for the rows of one piece (grown when their groups are long): a light answer's few
+    // rows do not allocate (and zero) 64 KB.
+    const out = new ByteWriter(capacityFor(Math.min(length, rowsPerPiece), ROW_BYTES));
     out.reserve(1);
     out.char(0x5b /* [ */);
     for (let i = 0; i < length; i++) {
@@ -86,7 +88,7 @@ export function buildRowsJson(
     }
     out.reserve(1);
     out.char(0x5d /* ] */);
-    yield out.take();
+    yield out.done();
   }
   return { ok: true, rows: { length, pieces } };
 }

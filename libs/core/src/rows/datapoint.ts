@@ -54,7 +54,8 @@ const ZERO_COUNTERS = jsonText(
   [...OUTCOME_FIELDS, 'total'].map((field, i) => `${i === 0 ? '' : ','}"${field}":0`).join(''),
 );
 /** Bytes of a row without the group's fields: keys and the widest numbers. */
-const ROW_BYTES = TIME_KEY.length + COUNTER_KEYS.reduce((sum, k) => sum + k.length + 22, 0) + 24;
+/** Bytes a row takes at most without its group (writeDatapoint reserves them). */
+export const ROW_BYTES = TIME_KEY.length + COUNTER_KEYS.reduce((sum, k) => sum + k.length + 22, 0) + 24;
 
 /**
  * The JSON of a group's fields, as JSON.stringify writes them after the counters of

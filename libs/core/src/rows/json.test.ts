@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ByteWriter, jsonText } from './json';
+import { ByteWriter, capacityFor, jsonText } from './json';
 
 const written = (write: (out: ByteWriter) => void, capacity?: number) => {
   const out = new ByteWriter(capacity);
@@ -50,5 +50,19 @@ describe('ByteWriter', () => {
     out.char(0x5b);
     expect(new TextDecoder().decode(out.take())).toBe('[');
     expect(new TextDecoder().decode(first)).toBe('"abcdef"'.repeat(3)); // untouched by later writes
+  });
+
+  it('done hands the last piece without a fresh buffer', () => {
+    const out = new ByteWriter(capacityFor(2, 16));
+    out.reserve(1);
+    out.char(0x5b);
+    const first = out.take();
+    out.reserve(2);
+    out.char(0x31);
+    out.char(0x5d);
+    const last = out.done();
+    expect(new TextDecoder().decode(first) + new TextDecoder().decode(last)).toBe('[1]');
+    expect(last.buffer.byteLength).toBe(capacityFor(2, 16));
+    expect(capacityFor(1_000_000, 400)).toBe(64 * 1024);
   });
 });

@@ -10,6 +10,10 @@ export const jsonText = (text: string): Uint8Array => utf8.encode(text);
 
 const ZERO = 48;
 
+/** A writer's capacity for `rows` rows of `rowBytes` or so: no more than a piece of a large answer needs. */
+export const capacityFor = (rows: number, rowBytes: number): number =>
+  Math.min(64 * 1024, 64 + rows * rowBytes);
+
 export class ByteWriter {
   private buf: Uint8Array;
   private at = 0;
@@ -90,6 +94,17 @@ export class ByteWriter {
   take(): Uint8Array {
     const out = this.buf.subarray(0, this.at);
     this.buf = new Uint8Array(this.capacity);
+    this.at = 0;
+    return out;
+  }
+
+  /**
+   * The last piece: take() without a fresh buffer for writes that will not come (a light
+   * answer's one piece would cost two buffers of `capacity` otherwise). The writer is done.
+   */
+  done(): Uint8Array {
+    const out = this.buf.subarray(0, this.at);
+    this.buf = new Uint8Array(0);
     this.at = 0;
     return out;
   }

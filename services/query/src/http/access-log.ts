@@ -10,6 +10,7 @@
  * the sections Redis had to send (noteCacheUse, called by the route).
  */
 import type { Socket } from 'node:net';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CacheUse } from '@va/store';
 import { looksLikeReadToken } from '@va/read-tokens';
 import { bearerToken } from '../auth/bearer';
@@ -43,12 +44,17 @@ export function registerAccessLog(app: App, rate: number, random: () => number =
   // (a keep-alive connection carries one request after another).
   const writtenBefore = new WeakMap<object, number>();
   const socketOf = (raw: { socket?: Socket | null }) => raw.socket ?? undefined;
-  app.addHook('onRequest', async (request) => {
+  // `done` rather than async: no promise and no microtask per request.
+  app.addHook('onRequest', (request, _reply, done) => {
     const socket = socketOf(request.raw);
     if (socket) writtenBefore.set(request, socket.bytesWritten);
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
-    if (!shouldLog(rate, reply.statusCode, random)) return;
+  app.addHook('onResponse', (request, reply, done) => {
+    if (shouldLog(rate, reply.statusCode, random)) logLine(request, reply);
+    done();
+  });
+  const logLine = (request: FastifyRequest, reply: FastifyReply) => {
     const socket = socketOf(request.raw);
     const before = writtenBefore.get(request);
     const length = Number(reply.getHeader('content-length'));
@@ -70,7 +76,7 @@ export function registerAccessLog(app: App, rate: number, random: () => number =
       },
       'request',
     );
-  });
+  };
 }
 
 const cacheFields = (use: CacheUse | undefined) =>

@@ -20,21 +20,28 @@ export class ClientGone extends Error {
   }
 }
 
+/**
+ * Runs `work` with a signal that fires after `ms`, or when `onCancel`'s `abort` is called (the client
+ * went away): one AbortController per request, whose abort also answers the request at once.
+ */
 export async function withBudget<T>(
   ms: number,
   work: (signal: AbortSignal) => Promise<T>,
-  cancel?: AbortSignal,
+  onCancel?: (abort: (reason: Error) => void) => void,
 ): Promise<T> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(timeoutError(ms)), ms);
   const signal = controller.signal;
-  const onCancel = () => controller.abort(cancel?.reason);
-  if (cancel?.aborted) onCancel();
-  else cancel?.addEventListener('abort', onCancel, { once: true });
-  let onAbort: (() => void) | undefined;
+  let fail: ((reason: Error) => void) | undefined;
+  const abort = (reason: Error) => {
+    if (signal.aborted) return;
+    controller.abort(reason);
+    fail?.(reason);
+  };
+  const timer = setTimeout(() => abort(timeoutError(ms)), ms);
+  onCancel?.(abort);
   const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
+    fail = reject;
+    if (signal.aborted) reject(signal.reason as Error);
   });
   const running = work(signal);
   // The work rejects with the same reason once it notices; that rejection is already answered.
@@ -43,7 +50,6 @@ export async function withBudget<T>(
     return await Promise.race([running, aborted]);
   } finally {
     clearTimeout(timer);
-    cancel?.removeEventListener('abort', onCancel);
-    if (onAbort) signal.removeEventListener('abort', onAbort);
+    fail = undefined;
   }
 }

@@ -97,10 +97,13 @@ export function registerMetrics(app: App, registry: Registry, route: string): Qu
   });
   app.addHook('onClose', async () => loop.disable());
 
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.routeOptions.url !== route) return;
-    requests.inc({ status: String(reply.statusCode) });
-    duration.observe(reply.elapsedTime / 1000);
+  // `done` rather than async: no promise and no microtask per request.
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.routeOptions.url === route) {
+      requests.inc({ status: String(reply.statusCode) });
+      duration.observe(reply.elapsedTime / 1000);
+    }
+    done();
   });
 
   return {

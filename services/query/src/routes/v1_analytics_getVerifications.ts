@@ -117,10 +117,10 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
       const arrived = performance.now();
       // A client that hangs up stops its request's work as the time budget does (a dashboard
       // closed mid-query must not keep a worker and Redis busy for an answer nobody reads).
-      const hangUp = new AbortController();
-      reply.raw.once('close', () => {
-        if (!reply.raw.writableFinished) hangUp.abort(new ClientGone());
-      });
+      const hangUp = (abort: (reason: Error) => void) =>
+        reply.raw.once('close', () => {
+          if (!reply.raw.writableFinished) abort(new ClientGone());
+        });
       let timeZone: string | undefined;
       try {
         const answer = await withBudget<JsonAnswer | BytesAnswer>(
@@ -223,7 +223,7 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
               void release();
             }
           },
-          hangUp.signal,
+          hangUp,
         );
         if (answer.xPrecision !== null) reply.header('x-precision', answer.xPrecision);
         if (timeZone !== undefined) reply.header('x-time-zone', timeZone);
