@@ -11,10 +11,10 @@ import { CodeCounts, FieldSums, type Sign } from '../read-fields';
 import { compactCounts, SectionSums, type SectionView } from '../read-sections';
 import type { SectionStore } from '../section-cache';
 import { decodeSection, deriveIdentityKey, mergeSections, SECTION_VERSION_OFFSET } from '../section/codec';
-import { textsByPart } from '../field-codec';
 import { parseIndex } from './api-meta';
 import { projectedOf, ProjectedSums, type Projection } from './projection';
 import { mergedKeyOf, shapeOf, type ChildrenRun } from './children-shape';
+import { minuteParts } from './minute-parts';
 import { deltaPlanOf, selectionOf, signOf, type CubeQuery } from './cube-query';
 import {
   leftCalls,
@@ -177,12 +177,14 @@ export async function readCounts(
             } else if (item.kind === 'H') {
               if (!Buffer.isBuffer(value) || value.length === 0) continue;
               const text = value.toString('latin1');
+              const parts = item.byPart ? minuteParts(item.key, text) : undefined;
               for (const t of targets) {
                 const { slice } = t;
                 const sign = signOf(t);
-                if (!item.byPart) fieldsOf(slice, item.part).addText(text, sign);
+                if (!parts) fieldsOf(slice, item.part).addText(text, sign);
                 else
-                  for (const [part, f] of textsByPart(text, keepPart)) fieldsOf(slice, part).addText(f, sign);
+                  for (const [part, f] of parts)
+                    if (!keepPart || keepPart(part)) fieldsOf(slice, part).addText(f, sign);
               }
             } else if (item.kind === 'L') {
               for (const part of (value ?? []) as Buffer[]) {
