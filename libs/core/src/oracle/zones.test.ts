@@ -130,6 +130,36 @@ function check(c: Case): void {
   if (!c.retention.minuteMs) expect(rows.rows).toEqual(toTheHour.rows);
 }
 
+/** What both arbitraries draw besides the events: the zone, slices, now, the range and the compaction lag. */
+interface Draw {
+  zone: string;
+  granularity: HourGranularity;
+  byKey: boolean;
+  now: number;
+  back: number;
+  span: number;
+  lag: number | null;
+}
+
+/** A case of `events` at the draw's now: its range starts `back` hours before now, spans `span` hours at most. */
+function caseOf(r: Draw, events: VerificationEvent[], retention: Retention): Case {
+  const nowHour = hourOf(r.now);
+  const startHour = nowHour - r.back;
+  return {
+    events,
+    now: r.now,
+    retention,
+    compactedThrough: r.lag === null ? null : nowHour - 1 - r.lag,
+    query: {
+      apiId: 'api',
+      startHour,
+      endHour: Math.min(nowHour, startHour + r.span),
+      groupBy: { key: r.byKey, identity: false, tag: false, tags: false, granularity: r.granularity },
+      ...(r.zone !== 'UTC' && { timeZone: r.zone }),
+    },
+  };
+}
+
 const arbitraryCase = fc
   .record({
     times: fc.array(fc.integer({ min: FIRST, max: LAST - 1 }), { maxLength: 250 }),
@@ -144,24 +174,10 @@ const arbitraryCase = fc
     lag: fc.option(fc.integer({ min: 0, max: 24 * 40 }), { nil: null }),
   })
   .map((r): Case => {
-    const nowHour = hourOf(r.now);
-    const startHour = nowHour - r.back;
     const events = r.times
       .filter((t) => t <= r.now)
       .map((t, i) => event(t, r.keys[i]!, OUTCOMES[t % OUTCOMES.length]!));
-    return {
-      events,
-      now: r.now,
-      retention: r.realistic ? REALISTIC : EVERY_HOUR,
-      compactedThrough: r.lag === null ? null : nowHour - 1 - r.lag,
-      query: {
-        apiId: 'api',
-        startHour,
-        endHour: Math.min(nowHour, startHour + r.span),
-        groupBy: { key: r.byKey, identity: false, tag: false, tags: false, granularity: r.granularity },
-        ...(r.zone !== 'UTC' && { timeZone: r.zone }),
-      },
-    };
+    return caseOf(r, events, r.realistic ? REALISTIC : EVERY_HOUR);
   });
 
 /** Events of the last 4 days (and a little ahead), ranges around now: edges inside and past the minute retention. */
@@ -184,23 +200,10 @@ const recentCase = fc
     lag: fc.option(fc.integer({ min: 0, max: 24 * 3 }), { nil: null }),
   })
   .map((r): Case => {
-    const nowHour = hourOf(r.now);
-    const startHour = nowHour - r.back;
-    return {
-      events: r.offsets.map((o, i) =>
-        event(r.now + o * 60_000 + (i % 60) * 1000, `k${i % 2}`, OUTCOMES[i % 9]!),
-      ),
-      now: r.now,
-      retention: WITH_MINUTES,
-      compactedThrough: r.lag === null ? null : nowHour - 1 - r.lag,
-      query: {
-        apiId: 'api',
-        startHour,
-        endHour: Math.min(nowHour, startHour + r.span),
-        groupBy: { key: r.byKey, identity: false, tag: false, tags: false, granularity: r.granularity },
-        timeZone: r.zone,
-      },
-    };
+    const events = r.offsets.map((o, i) =>
+      event(r.now + o * 60_000 + (i % 60) * 1000, `k${i % 2}`, OUTCOMES[i % 9]!),
+    );
+    return caseOf(r, events, WITH_MINUTES);
   });
 
 describe('time zones: planner and rows against the oracle', () => {
