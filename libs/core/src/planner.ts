@@ -68,7 +68,8 @@ export interface PlanInput {
    * The first minute (minute index) whose bucket still holds every event of it: firstMinuteKept(now,
    * retention) where minute buckets are written. Day and month slices of a zone split a UTC hour at
    * their edge by minute buckets when all its minutes are from this one on (edge-minutes.ts); absent:
-   * no hour is split.
+   * no hour is split. Only whole hours matter, so any minute of the hour holding firstMinuteKept up to
+   * the next hour's first plans the same (the query service passes the latter: one plan per hour).
    */
   firstMinuteKept?: number;
 }

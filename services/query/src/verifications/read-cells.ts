@@ -73,8 +73,10 @@ export async function readCells(
       ? plan.reads.filter((read) => lastHourOf(read.res, read.index) >= r.firstDataHour && keep(read))
       : readsWithData(plan.reads, r.firstDataHour);
     // Minute reads in another cube than the hours' (a zone's edge minutes): read first, in cube f.
-    const minutes = apart(cubeQuery, reads) ? await readMinutes(r, cubeQuery, reads) : undefined;
-    if (minutes) reads = withoutMinutes(reads);
+    const split = apart(cubeQuery) ? byResolution(reads) : undefined;
+    const minutes =
+      split && split.minutes.length > 0 ? await readMinutes(r, cubeQuery, split.minutes) : undefined;
+    if (minutes) reads = split!.hours;
     const read = await readCounts(redis, r.space, r.query.apiId, cubeQuery, reads, r.compactedThrough, {
       ...(r.signal && { signal: r.signal }),
       ...(r.deps.sections && { sections: r.deps.sections }),
@@ -113,17 +115,15 @@ export async function readCells(
  * cube k, i or s (a time zone's slice edges split by minutes: libs/core edge-minutes.ts) are read in f,
  * which answers every filter and group, and their counts, by the same dictionary codes, added to the hours'.
  */
-const apart = (q: CubeQuery, reads: readonly BucketRead[]): boolean =>
-  q.cube !== 't' && q.cube !== 'f' && reads.some((read) => read.res === 'n');
+const apart = (q: CubeQuery): boolean => q.cube !== 't' && q.cube !== 'f';
 
 /**
  * The minute reads' counts in cube f. Read before the hours: an event counted between the two reads is
  * then in its hour and not in its minute, so it counts whole in the hour's slice (as it would without
  * minutes), never below zero.
  */
-async function readMinutes(r: Reader, q: CubeQuery, reads: readonly BucketRead[]): Promise<CodeCounts> {
+async function readMinutes(r: Reader, q: CubeQuery, minuteReads: readonly BucketRead[]): Promise<CodeCounts> {
   const { codeCount: _, ...filters } = q;
-  const minuteReads = reads.filter((read) => read.res === 'n');
   const read = await readCounts(
     r.deps.redis,
     r.space,
@@ -170,11 +170,23 @@ function readsWithData(reads: readonly BucketRead[], firstDataHour: number): rea
   return out;
 }
 
-/** `reads` without its minute reads, the same array for the same reads (as readsWithData). */
-function withoutMinutes(reads: readonly BucketRead[]): readonly BucketRead[] {
-  let hours = hoursOf.get(reads);
-  if (!hours) hoursOf.set(reads, (hours = reads.filter((read) => read.res !== 'n')));
-  return hours;
-}
+const splits = new WeakMap<
+  readonly BucketRead[],
+  { hours: readonly BucketRead[]; minutes: readonly BucketRead[] }
+>();
 
-const hoursOf = new WeakMap<readonly BucketRead[], readonly BucketRead[]>();
+/** `reads` cut into its minute reads and the others, once per reads array (as readsWithData). */
+function byResolution(reads: readonly BucketRead[]): {
+  hours: readonly BucketRead[];
+  minutes: readonly BucketRead[];
+} {
+  let split = splits.get(reads);
+  if (!split) {
+    split = {
+      hours: reads.filter((read) => read.res !== 'n'),
+      minutes: reads.filter((read) => read.res === 'n'),
+    };
+    splits.set(reads, split);
+  }
+  return split;
+}

@@ -15,6 +15,7 @@ import {
   rowCapError,
   type ParsedQuery,
   type ReadPlan,
+  type Retention,
   type RowBound,
 } from '@va/core';
 import { readApiMeta, type CubeQuery, type KeySpace, type ReadDictionaries } from '@va/store';
@@ -139,8 +140,16 @@ export function fullPlan(r: Reader, granularity: ParsedQuery['groupBy']['granula
     horizons: horizonsAt(r.now, retention),
     dataThroughHour: hourOf(r.now + FUTURE_MS),
     ...(r.query.timeZone !== undefined && { timeZone: r.query.timeZone }),
-    ...(zoned && (retention.minuteMs ?? 0) > 0 && { firstMinuteKept: firstMinuteKept(r.now, retention) }),
+    ...(zoned && (retention.minuteMs ?? 0) > 0 && { firstMinuteKept: firstWholeHourKept(r.now, retention) }),
   });
 }
 
 export const tooManyRows = (error: ReturnType<typeof rowCapError>) => new RowCapError([error]);
+
+/**
+ * The first minute of the first UTC hour whose minutes are all still kept. The planner splits an hour
+ * only when all its minutes are kept (libs/core edge-minutes.ts splitsEdge), so this plans exactly as
+ * firstMinuteKept does, and changes once an hour: a zone's plan stays memoized for the hour, as others.
+ */
+const firstWholeHourKept = (now: number, retention: Retention): number =>
+  Math.ceil(firstMinuteKept(now, retention) / 60) * 60;
