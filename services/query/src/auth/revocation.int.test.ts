@@ -14,9 +14,10 @@ const PATH = '/v1/analytics.getVerifications?apiId=api_1';
 const K1: ReadTokenKey = { kid: 'k1', secret: 'first-secret-of-at-least-32-bytes!!' };
 /** The documented delay (the default of QUERY_AUTH_CACHE_MS). */
 const DELAY_MS = 1_000;
-/** Polling interval, and what one request may take on a loaded machine besides the delay. */
+/** Polling interval. */
 const POLL_MS = 25;
-const SLACK_MS = 250;
+/** When to give up waiting for the 401 (far beyond the delay: the assertion below is the real check). */
+const GIVE_UP_MS = 10 * DELAY_MS;
 
 let h: QueryHarness;
 let hgetalls = 0;
@@ -45,16 +46,25 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-/** Asks until the answer is 401; the ms from `since` to the first 401 (performance.now). */
-async function msUntilRefused(token: string, since: number): Promise<number> {
+/**
+ * Asks until the answer is 401, and checks the delay by when each request was sent, not by how long
+ * it took (a loaded machine may take long to answer, which says nothing of the cache): a request sent
+ * DELAY_MS or more after `since` (performance.now, taken before the revocation) must not be answered
+ * from the cache. Fails on a 200 sent that late, or when no 401 comes at all.
+ */
+async function expectRefusedWithinDelay(token: string, since: number): Promise<void> {
   for (;;) {
+    const sentAt = performance.now();
     const response = await h.get(PATH, token);
     if (response.statusCode === 401) {
       expect(response.json<ErrorEnvelope>().error.detail).toContain('revoked');
-      return performance.now() - since;
+      return;
     }
     expect(response.statusCode, response.body).toBe(200);
-    if (performance.now() - since > DELAY_MS + 10 * SLACK_MS) return Infinity;
+    expect(sentAt - since, 'a request sent after the delay was answered from the cache').toBeLessThan(
+      DELAY_MS,
+    );
+    expect(performance.now() - since, 'no 401 came').toBeLessThan(GIVE_UP_MS);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
@@ -71,7 +81,7 @@ describe('#40 revocation delay: with the caches on', () => {
     expect(await revokeRootKeyByHash(h.redis, h.config.keyPrefix, hashRootKey(key), Date.now())).toBe(
       'revoked',
     );
-    expect(await msUntilRefused(key, since)).toBeLessThanOrEqual(DELAY_MS + SLACK_MS);
+    await expectRefusedWithinDelay(key, since);
   });
 
   it('a read token on the deny-list is refused within the documented delay', async () => {
@@ -90,7 +100,7 @@ describe('#40 revocation delay: with the caches on', () => {
     expect((await h.get(PATH, token)).statusCode).toBe(200);
     const since = performance.now();
     await denyReadToken(h.redis, h.config.keyPrefix, { tokenId, expiresAt: h.now + 900_000 }, h.now);
-    expect(await msUntilRefused(token, since)).toBeLessThanOrEqual(DELAY_MS + SLACK_MS);
+    await expectRefusedWithinDelay(token, since);
   });
 
   it('a read token of a revoked root key is refused within the documented delay', async () => {
@@ -106,6 +116,6 @@ describe('#40 revocation delay: with the caches on', () => {
     expect((await h.get(PATH, token)).statusCode).toBe(200);
     const since = performance.now();
     await revokeRootKeyByHash(h.redis, h.config.keyPrefix, hashRootKey(minter), Date.now());
-    expect(await msUntilRefused(token, since)).toBeLessThanOrEqual(DELAY_MS + SLACK_MS);
+    await expectRefusedWithinDelay(token, since);
   });
 });
