@@ -19,6 +19,16 @@ export interface CachedSection {
   section: SectionView;
 }
 
+/**
+ * The minutes of one hour a read split an edge with (read/minute-hours.ts), as Redis sent them with the
+ * hour's version: the same while the hour keeps that version and has no delta or stage (readBuckets.lua "W").
+ */
+export interface CachedMinutes {
+  version: Buffer;
+  /** Each minute hash's text, in the order of the read's minutes. */
+  texts: readonly string[];
+}
+
 /** What readCounts needs of a cache: a fake in tests, SectionCache in the service. */
 export interface SectionStore {
   get(key: string): CachedSection | undefined;
@@ -34,6 +44,11 @@ export interface SectionStore {
   monthHit(): void;
   /** Counted by readCounts: a day's hours summed from cached sections after one check. */
   dayHit(): void;
+  /** The minutes kept under `key` (read/minute-hours.ts), and keeping them. */
+  minutes(key: string): CachedMinutes | undefined;
+  setMinutes(key: string, entry: CachedMinutes): void;
+  /** Counted by readCounts: an hour's minutes used from the cache after one check of the hour. */
+  minuteHourHit(): void;
 }
 
 /** Bytes an entry holds: its typed arrays, plus a small fixed cost per entry. */
@@ -48,6 +63,7 @@ export interface SectionCacheStats {
   misses: number;
   monthHits: number;
   dayHits: number;
+  minuteHourHits: number;
   entries: number;
   bytes: number;
 }
@@ -75,13 +91,24 @@ export function countingStore(store: SectionStore): SectionStore & { use(): Cach
     setRecorded: (key, children) => store.setRecorded(key, children),
     monthHit: counted('hits', () => store.monthHit()),
     dayHit: counted('hits', () => store.dayHit()),
+    minutes: (key) => store.minutes(key),
+    setMinutes: (key, entry) => store.setMinutes(key, entry),
+    minuteHourHit: counted('hits', () => store.minuteHourHit()),
     use: () => ({ ...use }),
   };
 }
 
 /** Several caches' figures added up (the query service's threads each have one). */
 export function sumCacheStats(all: Iterable<SectionCacheStats>): SectionCacheStats {
-  const total: SectionCacheStats = { hits: 0, misses: 0, monthHits: 0, dayHits: 0, entries: 0, bytes: 0 };
+  const total: SectionCacheStats = {
+    hits: 0,
+    misses: 0,
+    monthHits: 0,
+    dayHits: 0,
+    minuteHourHits: 0,
+    entries: 0,
+    bytes: 0,
+  };
   for (const s of all) {
     for (const field of Object.keys(total) as (keyof SectionCacheStats)[]) total[field] += s[field];
   }
@@ -96,13 +123,27 @@ export function sumCacheStats(all: Iterable<SectionCacheStats>): SectionCacheSta
  */
 const RECORDS = 16_384;
 
+/**
+ * Characters of minute texts kept (CachedMinutes): a zone's split edges within the minute retention are a
+ * few hours' minutes per query (~30 KB each for the medium tenant's f minutes), so a few MB in use.
+ */
+const MINUTE_CHARS = 8 << 20;
+
+const minuteChars = (entry: CachedMinutes): number => {
+  let chars = 64;
+  for (const text of entry.texts) chars += text.length;
+  return chars;
+};
+
 export class SectionCache implements SectionStore {
   private readonly lru: LRUCache<string, CachedSection> | null;
   private readonly records: LRUCache<string, RollupChildren> | null;
+  private readonly minuteTexts: LRUCache<string, CachedMinutes> | null;
   hits = 0;
   misses = 0;
   monthHits = 0;
   dayHits = 0;
+  minuteHourHits = 0;
 
   /** maxBytes 0 keeps nothing (every read sends the section). */
   constructor(readonly maxBytes: number) {
@@ -114,6 +155,10 @@ export class SectionCache implements SectionStore {
           })
         : null;
     this.records = maxBytes > 0 ? new LRUCache<string, RollupChildren>({ max: RECORDS }) : null;
+    this.minuteTexts =
+      maxBytes > 0
+        ? new LRUCache<string, CachedMinutes>({ maxSize: MINUTE_CHARS, sizeCalculation: minuteChars })
+        : null;
   }
 
   get(key: string): CachedSection | undefined {
@@ -149,12 +194,25 @@ export class SectionCache implements SectionStore {
     this.dayHits++;
   }
 
+  minutes(key: string): CachedMinutes | undefined {
+    return this.minuteTexts?.get(key);
+  }
+
+  setMinutes(key: string, entry: CachedMinutes): void {
+    if (minuteChars(entry) <= MINUTE_CHARS) this.minuteTexts?.set(key, entry);
+  }
+
+  minuteHourHit(): void {
+    this.minuteHourHits++;
+  }
+
   stats(): SectionCacheStats {
     return {
       hits: this.hits,
       misses: this.misses,
       monthHits: this.monthHits,
       dayHits: this.dayHits,
+      minuteHourHits: this.minuteHourHits,
       entries: this.lru?.size ?? 0,
       bytes: this.lru?.calculatedSize ?? 0,
     };

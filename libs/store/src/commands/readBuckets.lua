@@ -50,6 +50,16 @@
                   children has a delta or a seal in progress), else nil. Read with a rollup's
                   children (to record them) or instead of them (libs/store/src/rollup-children.ts).
 
+    W v n         KEYS: an hour's t section, the keys that must not exist for its minutes to be unchanged (its
+                  parts and zparts sets, the API's stage), then n minute hashes of that hour (<p>:g<g>:{api}:n:<t>:<c>).
+                  v = the hour's version bytes the caller read its copies of the n minutes with ("" = none).
+                  Reply: 1 when the hour still has version v and none of those keys exists (the caller uses its
+                  copies), else { g, text1, ..., textn } (HGETALL as H, "" = none), g = the hour's version when
+                  none of those keys exists (the texts may be kept under it), else "". Every write to a minute
+                  writes its hour too (applyApiBatch, in the same call or staged with it): the hour then has a
+                  delta or a stage until a seal gives it a new version, so an unchanged version with none of
+                  those keys means unchanged minutes (docs/store-v2.md "Minutes of a sealed hour").
+
   Returns  { cmp (nil = none), reply of item 1, reply of item 2, ... }.
   One bulk string per hash costs Redis and the client far less than two per field; a section is
   one memcpy. The P item names keys from the sets (as compactNextHour does): all share {api}.
@@ -101,6 +111,24 @@ while a <= #ARGV do
       out[#out + 1] = false
     end
     k = k + 1 + count
+  elseif kind == 'W' then
+    local held = ARGV[a + 1]
+    local count = tonumber(ARGV[a + 2])
+    a = a + 3
+    local version = redis.call('GETRANGE', KEYS[k], 4, 11)
+    if version ~= '' and redis.call('EXISTS', KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]) > 0 then
+      version = ''
+    end
+    if version ~= '' and version == held then
+      out[#out + 1] = 1
+    else
+      local texts = { version }
+      for j = 1, count do
+        texts[j + 1] = text(KEYS[k + 3 + j])
+      end
+      out[#out + 1] = texts
+    end
+    k = k + 4 + count
   elseif kind == 'F' then
     local count = tonumber(ARGV[a + 1])
     lists[#lists + 1] = { unpack(ARGV, a + 2, a + 1 + count) }

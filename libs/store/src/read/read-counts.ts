@@ -14,6 +14,7 @@ import { decodeSection, deriveIdentityKey, mergeSections, SECTION_VERSION_OFFSET
 import { parseIndex } from './api-meta';
 import { projectedOf, ProjectedSums, type Projection } from './projection';
 import { mergedKeyOf, shapeOf, type ChildrenRun } from './children-shape';
+import { minuteHourTexts as minuteTexts, groupMinutesByHour } from './minute-hours';
 import { minuteParts } from './minute-parts';
 import { deltaPlanOf, selectionOf, signOf, type CubeQuery } from './cube-query';
 import {
@@ -137,12 +138,32 @@ export async function readCounts(
   // A minute's f hash holds every identity (units.ts): the identity filter's parts only.
   const keepPart = sel.identities ? (part: string) => sel.identities!.has(part) : undefined;
   const left: LeftHashes[] = [];
+  /** A hash's text counted in `targets`; `byPart`: a minute's f hash, cut into its parts. */
+  const addHash = (
+    key: string,
+    text: string,
+    part: string,
+    byPart: boolean,
+    targets: readonly BucketRead[],
+  ) => {
+    const parts = byPart ? minuteParts(key, text) : undefined;
+    for (const t of targets) {
+      const { slice } = t;
+      const sign = signOf(t);
+      if (!parts) fieldsOf(slice, part).addText(text, sign);
+      else for (const [p, f] of parts) if (!keepPart || keepPart(p)) fieldsOf(slice, p).addText(f, sign);
+    }
+  };
   // A rollup whose recorded children changed is read again child by child (and recorded anew), in
   // a second round: the buckets around them were read with its M item, and with overlapping reads
   // every call's compaction point is checked, so no hour is counted twice in between.
   let pending: readonly BucketRead[] = reads;
   for (let round = 0; pending.length > 0; round++) {
-    const units = unitsOf(q, delta, pending, keys, cache, round === 0, compactedThrough);
+    const units = groupMinutesByHour(
+      unitsOf(q, delta, pending, keys, cache, round === 0, compactedThrough),
+      keys,
+      cache,
+    );
     const chunks = chunksOf(units, pending, options.maxKeys ?? READ_MAX_KEYS);
     const again: BucketRead[] = [];
     for (let from = 0; from < chunks.length; from += perRoundTrip) {
@@ -176,15 +197,11 @@ export async function readCounts(
                 again.push(...childrenOf(children, value, cmp, addSection, cache!));
             } else if (item.kind === 'H') {
               if (!Buffer.isBuffer(value) || value.length === 0) continue;
-              const text = value.toString('latin1');
-              const parts = item.byPart ? minuteParts(item.key, text) : undefined;
-              for (const t of targets) {
-                const { slice } = t;
-                const sign = signOf(t);
-                if (!parts) fieldsOf(slice, item.part).addText(text, sign);
-                else
-                  for (const [part, f] of parts)
-                    if (!keepPart || keepPart(part)) fieldsOf(slice, part).addText(f, sign);
+              addHash(item.key, value.toString('latin1'), item.part, item.byPart === true, targets);
+            } else if (item.kind === 'W') {
+              for (const [m, text] of minuteTexts(item, value, cache!).entries()) {
+                const minute = item.minutes[m]!;
+                if (text.length > 0) addHash(minute.key, text, '', minute.byPart, minute.reads);
               }
             } else if (item.kind === 'L') {
               for (const part of (value ?? []) as Buffer[]) {

@@ -3,7 +3,7 @@ import { dayOfHour, hourOf, monthOfDay, monthOfHour, planReads, type BucketRead 
 import { apiKeys } from '../keys';
 import type { RollupChildren } from '../rollup-children';
 import type { SectionView } from '../read-sections';
-import type { CachedSection, SectionStore } from '../section-cache';
+import type { CachedMinutes, CachedSection, SectionStore } from '../section-cache';
 import { cubeQuery } from '../testing/cube-query';
 import { deltaPlanOf } from './cube-query';
 import { chunksOf, readsOfUnit, unitsOf, type Unit } from './units';
@@ -84,6 +84,7 @@ function fakeStore(): SectionStore & {
 } {
   const sections = new Map<string, CachedSection>();
   const records = new Map<string, RollupChildren>();
+  const minutes = new Map<string, CachedMinutes>();
   const none = () => undefined;
   return {
     sections,
@@ -96,6 +97,9 @@ function fakeStore(): SectionStore & {
     setRecorded: (key, children) => records.set(key, children),
     monthHit: none,
     dayHit: none,
+    minutes: (key) => minutes.get(key),
+    setMinutes: (key, entry) => minutes.set(key, entry),
+    minuteHourHit: none,
   };
 }
 

@@ -6,7 +6,7 @@ import { dayOfHour, lastHourOf, monthOfDay, monthOfHour, type BucketRead } from 
 import { apiKeys, partsListSuffix, type Cube } from '../keys';
 import { recordedSections, type RollupChildren } from '../rollup-children';
 import type { SectionView } from '../read-sections';
-import type { CachedSection, SectionStore } from '../section-cache';
+import type { CachedMinutes, CachedSection, SectionStore } from '../section-cache';
 import { childKeysOf, groupsOf, shapeOf } from './children-shape';
 import { sectionCubeOf, type CubeQuery, type DeltaPlan } from './cube-query';
 
@@ -42,7 +42,27 @@ export type Item =
    * each listed child's, and for hours the API's stage). The reply is the rollup's version when
    * none of them exists, else nil.
    */
-  | { kind: 'M'; key: string; absent: string[]; children: ChildrenRead[] };
+  | { kind: 'M'; key: string; absent: string[]; children: ChildrenRead[] }
+  /**
+   * Minutes of one hour (minute-hours.ts): `key` the hour's t section, `absent` the keys whose absence with
+   * an unchanged version means unchanged minutes; `held` the copies kept under `cacheKey`.
+   */
+  | {
+      kind: 'W';
+      key: string;
+      absent: string[];
+      minutes: MinuteRead[];
+      cacheKey: string;
+      held: CachedMinutes | undefined;
+    };
+
+/** One minute hash of a W item, and the reads it counts in (a minute may be read for two slices). */
+export interface MinuteRead {
+  key: string;
+  /** Its f hash's fields name their part (field-codec.ts minuteFField). */
+  byPart: boolean;
+  reads: readonly BucketRead[];
+}
 
 /**
  * `use`: the recorded children, summed from the cache when the rollup still has the recorded

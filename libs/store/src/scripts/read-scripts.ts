@@ -120,6 +120,10 @@ export function readBucketsArgs(
       } else if (item.kind === 'M') {
         names.push(item.key, ...item.absent);
         argv.push('M', String(item.absent.length));
+      } else if (item.kind === 'W') {
+        names.push(item.key, ...item.absent);
+        for (const minute of item.minutes) names.push(minute.key);
+        argv.push('W', item.held?.version ?? '', String(item.minutes.length));
       } else {
         names.push(item.parts, item.zparts, item.sequence);
         argv.push('P', item.root, item.cube, String(partLists.get(item)), String(budget));

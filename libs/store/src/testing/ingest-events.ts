@@ -24,6 +24,8 @@ export interface TestEvent {
   tags?: string[];
   identity?: string;
   outcome: number;
+  /** Its minute (minute index, inside `hour`): counted in that minute's bucket too, as live events are. */
+  minute?: number;
 }
 
 /** Writes events the way the ingest worker does: codes, pre-aggregation, applyApiBatch with both CAS. */
@@ -52,13 +54,9 @@ export class Ingest {
     const counter = new TupleCounter();
     for (const e of events) {
       const i = e.identity ? codes.i.get(`${e.identity}\nx-${e.identity}`)! : -1;
-      counter.add(
-        e.hour,
-        codes.k.get(e.key)!,
-        i,
-        codes.s.get([...(e.tags ?? [])].sort().join(','))!,
-        e.outcome,
-      );
+      const s = codes.s.get([...(e.tags ?? [])].sort().join(','))!;
+      counter.add(e.hour, codes.k.get(e.key)!, i, s, e.outcome);
+      if (e.minute !== undefined) counter.addMinute(e.minute, codes.k.get(e.key)!, i, s, e.outcome);
     }
     const cmp = (await readCompactedThrough(this.redis, this.space, this.apiId)) ?? -1;
     const increments = expand(counter, { now: this.now, retention: this.retention, cmp });

@@ -77,8 +77,10 @@ const deps = {
   sections,
 };
 const sectionsNow = (): WorkerSections => ({ thread: threadId, stats: sections.stats() });
+/** What countingStore counts as hits: sections, and months, days and minute hours checked once. */
+const hitsOf = (s: SectionCacheStats): number => s.hits + s.monthHits + s.dayHits + s.minuteHourHits;
 const usedSince = (before: SectionCacheStats, after: SectionCacheStats): CacheUse => ({
-  hits: after.hits + after.monthHits + after.dayHits - before.hits - before.monthHits - before.dayHits,
+  hits: hitsOf(after) - hitsOf(before),
   misses: after.misses - before.misses,
 });
 

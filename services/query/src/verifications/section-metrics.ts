@@ -6,7 +6,11 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { SectionCacheStats } from '@va/store';
 
 export function registerSectionCacheMetrics(registry: Registry, stats: () => SectionCacheStats): void {
-  const counter = (name: string, help: string, field: 'hits' | 'misses' | 'monthHits' | 'dayHits') =>
+  const counter = (
+    name: string,
+    help: string,
+    field: 'hits' | 'misses' | 'monthHits' | 'dayHits' | 'minuteHourHits',
+  ) =>
     new Counter({
       name,
       help,
@@ -35,6 +39,11 @@ export function registerSectionCacheMetrics(registry: Registry, stats: () => Sec
     'va_query_section_cache_day_hits_total',
     "UTC days whose cached hour sections were summed after one check of the day (a zone's edge hours: @va/store rollup-children.ts)",
     'dayHits',
+  );
+  counter(
+    'va_query_section_cache_minute_hour_hits_total',
+    "Hours whose cached minutes split a zone's edge after one check of the hour (@va/store read/minute-hours.ts)",
+    'minuteHourHits',
   );
   const gauge = (name: string, help: string, field: 'bytes' | 'entries') =>
     new Gauge({
