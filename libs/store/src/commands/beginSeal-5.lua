@@ -31,8 +31,10 @@
 ]]
 local root = ARGV[1]
 local fresh = redis.call('EXISTS', KEYS[2]) == 0
+-- A fresh seal's suffixes are the members parts had (renamed to zparts): read once.
+local suffixes
 if fresh then
-  local suffixes = redis.call('SMEMBERS', KEYS[1])
+  suffixes = redis.call('SMEMBERS', KEYS[1])
   if #suffixes == 0 then
     redis.call('ZREM', KEYS[3], ARGV[2])
     return { 'empty' }
@@ -66,7 +68,7 @@ if not id then
 end
 
 local out = { 'seal', text, id }
-for _, suffix in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+for _, suffix in ipairs(suffixes or redis.call('SMEMBERS', KEYS[2])) do
   out[#out + 1] = suffix
 end
 return out

@@ -54,23 +54,29 @@ if ARGV[3] ~= '' then
   end
 end
 
+-- Every key deleted here goes in one UNLINK (in slices: unpack() of a huge table would overflow Lua's
+-- C stack), and a section and its expiry in one SET: a tiny bucket's commit is a few commands.
+local gone = {}
 a = 6
 for _ = 1, cubes do
   local key, section = root .. 'S:' .. ARGV[a], ARGV[a + 2]
   if section == '' or expireAt == '0' then
-    redis.call('UNLINK', key)
+    gone[#gone + 1] = key
   elseif expireAt then
-    redis.call('SET', key, section)
-    redis.call('PEXPIREAT', key, expireAt)
+    redis.call('SET', key, section, 'PXAT', expireAt)
   else
     redis.call('SET', key, section)
   end
   a = a + 3
 end
 for _, suffix in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  redis.call('UNLINK', root .. 'z:' .. suffix)
+  gone[#gone + 1] = root .. 'z:' .. suffix
 end
-redis.call('UNLINK', KEYS[1], KEYS[4])
+gone[#gone + 1] = KEYS[1]
+gone[#gone + 1] = KEYS[4]
+for i = 1, #gone, 256 do
+  redis.call('UNLINK', unpack(gone, i, math.min(i + 255, #gone)))
+end
 if expireAt and expireAt ~= '0' then
   local current = redis.call('PEXPIRETIME', KEYS[2])
   if current == -1 or (current >= 0 and current < tonumber(expireAt)) then

@@ -65,10 +65,11 @@ local function int(x)
   return string.format('%.0f', x)
 end
 
-if redis.call('EXISTS', KEYS[6]) == 1 then
-  return { 'held' }
-end
-if redis.call('EXISTS', KEYS[7]) == 1 then
+-- One EXISTS for both in the common case (neither exists).
+if redis.call('EXISTS', KEYS[6], KEYS[7]) > 0 then
+  if redis.call('EXISTS', KEYS[6]) == 1 then
+    return { 'held' }
+  end
   return { 'staged' }
 end
 local cmpRaw = redis.call('GET', KEYS[1])
@@ -156,12 +157,16 @@ local function addDelta(key, suffix)
     addHash(key, suffix)
   end
 end
+-- The hour's section cubes known absent (read here, in this same atomic step): no expiry to set.
+local absent = {}
 if #targets > 0 then
   -- x is derived from f by the sealer of the day and month: never copied.
   for _, cube in ipairs({ 't', 'k', 'i', 's', 'f' }) do
     local section = redis.call('GET', hourPrefix .. ':S:' .. cube)
     if section then
       appendParts('L:' .. cube, { section })
+    else
+      absent[cube] = true
     end
   end
   for _, suffix in ipairs(sealing) do
@@ -193,10 +198,17 @@ for _, suffix in ipairs(sealing) do
   redis.call('PEXPIREAT', hourPrefix .. ':z:' .. suffix, hourExpire)
 end
 for _, cube in ipairs({ 't', 'k', 'i', 's', 'x', 'f' }) do
-  redis.call('PEXPIREAT', hourPrefix .. ':S:' .. cube, hourExpire)
+  if not absent[cube] then
+    redis.call('PEXPIREAT', hourPrefix .. ':S:' .. cube, hourExpire)
+  end
 end
-redis.call('PEXPIREAT', hourPrefix .. ':parts', hourExpire)
-redis.call('PEXPIREAT', hourPrefix .. ':zparts', hourExpire)
+-- A set exists only with members: an empty SMEMBERS above means no key.
+if #suffixes > 0 then
+  redis.call('PEXPIREAT', hourPrefix .. ':parts', hourExpire)
+end
+if #sealing > 0 then
+  redis.call('PEXPIREAT', hourPrefix .. ':zparts', hourExpire)
+end
 redis.call('PEXPIREAT', hourPrefix .. ':zid', hourExpire)
 if expiresAt('h', h, hourRetention) <= now then
   redis.call('ZREM', KEYS[2], found[1])
