@@ -17,17 +17,17 @@ const API = 'api_expiry';
 const db = fileRedis('expiry');
 const { space } = db;
 
-async function write(hours: number[], now: number, offset: number): Promise<void> {
+async function write(hours: number[], now: number, offset: number, api = API): Promise<void> {
   const dicts = new DictionaryWriter(db.redis, space);
   const missing = emptyMissing();
   missing.k.add('key_1');
   missing.s.add('a');
   missing.i.add('id\next');
-  await dicts.assign(new Map([[API, missing]]));
-  const codes = dicts.codesOf(API);
+  await dicts.assign(new Map([[api, missing]]));
+  const codes = dicts.codesOf(api);
   const counter = new TupleCounter();
   for (const h of hours) counter.add(h, codes.k.get('key_1')!, codes.i.get('id\next')!, codes.s.get('a')!, 0);
-  expect(await applyCounted(db.redis, space, API, counter, { now, retention, offset })).toEqual({
+  expect(await applyCounted(db.redis, space, api, counter, { now, retention, offset })).toEqual({
     status: 'ok',
   });
 }
@@ -60,6 +60,23 @@ describe('per-API keys expire after the longest retention since the last event',
 
     // Compaction moves cmp and keeps (or, for a new cmp, sets) its expiry.
     await compactApi(db.redis, space, API, { closedBound: hourOf(now) - 1, retention, now });
+    expect(await db.redis.pexpiretime(keys.compactedThrough)).toBe(keptUntil(recent));
+  });
+
+  it("moves an existing cmp's expiry with a newer event, and makes no cmp where there is none", async () => {
+    // applyApiBatch looks at cmp's expiry only when cmp exists (its GET found one): a call that skipped it
+    // always would leave the compactor's expiry (the month of the hour it compacted) behind the newer event.
+    const api = 'api_expiry_cmp';
+    const keys = apiKeys(space, api);
+    const now = Date.now();
+    const keptUntil = (h: number) => monthStart(monthOfHour(h) + 1) + retention.monthMs;
+    const old = hourOf(now) - 24 * 60;
+    await write([old], now, 0, api);
+    expect(await db.redis.pexpiretime(keys.compactedThrough)).toBe(-2);
+    await compactApi(db.redis, space, api, { closedBound: old + 1, retention, now });
+    expect(await db.redis.pexpiretime(keys.compactedThrough)).toBe(keptUntil(old));
+    const recent = hourOf(now) - 1;
+    await write([recent], now, 1, api);
     expect(await db.redis.pexpiretime(keys.compactedThrough)).toBe(keptUntil(recent));
   });
 });

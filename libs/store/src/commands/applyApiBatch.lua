@@ -58,12 +58,13 @@
 ]]
 --- @include "includes/bucketWrites"
 --- @include "includes/alertCounters"
-local retired = redis.call('HGET', KEYS[1], '@retired')
-if retired then
-  return { 'retired', retired }
-end
+-- One read of off for both: the retirement mark and this partition's offset.
 local offField = ARGV[1]
-local actualOff = redis.call('HGET', KEYS[1], offField) or '-1'
+local offs = redis.call('HMGET', KEYS[1], '@retired', offField)
+if offs[1] then
+  return { 'retired', offs[1] }
+end
+local actualOff = offs[2] or '-1'
 if actualOff ~= ARGV[2] then
   return { 'off', actualOff }
 end
@@ -150,13 +151,16 @@ addAlertCounters(ARGV, a, tonumber(ARGV[12]), alertKeysOf, function(p) return AR
 redis.call('HSET', KEYS[1], offField, ARGV[3])
 
 -- Bounded growth (docs/redis-layout.md "Expiry"): the API's own keys go once no bucket written
--- so far can exist any more. PEXPIRETIME: -1 = no expiry yet, -2 = no such key.
+-- so far can exist any more. PEXPIRETIME: -1 = no expiry yet, -2 = no such key. cmp is not looked
+-- at when the GET above found none (this script never creates it).
 local keepUntil = tonumber(ARGV[9])
 if keepUntil > 0 then
-  for _, key in ipairs({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[9], KEYS[10], KEYS[11], KEYS[12], KEYS[13] }) do
-    local current = redis.call('PEXPIRETIME', key)
-    if current == -1 or (current >= 0 and current < keepUntil) then
-      redis.call('PEXPIREAT', key, ARGV[9])
+  for n, key in ipairs({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[9], KEYS[10], KEYS[11], KEYS[12], KEYS[13] }) do
+    if n ~= 2 or actualCmp ~= '-1' then
+      local current = redis.call('PEXPIRETIME', key)
+      if current == -1 or (current >= 0 and current < keepUntil) then
+        redis.call('PEXPIREAT', key, ARGV[9])
+      end
     end
   end
 end
