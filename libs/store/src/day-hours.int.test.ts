@@ -7,20 +7,18 @@ import net from 'node:net';
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dayOfHour, horizonsAt, hourOf, monthOfHour, planReads, type BucketRead } from '@va/core';
-import { expand, TupleCounter } from './aggregate';
 import { drainStaged } from './apply';
 import { readCompactedThrough, compactApi } from './compaction';
 import { isCluster } from './connection';
 import { apiKeys } from './keys';
 import { decodeCells, readCounts } from './read';
 import { ReadDictionaries } from './read-dictionaries';
-import { applyApiBatch } from './scripts/apply-scripts';
 import { monthDayGroups } from './rollup-children';
 import { sealApi } from './seal';
 import { SectionCache } from './section-cache';
 import { cubeQuery } from './testing/cube-query';
 import { fileRedis } from './testing/file-redis';
-import { Ingest, TEST_RETENTION as retention } from './testing/ingest-events';
+import { Ingest, TEST_RETENTION as retention, writeStagedEvent } from './testing/ingest-events';
 import { sealNow } from './testing/seal';
 
 const db = fileRedis('day-hours');
@@ -197,14 +195,7 @@ describe("a day's hours read as one (zone edge hours)", () => {
     const before = await cells();
     // One more event into the edge hour, as applyApiBatch writes it with a bound of one write per
     // call: the day and month in the call, the hour bucket staged.
-    const counter = new TupleCounter();
-    counter.add(edge, 0, -1, 0, 1);
-    const compacted = await readCompactedThrough(db.redis, space, API);
-    const increments = expand(counter, { now, retention, cmp: compacted });
-    const cas = { offsetField: 'late/0', expectedOff: null, newOff: 0, expectedCmp: compacted };
-    const call = await applyApiBatch(db.redis, { space, apiId: API, increments, cas, maxWrites: 1 });
-    expect(call.result).toEqual({ status: 'ok' });
-    expect(call.staged).toBeGreaterThan(0);
+    await writeStagedEvent(db.redis, space, API, { hour: edge }, { now, retention });
     // The day sealed before the hour's chunk is applied: its new version has no delta to show.
     await sealApi(db.redis, space, API, cmp, { now, retention, only: 'd' });
     expect(await db.redis.exists(apiKeys(space, API).parts('d', dayOfHour(edge)))).toBe(0);

@@ -4,18 +4,16 @@
 // it (with its hour in the same call, or with the hour staged apart), must be counted all the same.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HOUR_MS, firstMinuteKept, horizonsAt, hourOf, planReads, type BucketRead } from '@va/core';
-import { expand, TupleCounter } from './aggregate';
 import { drainStaged } from './apply';
 import { compactApi, readCompactedThrough } from './compaction';
 import { apiKeys } from './keys';
 import { decodeCells, readCounts, type CubeQuery } from './read';
 import { ReadDictionaries } from './read-dictionaries';
-import { applyApiBatch } from './scripts/apply-scripts';
 import { sealApi } from './seal';
 import { SectionCache } from './section-cache';
 import { cubeQuery } from './testing/cube-query';
 import { fileRedis } from './testing/file-redis';
-import { Ingest, TEST_RETENTION } from './testing/ingest-events';
+import { Ingest, TEST_RETENTION, writeStagedEvent } from './testing/ingest-events';
 import { sealNow } from './testing/seal';
 
 const db = fileRedis('minute-hours');
@@ -136,15 +134,7 @@ describe("a split hour's minutes read once per version of the hour (read/minute-
     const cache = await warmCache(totals);
     const before = await cells(totals);
     // As applyApiBatch writes it with a bound of one write per call: its day and month in the call, the rest staged.
-    const counter = new TupleCounter();
-    counter.add(edge, 0, -1, 0, 1);
-    counter.addMinute(edgeMinute, 0, -1, 0, 1);
-    const compacted = await readCompactedThrough(db.redis, space, API);
-    const increments = expand(counter, { now, retention, cmp: compacted });
-    const cas = { offsetField: 'late/0', expectedOff: null, newOff: 0, expectedCmp: compacted };
-    const call = await applyApiBatch(db.redis, { space, apiId: API, increments, cas, maxWrites: 1 });
-    expect(call.result).toEqual({ status: 'ok' });
-    expect(call.staged).toBeGreaterThan(0);
+    await writeStagedEvent(db.redis, space, API, { hour: edge, minute: edgeMinute }, { now, retention });
     // The hour has no delta yet (its writes wait in the stage); the day has the event.
     expect(await db.redis.exists(apiKeys(space, API).parts('h', edge))).toBe(0);
     const staged = await cells(totals);

@@ -6,6 +6,7 @@ import { expect } from 'vitest';
 import { DAY_MS, type Retention } from '@va/core';
 import { expand, TupleCounter } from '../aggregate';
 import { applyApiBatches } from '../apply';
+import { applyApiBatch } from '../scripts/apply-scripts';
 import { readCompactedThrough } from '../compaction';
 import type { RedisClient } from '../connection';
 import { DictionaryWriter, emptyMissing } from '../dictionary';
@@ -70,4 +71,27 @@ export class Ingest {
     expect(result).toEqual({ status: 'ok' });
     this.offset++;
   }
+}
+
+/**
+ * One late event (key code 0, no identity, tag set code 0, outcome 1) of `hour` (and of `minute` in it, when
+ * given) as applyApiBatch writes it with a bound of one write per call: its day and month in the call, the
+ * rest staged (checked). Offsets on the field "late/0".
+ */
+export async function writeStagedEvent(
+  redis: RedisClient,
+  space: KeySpace,
+  apiId: string,
+  at: { hour: number; minute?: number },
+  options: { now: number; retention: Retention },
+): Promise<void> {
+  const counter = new TupleCounter();
+  counter.add(at.hour, 0, -1, 0, 1);
+  if (at.minute !== undefined) counter.addMinute(at.minute, 0, -1, 0, 1);
+  const compacted = await readCompactedThrough(redis, space, apiId);
+  const increments = expand(counter, { ...options, cmp: compacted });
+  const cas = { offsetField: 'late/0', expectedOff: null, newOff: 0, expectedCmp: compacted };
+  const call = await applyApiBatch(redis, { space, apiId, increments, cas, maxWrites: 1 });
+  expect(call.result).toEqual({ status: 'ok' });
+  expect(call.staged).toBeGreaterThan(0);
 }
