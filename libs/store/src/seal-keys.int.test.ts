@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { dayOfHour, expiresAt, hourOf, monthOfHour } from '@va/core';
 import { compactApi } from './compaction';
+import { isCluster } from './connection';
 import { apiKeys, type Resolution } from './keys';
 import { sealApi, sealBucket } from './seal';
 import { dumpApiCounts } from './testing';
@@ -17,6 +18,13 @@ const { space } = db;
 const now = Date.now();
 const hour = hourOf(now) - 5;
 const IDENTITIES = 600;
+
+/** KEYS on every master of a cluster (one node answers only for its own slots), else on the server. */
+const keysMatching = async (pattern: string): Promise<string[]> => {
+  const redis = db.redis;
+  if (!isCluster(redis)) return redis.keys(pattern);
+  return (await Promise.all(redis.nodes('master').map((node) => node.keys(pattern)))).flat();
+};
 
 const totalOf = async (r: Resolution): Promise<number> => {
   const { sum } = await dumpApiCounts(db.redis, space, 'wide', r);
@@ -36,7 +44,7 @@ describe('a seal and a compaction, key by key', () => {
     const sealed = await sealBucket(db.redis, space, 'wide', 'h', hour, { now, retention });
     expect(sealed?.hashes).toBe(parts.length);
     const root = keys.bucketPrefix('h', hour);
-    const left = async () => (await db.redis.keys(`${root}:*`)).map((k) => k.slice(root.length + 1)).sort();
+    const left = async () => (await keysMatching(`${root}:*`)).map((k) => k.slice(root.length + 1)).sort();
     // Not compacted yet: sections without expiry, nothing of the seal or the delta left.
     expect(await left()).toEqual(['S:f', 'S:i', 'S:k', 'S:s', 'S:t']);
     for (const cube of ['t', 'k', 'i', 's', 'f'])
