@@ -14,7 +14,7 @@ import { decodeSection, deriveIdentityKey, mergeSections, SECTION_VERSION_OFFSET
 import { parseIndex } from './api-meta';
 import { projectedOf, ProjectedSums, type Projection } from './projection';
 import { mergedKeyOf, shapeOf, type ChildrenRun } from './children-shape';
-import { minuteHourTexts as minuteTexts, groupMinutesByHour } from './minute-hours';
+import { groupMinutesByHour, minuteHourTexts } from './minute-hours';
 import { minuteParts } from './minute-parts';
 import { deltaPlanOf, selectionOf, signOf, type CubeQuery } from './cube-query';
 import {
@@ -199,7 +199,7 @@ export async function readCounts(
               if (!Buffer.isBuffer(value) || value.length === 0) continue;
               addHash(item.key, value.toString('latin1'), item.part, item.byPart === true, targets);
             } else if (item.kind === 'W') {
-              for (const [m, text] of minuteTexts(item, value, cache!).entries()) {
+              for (const [m, text] of minuteHourTexts(item, value, cache!).entries()) {
                 const minute = item.minutes[m]!;
                 if (text.length > 0) addHash(minute.key, text, '', minute.byPart, minute.reads);
               }
