@@ -56,6 +56,20 @@ describe('topThreshold', () => {
     expect(topThreshold(Float64Array.of(5, 1, 9, 9, 3), 3)).toBe(5);
     expect(topThreshold(Float64Array.of(5, 1), 2)).toBe(-Infinity);
   });
+
+  it('equals the limit-th largest of the sorted values (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 60 }),
+        fc.integer({ min: 1, max: 70 }),
+        (values, limit) => {
+          const sorted = [...values].sort((a, b) => b - a);
+          const expected = values.length <= limit ? -Infinity : sorted[limit - 1];
+          expect(topThreshold(Float64Array.from(values), limit)).toBe(expected);
+        },
+      ),
+    );
+  });
 });
 
 describe('the largest groups give the same first rows as all of them', () => {

@@ -40,9 +40,35 @@ export function counterValue(counts: readonly number[], counter: number): number
 /**
  * The smallest value a group needs to stay: the limit-th largest of `values`, or -Infinity when
  * there are no more values than the limit (every group stays).
+ *
+ * One pass with a min-heap of the `limit` largest seen: a top 10 of 2,000 identities compares each
+ * value with the heap's least and rarely moves it, where sorting a copy cost a tenth of the request.
  */
 export function topThreshold(values: Float64Array, limit: number): number {
   if (values.length <= limit) return -Infinity;
-  const sorted = Float64Array.from(values).sort();
-  return sorted[sorted.length - limit]!;
+  if (limit <= 0) return Infinity;
+  const heap = Float64Array.from(values.subarray(0, limit)).sort();
+  // A sorted array is a min-heap.
+  for (let n = limit; n < values.length; n++) {
+    const value = values[n]!;
+    if (value <= heap[0]!) continue;
+    siftDown(heap, value);
+  }
+  return heap[0]!;
+}
+
+/** Replaces the least value of min-heap `heap` with `value` and restores the heap. */
+function siftDown(heap: Float64Array, value: number): void {
+  const size = heap.length;
+  let at = 0;
+  for (;;) {
+    const left = 2 * at + 1;
+    if (left >= size) break;
+    const right = left + 1;
+    const child = right < size && heap[right]! < heap[left]! ? right : left;
+    if (heap[child]! >= value) break;
+    heap[at] = heap[child]!;
+    at = child;
+  }
+  heap[at] = value;
 }
