@@ -1,29 +1,43 @@
 /**
- * What the tail data set (#41) would cost in a per-API-day tuple form, computed from its events without
- * Redis: the figures behind docs/store-v2.md "Small tenants (#41): the design".
+ * What the tail data set (#41) costs in the tuple form of docs/store-v2.md "Small tenants (#41): the design":
+ * the figures behind its byte budget.
  *
- *   npx tsx libs/store/bench/tail-budget.ts [--events 3000000] [--key-bytes 100]
+ *   npx tsx libs/store/bench/tail-budget.ts [--events 3000000] [--key-bytes 100] [--redis-port 6398]
  *
- * Per API-day, its distinct (hour of the day, key, identity, tag set, outcome) tuples with their counts,
- * encoded as the design says (sorted; per tuple one byte of hour delta and outcome, then key, identity + 1,
- * tag set and count as LEB128 varints), plus the names its dictionaries must hold. `--key-bytes` is what a
- * Redis key costs besides its value (name, dict entry, object header, expiry entry): the tail run measured
- * 105–125 B for a section key (MEMORY USAGE minus the section's length).
+ * Counts the events per API-day and per API-month into tuple values (section/tuple-value.ts, the real codec)
+ * and the names each API's dictionaries hold. Without `--redis-port` it estimates a key's cost as
+ * `--key-bytes` (the tail run measured 105–125 B for a section key: MEMORY USAGE minus the section's length).
+ * With it, it starts a redis-server of its own on that port (infra/redis.conf, no AOF; never 6379, 6390 or
+ * 6391: it is flushed), writes one value per API-month (with its expiry, as the design keeps it) and one
+ * name → code hash per API, and reports `used_memory` per event.
  */
+import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
 import { OUTCOMES } from '@va/contracts';
+import { startRedis, stopRedis } from '@va/infra/redis';
 import { createTailGenerator } from '@va/testkit';
+import { identityValue, tagSetValue } from '../src/dictionary-values';
+import { encodeTupleValue, tupleValueOf } from '../src/section/tuple-value';
 
 const { values } = parseArgs({
   options: {
     events: { type: 'string', default: '3000000' },
     'key-bytes': { type: 'string', default: '100' },
+    'redis-port': { type: 'string' },
   },
 });
 const EVENTS = Number(values.events);
 const KEY_BYTES = Number(values['key-bytes']);
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
+const SHARD_NAMES = 400;
+/** FNV-1a of a string's UTF-16 units: a stable shard for a dictionary name. */
+const fnv1a = (text: string): number => {
+  let hash = 0x811c9dc5;
+  for (let c = 0; c < text.length; c++) hash = Math.imul(hash ^ text.charCodeAt(c), 0x01000193) >>> 0;
+  return hash;
+};
 const now = Date.now();
 const generator = createTailGenerator({
   seed: 1,
@@ -32,96 +46,137 @@ const generator = createTailGenerator({
   spanMs: 30 * DAY_MS,
 });
 
+/** [hour, key, identity, set, outcome, count] rows of one API-day or API-month, summed by the codec. */
+type Row = [number, number, number, number, number, number];
 interface ApiState {
-  names: Map<string, number>[];
-  days: Map<number, Map<string, number>>;
+  names: [Map<string, number>, Map<string, number>, Map<string, number>];
+  days: Map<number, Row[]>;
+  months: Map<string, Row[]>;
 }
 const apis = new Map<string, ApiState>();
-
-function codeOf(names: Map<string, number>, value: string): number {
+const codeOf = (names: Map<string, number>, value: string): number => {
   let code = names.get(value);
   if (code === undefined) names.set(value, (code = names.size));
   return code;
-}
+};
+const push = <K>(map: Map<K, Row[]>, key: K, row: Row) => {
+  const rows = map.get(key);
+  if (rows) rows.push(row);
+  else map.set(key, [row]);
+};
 
 for (let n = 0; n < EVENTS; n++) {
   const e = generator.next();
   let api = apis.get(e.apiId);
-  if (!api) apis.set(e.apiId, (api = { names: [new Map(), new Map(), new Map()], days: new Map() }));
-  const [keys, identities, sets] = api.names as [
-    Map<string, number>,
-    Map<string, number>,
-    Map<string, number>,
-  ];
+  if (!api)
+    apis.set(
+      e.apiId,
+      (api = { names: [new Map(), new Map(), new Map()], days: new Map(), months: new Map() }),
+    );
+  const [keys, identities, sets] = api.names;
   const k = codeOf(keys, e.keyId);
-  const i = e.identity ? codeOf(identities, `${e.identity.id}\n${e.identity.externalId}`) : -1;
-  const s = codeOf(sets, `${[...(e.tags ?? [])].sort().join(',')}\u001f${e.region ?? ''}`);
-  const day = Math.floor(e.time / DAY_MS);
-  const hour = Math.floor((e.time - day * DAY_MS) / HOUR_MS);
-  let tuples = api.days.get(day);
-  if (!tuples) api.days.set(day, (tuples = new Map()));
-  const o = OUTCOMES.indexOf(e.outcome);
-  const id = `${hour}.${k}.${i}.${s}.${o}`;
-  tuples.set(id, (tuples.get(id) ?? 0) + 1);
+  const i = e.identity ? codeOf(identities, identityValue(e.identity.id, e.identity.externalId)) : -1;
+  const s = codeOf(sets, tagSetValue(e.tags, e.region));
+  const row: Row = [Math.floor(e.time / HOUR_MS), k, i, s, OUTCOMES.indexOf(e.outcome), 1];
+  push(api.days, Math.floor(e.time / DAY_MS), row);
+  push(api.months, new Date(e.time).toISOString().slice(0, 7), row);
 }
 
-const varint = (x: number): number => (x < 128 ? 1 : x < 16_384 ? 2 : x < 2_097_152 ? 3 : 4);
+const monthFirstHour = (month: string) => Date.parse(`${month}-01T00:00:00Z`) / HOUR_MS;
+const valueOf = (rows: Row[], firstHour: number) =>
+  encodeTupleValue(
+    tupleValueOf(
+      { forEach: (fn) => rows.forEach(([h, k, i, s, o, c]) => fn(h, k, i, s, o, c)) },
+      firstHour,
+      1,
+    ),
+  );
+let dayBytes = 0;
 let apiDays = 0;
-let apiHours = 0;
-let tuplesTotal = 0;
-let tupleBytes = 0;
-let dictionaryBytes = 0;
-let dictionaryEntries = 0;
-const dayValueSizes: number[] = [];
-for (const api of apis.values()) {
-  for (const names of api.names) {
-    for (const [name, code] of names) {
-      dictionaryBytes += name.length + varint(code) + 2; // listpack entry: value, code, their headers
-      dictionaryEntries++;
-    }
-  }
-  for (const tuples of api.days.values()) {
-    apiDays++;
-    const parsed = [...tuples].map(([id, count]) => [...id.split('.').map(Number), count] as number[]);
-    parsed.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]! || a[3]! - b[3]! || a[4]! - b[4]!);
-    apiHours += new Set(parsed.map((t) => t[0])).size;
-    let bytes = 0;
-    for (const [, k, i, s, , count] of parsed)
-      bytes += 1 + varint(k!) + varint(i! + 1) + varint(s!) + varint(count!);
-    tuplesTotal += parsed.length;
-    tupleBytes += bytes;
-    dayValueSizes.push(bytes);
-  }
-}
-// The same tuples per API-month (hour of the month and outcome in one varint: 2 bytes), one value per API-month.
-const monthBytes = new Map<string, number>();
+const monthValues: { apiId: string; month: string; value: Buffer }[] = [];
+let names = 0;
+let nameBytes = 0;
 for (const [apiId, api] of apis) {
-  for (const [day, tuples] of api.days) {
-    const month = new Date(day * DAY_MS).toISOString().slice(0, 7);
-    let bytes = 0;
-    for (const [id, count] of tuples) {
-      const [, k, i, s] = id.split('.').map(Number) as [number, number, number, number];
-      bytes += 2 + varint(k) + varint(i + 1) + varint(s) + varint(count);
+  for (const [day, rows] of api.days) {
+    const first = day * 24;
+    // An API-day's value as the codec would hold it: its hours relative to the day (a day is in its month).
+    dayBytes += valueOf(
+      rows.map(([h, ...rest]) => [h - first, ...rest] as Row),
+      0,
+    ).length;
+    apiDays++;
+  }
+  for (const [month, rows] of api.months)
+    monthValues.push({ apiId, month, value: valueOf(rows, monthFirstHour(month)) });
+  for (const dictionary of api.names) {
+    for (const [name, code] of dictionary) {
+      names++;
+      nameBytes += name.length + 2 + code.toString(36).length + 2; // a listpack entry pair and its headers
     }
-    monthBytes.set(`${apiId}/${month}`, (monthBytes.get(`${apiId}/${month}`) ?? 0) + bytes);
   }
 }
-const monthTotal = [...monthBytes.values()].reduce((a, b) => a + b, 0);
-dayValueSizes.sort((a, b) => a - b);
-const perEvent = (bytes: number) => (bytes / EVENTS).toFixed(2);
-const q = (p: number) =>
-  dayValueSizes[Math.min(dayValueSizes.length - 1, Math.floor(p * dayValueSizes.length))];
-console.log(`events ${EVENTS}, APIs ${apis.size}, API-days ${apiDays}, API-hours ${apiHours}`);
+const monthBytes = monthValues.reduce((sum, { value }) => sum + value.length, 0);
+const perEvent = (bytes: number) => `${(bytes / EVENTS).toFixed(2)} B/event`;
+console.log(`events ${EVENTS}, APIs ${apis.size}, API-days ${apiDays}, API-months ${monthValues.length}`);
+console.log(`tuple values per API-day: ${perEvent(dayBytes)} + keys ${perEvent(apiDays * KEY_BYTES)}`);
 console.log(
-  `tuples ${tuplesTotal} (${(tuplesTotal / EVENTS).toFixed(2)} per event), ${tupleBytes} B = ${perEvent(tupleBytes)} B/event`,
+  `tuple values per API-month: ${perEvent(monthBytes)} + keys ${perEvent(monthValues.length * KEY_BYTES)}`,
 );
-console.log(`API-day value bytes: p50 ${q(0.5)}, p90 ${q(0.9)}, p99 ${q(0.99)}, max ${q(1)}`);
-console.log(`API-day keys: ${apiDays} x ${KEY_BYTES} B = ${perEvent(apiDays * KEY_BYTES)} B/event`);
+const largest = monthValues.map(({ value }) => value.length).sort((a, b) => a - b);
+console.log(`API-month value bytes: p50 ${largest[largest.length >> 1]}, max ${largest[largest.length - 1]}`);
 console.log(
-  `dictionaries as one name->code hash per API: ${dictionaryEntries} names, ${dictionaryBytes} B + ${apis.size} keys = ${perEvent(dictionaryBytes + apis.size * KEY_BYTES)} B/event`,
+  `dictionaries as one name -> code hash per API: ${names} names, ${perEvent(nameBytes)} + keys ${perEvent(apis.size * KEY_BYTES)}`,
 );
-const total = tupleBytes + apiDays * KEY_BYTES + dictionaryBytes + apis.size * KEY_BYTES;
-console.log(`total ${perEvent(total)} B/event (before per-API state: off, cmp, indexes)`);
-console.log(
-  `per API-month instead: ${monthBytes.size} values, ${perEvent(monthTotal)} B/event of tuples + ${perEvent(monthBytes.size * KEY_BYTES)} B/event of keys`,
-);
+
+if (values['redis-port'] !== undefined) {
+  const port = Number(values['redis-port']);
+  if ([6379, 6390, 6391].includes(port)) throw new Error(`tail-budget: port ${port} is not this bench's`);
+  const redisOptions = {
+    stateDir: path.resolve('.cache/bench', `tail-budget-${port}`),
+    port,
+    appendonly: false,
+  };
+  await startRedis(redisOptions);
+  const redis = new Redis(port, '127.0.0.1');
+  try {
+    await redis.flushall();
+    const used = async () => Number(/^used_memory:(\d+)/m.exec(await redis.info('memory'))?.[1]);
+    const base = await used();
+    const expireAt = now + 1830 * DAY_MS;
+    const prefix = 'vabench-tail:g1';
+    for (let from = 0; from < monthValues.length; from += 1_000) {
+      const pipeline = redis.pipeline();
+      for (const { apiId, month, value } of monthValues.slice(from, from + 1_000))
+        pipeline.set(`${prefix}:{${apiId}}:T:${month}`, value, 'PXAT', expireAt);
+      await pipeline.exec();
+    }
+    const afterValues = await used();
+    // Sharded by a hash of the name so that every hash stays a listpack (hash-max-listpack-entries 512 in
+    // infra/redis.conf): one hash per API while it holds at most SHARD_NAMES names.
+    for (const [apiId, api] of apis) {
+      const all: [string, string][] = [];
+      api.names.forEach((dictionary, d) => {
+        const letter = 'kis'[d]!;
+        for (const [name, code] of dictionary) all.push([`${letter}:${name}`, code.toString(36)]);
+        all.push([`#${letter}`, String(dictionary.size)]);
+      });
+      const shards = Math.max(1, Math.ceil(all.length / SHARD_NAMES));
+      const byShard = Array.from({ length: shards }, () => [] as string[]);
+      for (const [field, value] of all) byShard[shards === 1 ? 0 : fnv1a(field) % shards]!.push(field, value);
+      const pipeline = redis.pipeline();
+      byShard.forEach((fields, n) => {
+        const key = `${prefix}:{${apiId}}:dict${shards === 1 ? '' : `:${n}`}`;
+        pipeline.hset(key, ...fields);
+        pipeline.pexpireat(key, expireAt);
+      });
+      await pipeline.exec();
+    }
+    const afterDictionaries = await used();
+    console.log(
+      `Redis used_memory: tuple values ${perEvent(afterValues - base)}, dictionaries ${perEvent(afterDictionaries - afterValues)}, together ${perEvent(afterDictionaries - base)}`,
+    );
+  } finally {
+    redis.disconnect();
+    await stopRedis(redisOptions);
+  }
+}
