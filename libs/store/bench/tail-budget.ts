@@ -2,10 +2,12 @@
  * What the tail data set (#41) costs in the tuple form of docs/store-v2.md "Small tenants (#41): the design":
  * the figures behind its byte budget.
  *
- *   npx tsx libs/store/bench/tail-budget.ts [--events 3000000] [--key-bytes 100] [--redis-port 6398]
+ *   npx tsx libs/store/bench/tail-budget.ts [--events 3000000] [--key-bytes 100] [--batch 60000] [--redis-port 6398]
  *
  * Counts the events per API-day and per API-month into tuple values (section/tuple-value.ts, the real codec)
- * and the names each API's dictionaries hold. Without `--redis-port` it estimates a key's cost as
+ * and the names each API's dictionaries hold; then the design's CPU: the events cut into batches of `--batch`
+ * (in the topic's order), each batch's tuples encoded as one part per API-month (the worker's share), and every
+ * month's parts folded into its value (the seal's share), in µs of CPU per event. Without `--redis-port` it estimates a key's cost as
  * `--key-bytes` (the tail run measured 105–125 B for a section key: MEMORY USAGE minus the section's length).
  * With it, it starts a redis-server of its own on that port (infra/redis.conf, no AOF; never 6379, 6390 or
  * 6391: it is flushed), writes one value per API-month (with its expiry, as the design keeps it) and one
@@ -18,17 +20,24 @@ import { OUTCOMES } from '@va/contracts';
 import { startRedis, stopRedis } from '@va/infra/redis';
 import { createTailGenerator } from '@va/testkit';
 import { identityValue, tagSetValue } from '../src/dictionary-values';
-import { encodeTupleValue, tupleValueOf } from '../src/section/tuple-value';
+import {
+  decodeTupleValue,
+  encodeTupleValue,
+  mergeTupleValues,
+  tupleValueOf,
+} from '../src/section/tuple-value';
 
 const { values } = parseArgs({
   options: {
     events: { type: 'string', default: '3000000' },
     'key-bytes': { type: 'string', default: '100' },
     'redis-port': { type: 'string' },
+    batch: { type: 'string', default: '60000' },
   },
 });
 const EVENTS = Number(values.events);
 const KEY_BYTES = Number(values['key-bytes']);
+const BATCH = Number(values.batch);
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 const SHARD_NAMES = 400;
@@ -54,6 +63,9 @@ interface ApiState {
   months: Map<string, Row[]>;
 }
 const apis = new Map<string, ApiState>();
+/** Every event's API-month and row, in the topic's order: the fold below cuts it into batches. */
+const inOrder: { at: string; first: number; row: Row }[] = [];
+const monthFirstHour = (month: string) => Date.parse(`${month}-01T00:00:00Z`) / HOUR_MS;
 const codeOf = (names: Map<string, number>, value: string): number => {
   let code = names.get(value);
   if (code === undefined) names.set(value, (code = names.size));
@@ -78,11 +90,12 @@ for (let n = 0; n < EVENTS; n++) {
   const i = e.identity ? codeOf(identities, identityValue(e.identity.id, e.identity.externalId)) : -1;
   const s = codeOf(sets, tagSetValue(e.tags, e.region));
   const row: Row = [Math.floor(e.time / HOUR_MS), k, i, s, OUTCOMES.indexOf(e.outcome), 1];
+  const month = new Date(e.time).toISOString().slice(0, 7);
   push(api.days, Math.floor(e.time / DAY_MS), row);
-  push(api.months, new Date(e.time).toISOString().slice(0, 7), row);
+  push(api.months, month, row);
+  inOrder.push({ at: `${e.apiId}/${month}`, first: monthFirstHour(month), row });
 }
 
-const monthFirstHour = (month: string) => Date.parse(`${month}-01T00:00:00Z`) / HOUR_MS;
 const valueOf = (rows: Row[], firstHour: number) =>
   encodeTupleValue(
     tupleValueOf(
@@ -126,6 +139,39 @@ const largest = monthValues.map(({ value }) => value.length).sort((a, b) => a - 
 console.log(`API-month value bytes: p50 ${largest[largest.length >> 1]}, max ${largest[largest.length - 1]}`);
 console.log(
   `dictionaries as one name -> code hash per API: ${names} names, ${perEvent(nameBytes)} + keys ${perEvent(apis.size * KEY_BYTES)}`,
+);
+
+// The design's CPU on the worker and the sealer: each batch's events as one encoded part per API-month
+// (what applyApiBatch would RPUSH), then each month's parts folded into its value (what a seal does).
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const { user, system } = process.cpuUsage(since);
+  return (user + system) / 1000;
+};
+const parts = new Map<string, { first: number; parts: Buffer[] }>();
+let start = process.cpuUsage();
+for (let from = 0; from < inOrder.length; from += BATCH) {
+  const batch = new Map<string, { first: number; rows: Row[] }>();
+  for (const { at, first, row } of inOrder.slice(from, from + BATCH)) {
+    const entry = batch.get(at);
+    if (entry) entry.rows.push(row);
+    else batch.set(at, { first, rows: [row] });
+  }
+  for (const [at, { first, rows }] of batch) {
+    const part = valueOf(rows, first);
+    const entry = parts.get(at);
+    if (entry) entry.parts.push(part);
+    else parts.set(at, { first, parts: [part] });
+  }
+}
+const encodeMs = cpuMs(start);
+start = process.cpuUsage();
+let folded = 0;
+for (const { parts: list } of parts.values())
+  folded += encodeTupleValue(mergeTupleValues(list.map(decodeTupleValue), 2)).length;
+const foldMs = cpuMs(start);
+const partCount = [...parts.values()].reduce((sum, { parts: list }) => sum + list.length, 0);
+console.log(
+  `fold in batches of ${BATCH}: ${partCount} parts; encoding them ${((encodeMs * 1000) / EVENTS).toFixed(2)} µs/event, folding them into ${parts.size} values (${folded} B) ${((foldMs * 1000) / EVENTS).toFixed(2)} µs/event`,
 );
 
 if (values['redis-port'] !== undefined) {
