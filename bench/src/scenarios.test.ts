@@ -72,17 +72,30 @@ describe('light-under-heavy selection', () => {
 });
 
 describe("the customer's calendar (#43)", () => {
-  it('asks each of e, h, b and g in every zone: the UTC parameters plus timeZone', () => {
+  it('asks each of e, h, b and g in every zone: the UTC parameters plus timeZone, "this month" in the zone', () => {
     expect(zoneSuffix('America/New_York')).toBe('-tz-new-york');
     expect(zoneSuffix('Asia/Kolkata')).toBe('-tz-kolkata');
     expect(ZONE_SCENARIOS).toHaveLength(4 * TIME_ZONES.length);
+    // NOW is 2026-11-27 15:42 UTC: November in both zones; its first starts at 04:00 UTC in New York (EST,
+    // -05:00) and at 18:30 UTC on October 31 in Kolkata (+05:30).
+    const thisMonth: Record<string, number> = {
+      'America/New_York': Date.UTC(2026, 10, 1, 4),
+      'Asia/Kolkata': Date.UTC(2026, 9, 31, 18, 30),
+    };
     for (const base of ['api-30d-by-day', 'year-by-month', 'identity-keys-by-day-month', 'by-tag-30d']) {
       for (const zone of TIME_ZONES) {
         for (const suffix of ['', ENDS_NOW]) {
           const zoned = params(`${base}${zoneSuffix(zone)}${suffix}`);
           expect(zoned.getAll('timeZone')).toEqual([zone]);
           zoned.delete('timeZone');
-          expect(zoned.toString()).toBe(params(`${base}${suffix}`).toString());
+          const utc = params(`${base}${suffix}`);
+          if (base === 'identity-keys-by-day-month') {
+            expect(utc.get('start')).toBe(String(Date.UTC(2026, 10, 1)));
+            expect(zoned.get('start')).toBe(String(thisMonth[zone]));
+            zoned.delete('start');
+            utc.delete('start');
+          }
+          expect(zoned.toString()).toBe(utc.toString());
         }
       }
     }

@@ -3,7 +3,7 @@
  * GET /v1/analytics.getVerifications. Each carries the ClickHouse reference p50 it is compared
  * with (our aim: half of it). Times are relative to `now`, taken when the scenario runs.
  */
-import { HOUR_MS, hourOf, monthOf, monthStart } from '@va/core';
+import { HOUR_MS, hourOf, sliceIndexAt, sliceStartOf } from '@va/core';
 
 export interface ScenarioContext {
   now: number;
@@ -14,7 +14,13 @@ export interface ScenarioContext {
   tags: [string, string];
   /** keyId of the key the key-filter time-range scenarios ask about (the busiest one). */
   keyId: string;
+  /** The zone a scenario is asked in (`inZone`); absent: UTC. */
+  timeZone?: string;
 }
+
+/** The start of the month holding `now` in the calendar of `zone` (UTC without one): "this month" as its users see it. */
+const thisMonthStart = (now: number, zone?: string): number =>
+  sliceStartOf(sliceIndexAt(now, 'month', zone), 'month', zone);
 
 export interface Scenario {
   name: string;
@@ -43,7 +49,7 @@ export const SCENARIOS: readonly Scenario[] = [
     referenceP50Ms: 11.3,
     params: (c) => [
       ['externalId', c.externalId],
-      ['start', String(monthStart(monthOf(c.now)))],
+      ['start', String(thisMonthStart(c.now, c.timeZone))],
       ['groupBy', 'key'],
       ['groupBy', 'day'],
     ],
@@ -54,7 +60,7 @@ export const SCENARIOS: readonly Scenario[] = [
     referenceP50Ms: 5.2,
     params: (c) => [
       ['externalId', c.externalId],
-      ['start', String(monthStart(monthOf(c.now) - 11))],
+      ['start', String(sliceStartOf(sliceIndexAt(c.now, 'month') - 11, 'month'))],
       ['groupBy', 'month'],
     ],
   },
@@ -203,13 +209,16 @@ export const zoneSuffix = (zone: string): string =>
     .toLowerCase()
     .replaceAll('_', '-')}`;
 
-/** A scenario asked in a zone's calendar: the same parameters plus `timeZone`. */
+/**
+ * A scenario asked in a zone's calendar: the same question plus `timeZone`, as a user of that zone asks it: "this
+ * month" starts at the zone's first of the month (scenario b); every other parameter is the UTC scenario's.
+ */
 export function inZone(scenario: Scenario, zone: string): Scenario {
   return {
     ...scenario,
     name: `${scenario.name}${zoneSuffix(zone)}`,
     title: `${scenario.title}, ${zone}`,
-    params: (c) => [...scenario.params(c), ['timeZone', zone]],
+    params: (c) => [...scenario.params({ ...c, timeZone: zone }), ['timeZone', zone]],
   };
 }
 

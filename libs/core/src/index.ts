@@ -23,7 +23,7 @@ export { rowCapError } from './rows/cap';
 export { oracle, type OracleOptions, type OracleResult } from './oracle/oracle';
 export { retentionModel, type RetentionModel } from './oracle/retention';
 export * from './planner';
-export { edgesOnHours, resolveTimeZone, sliceStartsIn } from './calendar';
+export { edgesOnHours, resolveTimeZone, sliceIndexAt, sliceStartOf, sliceStartsIn } from './calendar';
 export { precisionHeader, type XPrecision } from './precision';
 export {
   boundRows,
