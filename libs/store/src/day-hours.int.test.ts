@@ -6,7 +6,7 @@
 import net from 'node:net';
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dayOfHour, horizonsAt, hourOf, monthOfHour, planReads, type BucketRead } from '@va/core';
+import { dayOfHour, horizonsAt, hourOf, monthOfDay, monthOfHour, planReads, type BucketRead } from '@va/core';
 import { drainStaged } from './apply';
 import { readCompactedThrough, compactApi } from './compaction';
 import { isCluster } from './connection';
@@ -188,6 +188,35 @@ describe("a day's hours read as one (zone edge hours)", () => {
     const utc = await commandsOf(() => cells(cache, utcReads));
     console.log(`warm 30 days by day: New York ${zone} commands, UTC ${utc}`);
     expect(zone).toBeLessThanOrEqual(utc + 8);
+  });
+
+  it('keeps a record per set of children: two reads of one month with different hours alternate without reading hours again', async () => {
+    if (isCluster(db.redis)) return; // INFO answers for one node
+    // The query service reads a zone's "this month" by day twice: first without granularity from its start
+    // (04:00 UTC in New York: that day's hours 04-23 beside the later days), then by local day (each day's
+    // edge hours 00-04). Both group their hours under the same month, with neither set inside the other:
+    // one record per rollup was replaced by the other read's on every request, and every hour read again.
+    let day = dayOfHour(nowHour) - 25;
+    while (monthOfDay(day) !== monthOfDay(day + 4)) day++; // at least three grouped days follow it in its month
+    const whole = planReads({
+      startHour: day * 24 + 4,
+      endHour: nowHour,
+      compactedThrough: cmp,
+      horizons: horizonsAt(now, retention),
+      dataThroughHour: nowHour,
+    }).reads;
+    const cache = await recordedCache();
+    for (let round = 0; round < 2; round++) for (const plan of [whole, reads]) await cells(cache, plan);
+    const both = await commandsOf(async () => {
+      await cells(cache, whole);
+      await cells(cache, reads);
+    });
+    const utc = await commandsOf(() => cells(cache, utcReads));
+    console.log(
+      `warm, alternating: a whole-range read and a New York read ${both} commands, one UTC read ${utc}`,
+    );
+    expect(both).toBeLessThanOrEqual(2 * (utc + 8));
+    expect(await cells(cache, whole)).toEqual(await cells(undefined, whole));
   });
 
   it('counts a late event whose hour was staged apart from its day, sealed in between', async () => {

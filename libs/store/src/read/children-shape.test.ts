@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { horizonsAt, hourOf, planReads, type BucketRead } from '@va/core';
 import { dayHourGroups, monthDayGroups, monthHourGroups } from '../rollup-children';
-import { childKeysOf, groupsOf, shapeOf } from './children-shape';
+import { childKeysOf, groupsOf, rangesId, shapeOf } from './children-shape';
 import { TEST_RETENTION } from '../testing/ingest-events';
 
 const now = Date.UTC(2026, 10, 20, 15, 30);
@@ -34,7 +34,15 @@ describe('shapeOf', () => {
       { slice: 200, sign: -1, positions: [0, 2], id: '5,7' },
       { slice: 200, sign: 1, positions: [3], id: '8' },
     ]);
+    expect(shape.id).toBe('5-8');
     expect(shapeOf(reads)).toBe(shape);
+  });
+
+  it('names a set of children by its runs of consecutive indexes, whatever their order', () => {
+    expect(rangesId([])).toBe('');
+    expect(rangesId([7])).toBe('7');
+    expect(rangesId([9, 1, 2, 3, 7, 10, 3])).toBe('1-3,7,9-10');
+    expect(rangesId([498216, 498192, 498193])).toBe('498192-498193,498216');
   });
 
   it("counts every read of a New York month's hours once, with its sign", () => {

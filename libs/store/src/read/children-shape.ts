@@ -27,6 +27,25 @@ export interface ChildrenShape {
   /** The distinct children, in order of first read. */
   indexes: readonly number[];
   runs: readonly ChildrenRun[];
+  /**
+   * The set of children as runs of consecutive indexes ("498192-498195,498216-498220"): names the record of
+   * these children, so that two reads of one rollup with different children (a request's two reads of a
+   * zone's month, two dashboards) each keep their own record instead of replacing the other's on every read.
+   */
+  id: string;
+}
+
+/** `indexes` sorted, as comma-separated runs of consecutive numbers ("1-3,7,9-10"). */
+export function rangesId(indexes: readonly number[]): string {
+  const sorted = [...indexes].sort((a, b) => a - b);
+  const out: string[] = [];
+  for (let n = 0; n < sorted.length;) {
+    let end = n;
+    while (end + 1 < sorted.length && sorted[end + 1]! - sorted[end]! <= 1) end++;
+    out.push(sorted[n] === sorted[end] ? `${sorted[n]}` : `${sorted[n]}-${sorted[end]}`);
+    n = end + 1;
+  }
+  return out.join(',');
 }
 
 const shapes = new WeakMap<readonly BucketRead[], ChildrenShape>();
@@ -52,7 +71,7 @@ export function shapeOf(reads: readonly BucketRead[]): ChildrenShape {
     positions.push(position.get(read.index)!);
   }
   const runs = order.map((run) => ({ ...run, id: run.positions.map((p) => indexes[p]).join(',') }));
-  shape = { indexes, runs };
+  shape = { indexes, runs, id: rangesId(indexes) };
   shapes.set(reads, shape);
   return shape;
 }

@@ -205,8 +205,8 @@ export function unitsOf(
     for (const children of groups) {
       if (!children || children.length === 0) continue;
       const res = children[0]!.res === 'd' ? 'd' : 'h';
-      const key = `${keys.section(up, parent, cube)}/${res === 'd' ? 'days' : 'hours'}`;
-      const { indexes } = shapeOf(children);
+      const { indexes, id } = shapeOf(children);
+      const key = `${keys.section(up, parent, cube)}/${res === 'd' ? 'days' : 'hours'}/${id}`;
       const recorded = useRecorded ? cache!.recorded(key) : undefined;
       const childKeys = recorded && childKeysOf(children, key, (i) => keys.section(res, i, cube));
       const sections = recorded && recordedSections(recorded, indexes, (_, n) => cache!.get(childKeys![n]!));
