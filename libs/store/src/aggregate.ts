@@ -299,7 +299,9 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
   const fSuffix = new Map<number, string>();
 
   const minRows = context.partsMinRows ?? PARTS_MIN_ROWS;
-  const partsPossible = minRows === Infinity ? undefined : bucketsReaching(counter, context, minRows);
+  // Fewer distinct tuples than minRows in all: no bucket can reach it (most APIs of the long tail, #41).
+  const partsPossible =
+    minRows === Infinity || counter.size < minRows ? undefined : bucketsReaching(counter, context, minRows);
   /** The hours whose tuples each bucket written as section parts receives. */
   const partHours = new Map<BucketIncrements, number[]>();
   let hour: number | undefined;
@@ -311,7 +313,9 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
 
   const flushHour = () => {
     for (const b of targets) {
-      for (let o = 0; o < 16; o++) if (totals[o]! > 0) add(fieldsOf(b.cubes, 't'), totalField(o), totals[o]!);
+      let t: Map<string, number> | undefined;
+      for (let o = 0; o < 16; o++)
+        if (totals[o]! > 0) add((t ??= fieldsOf(b.cubes, 't')), totalField(o), totals[o]!);
       for (const [ko, n] of perKey) {
         const o = ko % 16;
         const k = (ko - o) / 16;
@@ -338,7 +342,7 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
         const id = `${b.r}${b.t}`;
         let bucket = byBucket.get(id);
         if (!bucket) {
-          bucket = { ...b, cubes: new Map(), parts: new Map() };
+          bucket = { r: b.r, t: b.t, expireAt: b.expireAt, cubes: new Map(), parts: new Map() };
           byBucket.set(id, bucket);
           buckets.push(bucket);
         }
