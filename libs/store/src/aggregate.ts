@@ -40,10 +40,12 @@ import {
 } from './keys';
 import { minuteIncrements } from './minute-increments';
 import { codeField, keySetField, totalField } from './field-codec';
-import { PackedCounts } from './packed-counts';
+import { TupleCounter, type TupleVisitor } from './tuple-counter';
 import { encodeSection } from './section/codec';
 import { forEachDeltaField } from './section/delta-rows';
 import { sectionsOfTuples } from './section/tuple-sections';
+
+export { TupleCounter, type TupleVisitor };
 
 /**
  * What decides which buckets a batch's hours are written to. (Not libs/core's Horizons, the first
@@ -143,93 +145,48 @@ export function bucketsOfHour(h: number, { now, retention, cmp }: WriteContext):
   return out;
 }
 
-/*
- * Tuple keys: one number packing (key, identity + 1, tag set, outcome) when the codes fit
- * (key < 2^20, identity + 1 < 2^16, tag set < 2^13: 20 + 16 + 13 + 4 = 53 bits, exact in a double),
- * else a string. A packed number key is several times cheaper per event than nested maps or a
- * composite string, and PackedCounts keeps it in typed arrays (no allocation per event, not even per
- * new tuple).
- */
-const K_LIMIT = 2 ** 20;
-const I_RADIX = 2 ** 16;
-const S_RADIX = 2 ** 13;
-
-const pack = (k: number, i1: number, s: number, o: number): number =>
-  ((k * I_RADIX + i1) * S_RADIX + s) * 16 + o;
-
-interface HourCounts {
-  packed: PackedCounts;
-  /** Tuples whose codes do not fit the packed key: "k|i|s|o". */
-  wide: Map<string, number> | undefined;
+/** An hour's buckets (bucketsOfHour) and keep-until (keepUntilOfHour): read only, shared (hourPlan). */
+interface HourPlan {
+  buckets: readonly Bucket[];
+  keepUntil: number;
 }
 
-/** A visitor of counted tuples (i = -1: no identity). */
-export type TupleVisitor = (h: number, k: number, i: number, s: number, o: number, n: number) => void;
+/**
+ * hourPlan's memory: per hour, for the clock and retention last seen, one plan for an hour after the API's
+ * compaction point and one for a compacted hour (all bucketsOfHour reads of cmp). A batch of the long tail
+ * expands thousands of APIs over the same few hundred hours, each computing the same calendar (#41).
+ */
+const plans = {
+  now: NaN,
+  retention: [NaN, NaN, NaN, NaN],
+  open: new Map<number, HourPlan>(),
+  compacted: new Map<number, HourPlan>(),
+};
+const MAX_PLANS = 100_000;
 
-/** Step 1: events counted per (hour, key, identity, tag set, outcome). */
-export class TupleCounter {
-  private readonly hours = new Map<number, HourCounts>();
-  /** Events added. */
-  events = 0;
-  /** Distinct tuples. */
-  size = 0;
-  /** The events also counted per minute (addMinute; the tuples' "hour" is then the minute index), or none. */
-  minutes: TupleCounter | undefined;
-
-  /** Counts an event of minute n in the minute buckets too; `add` counts it in its hour. */
-  addMinute(n: number, k: number, i: number, s: number, o: number, count = 1): void {
-    (this.minutes ??= new TupleCounter()).add(n, k, i, s, o, count);
+function hourPlan(h: number, context: WriteContext): HourPlan {
+  const { now, retention, cmp } = context;
+  const kept = plans.retention;
+  if (
+    now !== plans.now ||
+    retention.hourMs !== kept[0] ||
+    retention.dayMs !== kept[1] ||
+    retention.monthMs !== kept[2] ||
+    (retention.minuteMs ?? 0) !== kept[3]
+  ) {
+    plans.now = now;
+    plans.retention = [retention.hourMs, retention.dayMs, retention.monthMs, retention.minuteMs ?? 0];
+    plans.open.clear();
+    plans.compacted.clear();
   }
-
-  add(h: number, k: number, i: number, s: number, o: number, n = 1): void {
-    let hour = this.hours.get(h);
-    if (!hour) {
-      hour = { packed: new PackedCounts(), wide: undefined };
-      this.hours.set(h, hour);
-    }
-    this.events += n;
-    if (k < K_LIMIT && i + 1 < I_RADIX && s < S_RADIX) {
-      if (hour.packed.add(pack(k, i + 1, s, o), n)) this.size++;
-      return;
-    }
-    hour.wide ??= new Map();
-    const key = `${k}|${i}|${s}|${o}`;
-    const count = hour.wide.get(key);
-    if (count === undefined) {
-      hour.wide.set(key, n);
-      this.size++;
-    } else hour.wide.set(key, count + n);
+  const memo = cmp === null || h > cmp ? plans.open : plans.compacted;
+  let plan = memo.get(h);
+  if (plan === undefined) {
+    if (memo.size >= MAX_PLANS) memo.clear();
+    plan = { buckets: bucketsOfHour(h, context), keepUntil: keepUntilOfHour(h, retention) };
+    memo.set(h, plan);
   }
-
-  /** Each hour counted with its distinct tuples. */
-  *hourSizes(): IterableIterator<[number, number]> {
-    for (const [h, { packed, wide }] of this.hours) yield [h, packed.size + (wide?.size ?? 0)];
-  }
-
-  /** Calls fn for every distinct tuple, hour by hour (i = -1: no identity). */
-  forEach(fn: TupleVisitor): void {
-    for (const h of this.hours.keys()) this.forEachOfHour(h, fn);
-  }
-
-  /** Calls fn for every distinct tuple of hour h. */
-  forEachOfHour(h: number, fn: TupleVisitor): void {
-    const hour = this.hours.get(h);
-    if (!hour) return;
-    hour.packed.forEach((key, n) => {
-      const o = key % 16;
-      let rest = (key - o) / 16;
-      const s = rest % S_RADIX;
-      rest = (rest - s) / S_RADIX;
-      const i1 = rest % I_RADIX;
-      fn(h, (rest - i1) / I_RADIX, i1 - 1, s, o, n);
-    });
-    if (hour.wide) {
-      for (const [key, n] of hour.wide) {
-        const [k, i, s, o] = key.split('|').map(Number) as [number, number, number, number];
-        fn(h, k, i, s, o, n);
-      }
-    }
-  }
+  return plan;
 }
 
 function fieldsOf(cubes: Map<string, Map<string, number>>, suffix: string): Map<string, number> {
@@ -262,18 +219,21 @@ class CodeStrings {
   }
 }
 
+/** A bucket of hours (r h, d or m) as one number, for expand's maps: no string per hour. */
+const bucketId = ({ r, t }: Bucket): number => t * 4 + (r === 'h' ? 0 : r === 'd' ? 1 : 2);
+
 /**
- * The buckets ("<r><t>") whose hours hold at least minRows distinct tuples together. A cube's rows project
+ * The buckets (bucketId) whose hours hold at least minRows distinct tuples together. A cube's rows project
  * the tuples, so no cube of another bucket can reach minRows: its tuples go to hash fields at once (the
  * fields forEachDeltaField would give), not through five sections built to be thrown away (#41: a
  * bucket of the long tail holds one to three tuples).
  */
-function bucketsReaching(counter: TupleCounter, context: WriteContext, minRows: number): Set<string> {
-  const tuples = new Map<string, number>();
-  const out = new Set<string>();
+function bucketsReaching(counter: TupleCounter, context: WriteContext, minRows: number): Set<number> {
+  const tuples = new Map<number, number>();
+  const out = new Set<number>();
   for (const [h, n] of counter.hourSizes()) {
-    for (const b of bucketsOfHour(h, context)) {
-      const id = `${b.r}${b.t}`;
+    for (const b of hourPlan(h, context).buckets) {
+      const id = bucketId(b);
       const sum = (tuples.get(id) ?? 0) + n;
       tuples.set(id, sum);
       if (sum >= minRows) out.add(id);
@@ -289,7 +249,7 @@ function bucketsReaching(counter: TupleCounter, context: WriteContext, minRows: 
  */
 export function expand(counter: TupleCounter, context: WriteContext): ApiIncrements {
   const buckets: BucketIncrements[] = [];
-  const byBucket = new Map<string, BucketIncrements>();
+  const byBucket = new Map<number, BucketIncrements>();
   const required = { k: 0, i: 0, s: 0 };
   let events = 0;
   let keepUntil = 0;
@@ -299,7 +259,9 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
   const fSuffix = new Map<number, string>();
 
   const minRows = context.partsMinRows ?? PARTS_MIN_ROWS;
-  const partsPossible = minRows === Infinity ? undefined : bucketsReaching(counter, context, minRows);
+  // Fewer distinct tuples than minRows in all: no bucket can reach it (most APIs of the long tail, #41).
+  const partsPossible =
+    minRows === Infinity || counter.size < minRows ? undefined : bucketsReaching(counter, context, minRows);
   /** The hours whose tuples each bucket written as section parts receives. */
   const partHours = new Map<BucketIncrements, number[]>();
   let hour: number | undefined;
@@ -311,7 +273,9 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
 
   const flushHour = () => {
     for (const b of targets) {
-      for (let o = 0; o < 16; o++) if (totals[o]! > 0) add(fieldsOf(b.cubes, 't'), totalField(o), totals[o]!);
+      let t: Map<string, number> | undefined;
+      for (let o = 0; o < 16; o++)
+        if (totals[o]! > 0) add((t ??= fieldsOf(b.cubes, 't')), totalField(o), totals[o]!);
       for (const [ko, n] of perKey) {
         const o = ko % 16;
         const k = (ko - o) / 16;
@@ -334,11 +298,12 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
       hour = h;
       targets = [];
       partTargets = 0;
-      for (const b of bucketsOfHour(h, context)) {
-        const id = `${b.r}${b.t}`;
+      const plan = hourPlan(h, context);
+      for (const b of plan.buckets) {
+        const id = bucketId(b);
         let bucket = byBucket.get(id);
         if (!bucket) {
-          bucket = { ...b, cubes: new Map(), parts: new Map() };
+          bucket = { r: b.r, t: b.t, expireAt: b.expireAt, cubes: new Map(), parts: new Map() };
           byBucket.set(id, bucket);
           buckets.push(bucket);
         }
@@ -350,7 +315,7 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
         } else targets.push(bucket);
       }
       if (targets.length + partTargets > 0) {
-        keepUntil = Math.max(keepUntil, keepUntilOfHour(h, context.retention));
+        keepUntil = Math.max(keepUntil, plan.keepUntil);
       }
     }
     // Outside every retention: validation normally drops these first.

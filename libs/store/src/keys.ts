@@ -171,20 +171,35 @@ export const globalKeys = (prefix: string) => ({
 
 /** Alert keys of one API (all in its slot {apiId}, not generation-scoped; header above). */
 export function alertKeys(prefix: string, apiId: string) {
-  const base = `${prefix}:{${apiId}}:alerts`;
+  const base = alertBase(prefix, apiId);
   return {
     /** For scripts that find an API's alert keys themselves (applyStagedChunk-5.lua): the others are this + ':…'. */
     base,
     rules: `${base}:rules`,
-    rulesVersion: `${base}:rules:v`,
-    crossings: `${base}:crossings`,
+    rulesVersion: alertOfBase.rulesVersion(base),
+    crossings: alertOfBase.crossings(base),
     deliveries: `${base}:deliveries`,
     /** The level table of one version of the rules (alert-detection.ts). */
-    levels: (version: number) => `${base}:lv:${version}`,
+    levels: (version: number) => alertOfBase.levels(base, version),
     /** The crossings already appended of one period (applyApiBatch: SADD before XADD). */
-    recorded: (period: 'day' | 'month', periodStart: number) => `${base}:x:${period}:${periodStart}`,
+    recorded: (period: 'day' | 'month', periodStart: number) => alertOfBase.recorded(base, period, periodStart),
   };
 }
+
+/** alertKeys(prefix, apiId).base. */
+export const alertBase = (prefix: string, apiId: string): string => `${prefix}:{${apiId}}:alerts`;
+
+/**
+ * Some of alertKeys' names from its base (alertBase), without building its object: for the ingest's hot path
+ * (see ofBase below). alertKeys spells them through these.
+ */
+export const alertOfBase = {
+  rulesVersion: (base: string): string => `${base}:rules:v`,
+  crossings: (base: string): string => `${base}:crossings`,
+  levels: (base: string, version: number): string => `${base}:lv:${version}`,
+  recorded: (base: string, period: 'day' | 'month', periodStart: number): string =>
+    `${base}:x:${period}:${periodStart}`,
+};
 
 /** Global alert keys (header above). */
 export const alertGlobalKeys = (prefix: string) => ({
@@ -197,26 +212,27 @@ export const shardOf = (code: number): string => (code >> SHARD_BITS).toString(3
 
 /** Keys of one API in one generation. */
 export function apiKeys(space: KeySpace, apiId: string) {
-  const base = `${space.prefix}:g${space.generation}:{${apiId}}`;
+  const base = apiBase(space, apiId);
   return {
     base,
-    dict: (d: DictName) => `${base}:dict:${d}`,
-    dictIndex: (d: DictName) => `${base}:dict:${d}:ix`,
-    offsets: `${base}:off`,
-    compactedThrough: `${base}:cmp`,
+    dict: (d: DictName) => ofBase.dict(base, d),
+    dictIndex: (d: DictName) => ofBase.dictIndex(base, d),
+    offsets: ofBase.offsets(base),
+    compactedThrough: ofBase.compactedThrough(base),
     carry: `${base}:carry`,
     bucketIndex: (r: Resolution) => `${base}:idx:${r}`,
     /** The hour, day and month indexes, in the order every script that takes all three lists them. */
-    bucketIndexes: [`${base}:idx:h`, `${base}:idx:d`, `${base}:idx:m`] as const,
-    bucketPrefix: (r: BucketResolution, t: number) => `${base}:${r}:${t}`,
+    bucketIndexes: ofBase.bucketIndexes(base),
+    bucketPrefix: (r: BucketResolution, t: number) => ofBase.bucketPrefix(base, r, t),
     /**
      * For Lua scripts that find their buckets themselves (compactNextHour): bucketPrefix(r, t)
      * is bucketRoot .. r .. ':' .. t, its parts set that .. ':parts', a cube that .. ':' .. suffix.
      */
-    bucketRoot: `${base}:`,
-    parts: (r: Resolution, t: number) => `${base}:${r}:${t}:parts`,
+    bucketRoot: ofBase.bucketRoot(base),
+    parts: (r: Resolution, t: number) => ofBucket.parts(ofBase.bucketPrefix(base, r, t)),
     /** suffix is a cube suffix as stored in the parts set: "t", "k:<part>", "f:<part>", ... */
-    cube: (r: BucketResolution, t: number, suffix: string) => `${base}:${r}:${t}:${suffix}`,
+    cube: (r: BucketResolution, t: number, suffix: string) =>
+      ofBucket.cube(ofBase.bucketPrefix(base, r, t), suffix),
     /** Sealed section of a section cube (docs/store-v2.md). */
     section: (r: Resolution, t: number, cube: string) => `${base}:${r}:${t}:S:${cube}`,
     /** A delta hash while it is being sealed (suffix as in parts). */
@@ -224,15 +240,44 @@ export function apiKeys(space: KeySpace, apiId: string) {
     sealingParts: (r: Resolution, t: number) => `${base}:${r}:${t}:zparts`,
     /** The id of the seal in progress of a bucket (beginSeal-5.lua sets it, commitSeal-4.lua checks it). */
     sealId: (r: Resolution, t: number) => `${base}:${r}:${t}:zid`,
-    dirty: `${base}:dirty`,
+    dirty: ofBase.dirty(base),
     sealSequence: `${base}:seq`,
     compactionHold: `${base}:hold`,
     /** Chunks of increments staged by applyApiBatch, applied by applyStagedChunk (docs/store-v2.md). */
-    stage: `${base}:stage`,
+    stage: ofBase.stage(base),
     /** An alert counter of the rules with counter id `counterId`, in the period starting at `periodStart`. */
-    alertCounter: (counterId: string, periodStart: number) => `${base}:alerts:n:${counterId}:${periodStart}`,
+    alertCounter: (counterId: string, periodStart: number) => ofBase.alertCounter(base, counterId, periodStart),
   };
 }
+
+/** apiKeys(space, apiId).base: what every key of an API in one generation starts with. */
+export const apiBase = (space: KeySpace, apiId: string): string =>
+  `${space.prefix}:g${space.generation}:{${apiId}}`;
+
+/**
+ * apiKeys' names from its base (apiBase), without building its object of ~20 builders: for the ingest's hot
+ * path, one applyApiBatch call per API and batch, thousands per batch on the long tail (#41), where that
+ * object per call showed in the worker's profile. apiKeys spells these names through them.
+ */
+export const ofBase = {
+  dict: (base: string, d: DictName): string => `${base}:dict:${d}`,
+  dictIndex: (base: string, d: DictName): string => `${base}:dict:${d}:ix`,
+  offsets: (base: string): string => `${base}:off`,
+  compactedThrough: (base: string): string => `${base}:cmp`,
+  bucketIndexes: (base: string) => [`${base}:idx:h`, `${base}:idx:d`, `${base}:idx:m`] as const,
+  bucketPrefix: (base: string, r: BucketResolution, t: number): string => `${base}:${r}:${t}`,
+  dirty: (base: string): string => `${base}:dirty`,
+  stage: (base: string): string => `${base}:stage`,
+  bucketRoot: (base: string): string => `${base}:`,
+  alertCounter: (base: string, counterId: string, periodStart: number): string =>
+    `${base}:alerts:n:${counterId}:${periodStart}`,
+};
+
+/** A bucket's keys from its prefix (ofBase.bucketPrefix): its parts set, and its cube of a suffix (see apiKeys). */
+export const ofBucket = {
+  parts: (prefix: string): string => `${prefix}:parts`,
+  cube: (prefix: string, suffix: string): string => `${prefix}:${suffix}`,
+};
 
 /**
  * The suffix of a bucket's list of section parts of a cube ("L:f"), as listed in its parts set.

@@ -4,31 +4,54 @@
  * every lookup hashes it in a table of pointers. Here keys and counts sit in typed arrays, in the order they
  * were first added (as a Map iterates), and an open-addressing index of 32-bit entry numbers finds them: no
  * allocation per key, several times faster in a loop of the ingest's shape (docs/benchmarks-history.md,
- * "Tuple counts in typed arrays").
+ * "Tuple counts in typed arrays"). A table of a few keys is one small array of pairs instead (SMALL_KEYS).
  */
 import { grown } from './typed-arrays';
 
 const TWO_32 = 2 ** 32;
 /**
- * Small on purpose: a batch of the long tail makes one of these per API-hour, most holding one to three
- * tuples. At 8, each typed array is at most 64 bytes and V8 keeps it on its heap; at 64, each was an
- * off-heap buffer (allocated, tracked, freed by the GC): a tenth of the worker's CPU on the tail
- * (docs/benchmarks-history.md "#41: the tail ingest's per-bucket costs"). A big hour grows by doubling.
+ * Up to this many keys a table is one plain array of (key, count) pairs, searched linearly: a batch of the
+ * long tail makes one table per API-hour, most holding one to three tuples, and three typed arrays (each an
+ * object, its ArrayBuffer and its store) per hour were a large part of the worker's garbage (#41). Eight
+ * compares cost about one hash probe. Past it the pairs move to the typed arrays below.
  */
-const INITIAL_CAPACITY = 8;
+const SMALL_KEYS = 8;
+/** Capacity of the typed arrays when the pairs move there; a big hour grows by doubling. */
+const INITIAL_CAPACITY = 16;
+
+/** The typed arrays of a table still in pairs (never read nor written: `pairs` is checked first). */
+const EMPTY = new Float64Array(0);
+const NO_INDEX = new Int32Array(0);
 
 export class PackedCounts {
-  /** Keys and counts, entry by entry, in the order first added. */
-  private keys = new Float64Array(INITIAL_CAPACITY);
-  private counts = new Float64Array(INITIAL_CAPACITY);
+  /** While at most SMALL_KEYS keys: key, count, key, count, ... in the order first added; then undefined. */
+  private pairs: number[] | undefined = [];
+  /** Keys and counts, entry by entry, in the order first added (once past SMALL_KEYS). */
+  private keys = EMPTY;
+  private counts = EMPTY;
   /** Open addressing, linear probing: entry number + 1 (0 = free), at most half full. */
-  private index = new Int32Array(INITIAL_CAPACITY * 2);
-  private mask = INITIAL_CAPACITY * 2 - 1;
+  private index = NO_INDEX;
+  private mask = 0;
   /** Distinct keys. */
   size = 0;
 
   /** Adds n to key's count; true when the key is new. */
   add(key: number, n: number): boolean {
+    const pairs = this.pairs;
+    if (pairs !== undefined) {
+      for (let p = 0; p < pairs.length; p += 2) {
+        if (pairs[p] === key) {
+          pairs[p + 1]! += n;
+          return false;
+        }
+      }
+      if (this.size < SMALL_KEYS) {
+        pairs.push(key, n);
+        this.size++;
+        return true;
+      }
+      this.toTable(pairs);
+    }
     let slot = this.slotOf(key);
     for (let entry = this.index[slot]!; entry !== 0; entry = this.index[slot]!) {
       if (this.keys[entry - 1] === key) {
@@ -50,6 +73,11 @@ export class PackedCounts {
 
   /** Calls fn for every key with its count, in the order the keys were first added. */
   forEach(fn: (key: number, count: number) => void): void {
+    const pairs = this.pairs;
+    if (pairs !== undefined) {
+      for (let p = 0; p < pairs.length; p += 2) fn(pairs[p]!, pairs[p + 1]!);
+      return;
+    }
     const { keys, counts, size } = this;
     for (let entry = 0; entry < size; entry++) fn(keys[entry]!, counts[entry]!);
   }
@@ -62,15 +90,30 @@ export class PackedCounts {
     return (h ^ (h >>> 15)) & this.mask;
   }
 
+  /** Moves the pairs into the typed arrays and their index. */
+  private toTable(pairs: number[]): void {
+    this.pairs = undefined;
+    this.keys = new Float64Array(INITIAL_CAPACITY);
+    this.counts = new Float64Array(INITIAL_CAPACITY);
+    for (let entry = 0; entry < this.size; entry++) {
+      this.keys[entry] = pairs[2 * entry]!;
+      this.counts[entry] = pairs[2 * entry + 1]!;
+    }
+    this.reindex(INITIAL_CAPACITY);
+  }
+
   private grow(): void {
     const capacity = this.keys.length * 2;
-    const keys = grown(this.keys, capacity);
-    this.keys = keys;
+    this.keys = grown(this.keys, capacity);
     this.counts = grown(this.counts, capacity);
+    this.reindex(capacity);
+  }
+
+  private reindex(capacity: number): void {
     this.index = new Int32Array(capacity * 2);
     this.mask = capacity * 2 - 1;
     for (let entry = 0; entry < this.size; entry++) {
-      let slot = this.slotOf(keys[entry]!);
+      let slot = this.slotOf(this.keys[entry]!);
       while (this.index[slot] !== 0) slot = (slot + 1) & this.mask;
       this.index[slot] = entry + 1;
     }

@@ -13,7 +13,7 @@ import type { ApiIncrements } from '../aggregate';
 import type { AlertIncrements } from '../alert-detection';
 import { command } from '../commands';
 import type { RedisClient } from '../connection';
-import { alertKeys, apiKeys, type KeySpace } from '../keys';
+import { alertBase, alertOfBase, apiBase, ofBase, ofBucket, type KeySpace } from '../keys';
 import { queueCommand } from '../pipeline';
 import { noneArg, noneOf } from './none';
 import { stageIncrements } from '../staged-chunks';
@@ -48,26 +48,46 @@ export interface ApplyCas {
  */
 export function applyApiBatchArgs(call: ApplyCall): { args: (string | number | Buffer)[]; staged: number } {
   const { space, apiId, increments: inc, cas, maxWrites = Infinity, alerts } = call;
-  const keys = apiKeys(space, apiId);
-  const alertKeyNames = alertKeys(space.prefix, apiId);
+  // Key names from the bases (keys.ts ofBase), not apiKeys' object of builders: this runs once per API and
+  // batch, thousands of times per batch on the long tail (#41). One array, numkeys first, KEYS then ARGV.
+  const base = apiBase(space, apiId);
+  const alertsBase = alertBase(space.prefix, apiId);
   const { buckets, chunks, alerts: called } = stageIncrements(inc, maxWrites, alerts);
-  const keyList: string[] = [
-    keys.offsets,
-    keys.compactedThrough,
-    keys.dict('k'),
-    keys.dict('i'),
-    keys.dict('s'),
-    ...keys.bucketIndexes,
-    keys.dictIndex('k'),
-    keys.dictIndex('i'),
-    keys.dictIndex('s'),
-    keys.dirty,
-    keys.stage,
-    alertKeyNames.rulesVersion,
-    alertKeyNames.crossings,
-    alertKeyNames.levels(alerts?.rulesVersion ?? 0),
+  const counters = called?.counters ?? [];
+  const [hourIndex, dayIndex, monthIndex] = ofBase.bucketIndexes(base);
+  const args: (string | number | Buffer)[] = [
+    0, // numkeys, set below
+    ofBase.offsets(base),
+    ofBase.compactedThrough(base),
+    ofBase.dict(base, 'k'),
+    ofBase.dict(base, 'i'),
+    ofBase.dict(base, 's'),
+    hourIndex,
+    dayIndex,
+    monthIndex,
+    ofBase.dictIndex(base, 'k'),
+    ofBase.dictIndex(base, 'i'),
+    ofBase.dictIndex(base, 's'),
+    ofBase.dirty(base),
+    ofBase.stage(base),
+    alertOfBase.rulesVersion(alertsBase),
+    alertOfBase.crossings(alertsBase),
+    alertOfBase.levels(alertsBase, alerts?.rulesVersion ?? 0),
   ];
-  const argv: (string | number | Buffer)[] = [
+  for (const { r, t, cubes, parts } of buckets) {
+    const prefix = ofBase.bucketPrefix(base, r, t);
+    if (r !== 'n') args.push(ofBucket.parts(prefix)); // a minute bucket has no parts set (keys.ts)
+    for (const suffix of cubes.keys()) args.push(ofBucket.cube(prefix, suffix));
+    for (const suffix of parts.keys()) args.push(ofBucket.cube(prefix, suffix));
+  }
+  for (const c of counters) {
+    args.push(
+      ofBase.alertCounter(base, c.counterId, c.periodStart),
+      alertOfBase.recorded(alertsBase, c.period, c.periodStart),
+    );
+  }
+  args[0] = args.length - 1;
+  args.push(
     cas.offsetField,
     noneArg(cas.expectedOff),
     cas.newOff,
@@ -79,35 +99,27 @@ export function applyApiBatchArgs(call: ApplyCall): { args: (string | number | B
     inc.keepUntil,
     chunks.length,
     noneArg(alerts === undefined ? null : alerts.rulesVersion),
-    called?.counters.length ?? 0,
+    counters.length,
     alerts?.now ?? 0,
     (alerts?.counters.length ?? 0) > 0 ? 1 : 0,
-    ...chunks,
-  ];
+  );
+  for (const chunk of chunks) args.push(chunk);
   for (const { r, t, expireAt, cubes, parts } of buckets) {
-    if (r !== 'n') keyList.push(keys.parts(r, t)); // a minute bucket has no parts set (keys.ts)
-    argv.push(r, t, expireAt, cubes.size);
+    args.push(r, t, expireAt, cubes.size);
     for (const [suffix, fields] of cubes) {
-      keyList.push(keys.cube(r, t, suffix));
-      argv.push(suffix, fields.size);
-      for (const [field, n] of fields) argv.push(field, n);
+      args.push(suffix, fields.size);
+      for (const [field, n] of fields) args.push(field, n);
     }
-    argv.push(parts.size);
-    for (const [suffix, section] of parts) {
-      keyList.push(keys.cube(r, t, suffix));
-      argv.push(suffix, section);
-    }
+    args.push(parts.size);
+    for (const [suffix, section] of parts) args.push(suffix, section);
   }
-  for (const c of called?.counters ?? []) {
-    keyList.push(
-      keys.alertCounter(c.counterId, c.periodStart),
-      alertKeyNames.recorded(c.period, c.periodStart),
-    );
-    argv.push(c.counterId, c.period, c.periodStart, c.expireAt, c.levels.length, ...c.levels);
-    argv.push(c.members.size);
-    for (const [member, n] of c.members) argv.push(member, n);
+  for (const c of counters) {
+    args.push(c.counterId, c.period, c.periodStart, c.expireAt, c.levels.length);
+    for (const level of c.levels) args.push(level);
+    args.push(c.members.size);
+    for (const [member, n] of c.members) args.push(member, n);
   }
-  return { args: [keyList.length, ...keyList, ...argv], staged: chunks.length };
+  return { args, staged: chunks.length };
 }
 
 export type ApplyResult =
@@ -172,13 +184,13 @@ export async function applyApiBatch(
 
 /** KEYS and ARGV of applyStagedChunk-5.lua: every call of one API takes the same. */
 function stagedChunkArgs(space: KeySpace, apiId: string): string[] {
-  const keys = apiKeys(space, apiId);
+  const base = apiBase(space, apiId);
   return [
-    keys.stage,
-    ...keys.bucketIndexes,
-    keys.dirty,
-    keys.bucketRoot,
-    alertKeys(space.prefix, apiId).base,
+    ofBase.stage(base),
+    ...ofBase.bucketIndexes(base),
+    ofBase.dirty(base),
+    ofBase.bucketRoot(base),
+    alertBase(space.prefix, apiId),
   ];
 }
 
