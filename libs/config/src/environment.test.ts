@@ -53,4 +53,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ LOG_LEVEL: 'debug' }, { LOG_LEVEL: 'error' }).logLevel).toBe('debug');
     expect(loadConfig({}).logLevel).toBe('info');
   });
+
+  it('refuses a rollup kept shorter than the buckets it sums, naming both variables', () => {
+    expect(() => loadConfig({ RETENTION_HOURS_DAYS: '35', RETENTION_DAYS_DAYS: '30' })).toThrow(
+      /RETENTION_DAYS_DAYS \(30\) must be at least RETENTION_HOURS_DAYS \(35\)/,
+    );
+    expect(() => loadConfig({ RETENTION_DAYS_DAYS: '2000' })).toThrow(
+      /RETENTION_MONTHS_DAYS \(1830\) must be at least RETENTION_DAYS_DAYS \(2000\)/,
+    );
+    expect(loadConfig({ RETENTION_HOURS_DAYS: '400' }).retention.dayMs).toBe(400 * 86_400_000);
+  });
 });

@@ -117,11 +117,15 @@ export const ENVIRONMENT = {
   ),
   // Retention and compaction
   RETENTION_HOURS_DAYS: variable('35', nonNegativeInt, 'How long hour buckets are kept, in days.'),
-  RETENTION_DAYS_DAYS: variable('400', nonNegativeInt, 'How long day rollups are kept, in days.'),
+  RETENTION_DAYS_DAYS: variable(
+    '400',
+    nonNegativeInt,
+    'How long day rollups are kept, in days; at least RETENTION_HOURS_DAYS.',
+  ),
   RETENTION_MONTHS_DAYS: variable(
     String(5 * 366),
     nonNegativeInt,
-    'How long month rollups are kept, in days.',
+    'How long month rollups are kept, in days; at least RETENTION_DAYS_DAYS.',
   ),
   RETENTION_MINUTES_HOURS: variable(
     '48',

@@ -122,6 +122,22 @@ const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
 /**
+ * A rollup is kept at least as long as the buckets it sums: readers rely on it (a day that holds
+ * nothing, while the hours it would hold are kept, proves those hours hold nothing: docs/rollups.md
+ * "Retention"), and keeping hours past their day answers nothing a day could not.
+ */
+function checkRetention(e: ReturnType<typeof readEnvironment>): void {
+  if (e.RETENTION_DAYS_DAYS < e.RETENTION_HOURS_DAYS)
+    throw new Error(
+      `RETENTION_DAYS_DAYS (${e.RETENTION_DAYS_DAYS}) must be at least RETENTION_HOURS_DAYS (${e.RETENTION_HOURS_DAYS}): a day rollup is kept as long as its hours`,
+    );
+  if (e.RETENTION_MONTHS_DAYS < e.RETENTION_DAYS_DAYS)
+    throw new Error(
+      `RETENTION_MONTHS_DAYS (${e.RETENTION_MONTHS_DAYS}) must be at least RETENTION_DAYS_DAYS (${e.RETENTION_DAYS_DAYS}): a month rollup is kept as long as its days`,
+    );
+}
+
+/**
  * Reads the environment table (environment.ts). `defaults`: a program's own defaults for some
  * variables, used when the variable is not set (the CLI logs only errors unless LOG_LEVEL is set).
  */
@@ -130,6 +146,7 @@ export function loadConfig(
   defaults: Partial<Record<VariableName, string>> = {},
 ): Config {
   const e = readEnvironment({ ...defaults, ...withoutEmpty(env) });
+  checkRetention(e);
   return {
     kafkaBrokers: e.KAFKA_BROKERS,
     topic: e.KAFKA_TOPIC,

@@ -3,8 +3,6 @@
 // the compacted ones, later reads check their day alone and sum the cached hour sections; a late
 // event into a compacted edge hour, written as ingest writes it (with its day in the same call, or
 // with the hour staged apart from its day), must be counted all the same.
-import net from 'node:net';
-import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dayOfHour, horizonsAt, hourOf, monthOfDay, monthOfHour, planReads, type BucketRead } from '@va/core';
 import { drainStaged } from './apply';
@@ -18,6 +16,7 @@ import { sealApi } from './seal';
 import { SectionCache } from './section-cache';
 import { cubeQuery } from './testing/cube-query';
 import { fileRedis } from './testing/file-redis';
+import { monitoredCommands } from './testing/monitor';
 import { Ingest, TEST_RETENTION as retention, writeStagedEvent } from './testing/ingest-events';
 import { sealNow } from './testing/seal';
 
@@ -70,43 +69,6 @@ async function recordedCache(): Promise<SectionCache> {
   // The hours are used from their months' records (each grouped month's, one per month), or their day's.
   expect(cache.stats().dayHits).toBeGreaterThanOrEqual(monthDayGroups(reads).size);
   return cache;
-}
-
-/**
- * The commands Redis ran on this file's keys (scripts' included) during `run`, from MONITOR on a plain
- * socket: INFO's counters are the whole server's, and other test files run beside this one (ioredis'
- * own monitor() mixed up its queue under their traffic).
- */
-async function commandsOf(run: () => Promise<unknown>): Promise<number> {
-  const { host, port } = (db.redis as Redis).options;
-  const socket = net.connect({ host: host ?? '127.0.0.1', port: port ?? 6379 });
-  const marker = `${space.prefix}:monitor-marker:${Math.random()}`;
-  let count = 0;
-  let buffered = '';
-  let markerSeen: () => void = () => undefined;
-  const seen = new Promise<void>((resolve) => (markerSeen = resolve));
-  const started = new Promise<void>((resolve) => {
-    socket.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('latin1');
-      const lines = buffered.split('\r\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        if (line === '+OK') resolve();
-        else if (line.includes(marker)) markerSeen();
-        else if (line.includes(`"${space.prefix}:`)) count++;
-      }
-    });
-  });
-  socket.write('MONITOR\r\n');
-  try {
-    await started;
-    await run();
-    await db.redis.exists(marker);
-    await seen;
-    return count;
-  } finally {
-    socket.destroy();
-  }
 }
 
 beforeAll(async () => {
@@ -184,8 +146,8 @@ describe("a day's hours read as one (zone edge hours)", () => {
     if (isCluster(db.redis)) return; // INFO answers for one node
     const cache = await recordedCache();
     for (const plan of [reads, utcReads]) await cells(cache, plan);
-    const zone = await commandsOf(() => cells(cache));
-    const utc = await commandsOf(() => cells(cache, utcReads));
+    const zone = await monitoredCommands(db.redis, space.prefix, () => cells(cache));
+    const utc = await monitoredCommands(db.redis, space.prefix, () => cells(cache, utcReads));
     console.log(`warm 30 days by day: New York ${zone} commands, UTC ${utc}`);
     expect(zone).toBeLessThanOrEqual(utc + 8);
   });
@@ -207,11 +169,11 @@ describe("a day's hours read as one (zone edge hours)", () => {
     }).reads;
     const cache = await recordedCache();
     for (let round = 0; round < 2; round++) for (const plan of [whole, reads]) await cells(cache, plan);
-    const both = await commandsOf(async () => {
+    const both = await monitoredCommands(db.redis, space.prefix, async () => {
       await cells(cache, whole);
       await cells(cache, reads);
     });
-    const utc = await commandsOf(() => cells(cache, utcReads));
+    const utc = await monitoredCommands(db.redis, space.prefix, () => cells(cache, utcReads));
     console.log(
       `warm, alternating: a whole-range read and a New York read ${both} commands, one UTC read ${utc}`,
     );

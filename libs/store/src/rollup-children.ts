@@ -37,6 +37,12 @@
  *   (Should the reader's clock lag Redis's, such an hour is served with the counts it held, which
  *   its day still holds: the composed answer is the exact one, where reading Redis would not be.)
  *
+ * A rollup that does not exist (no t section, no delta, no seal in progress) is recorded too, with the empty
+ * version: every write to a child writes the rollup as above, and a rollup is kept at least as long as its
+ * children (libs/config refuses a shorter retention), so while it still does not exist its recorded children
+ * hold nothing and none was written. A small API's quiet days are such rollups: its 24 hours by hour were
+ * ~70 commands a request, each hour checked alone.
+ *
  * A month whose days are grouped also checks the compacted hours of its days the plan reads
  * (monthHourGroups), recorded under the month's version with the same two rules (every hour at
  * most the cmp read in the call, the API's stage empty), so that a zone's month is one check: a

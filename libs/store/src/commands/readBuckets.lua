@@ -45,9 +45,10 @@
                   part of both lists ({} = none), each the encoded section as stored.
     M n           KEYS: a rollup's t section (a month's, a day's), then n keys that must not exist:
                   its parts and zparts sets, and those of some of its children (days, hours), and
-                  for hours the API's stage. Reply: the rollup's version bytes (GETRANGE 4 11) when
-                  it has a t section and none of the n keys exists (neither the rollup nor those
-                  children has a delta or a seal in progress), else nil. Read with a rollup's
+                  for hours the API's stage. Reply: when none of the n keys exists (neither the rollup
+                  nor those children has a delta or a seal in progress), the rollup's version bytes
+                  (GETRANGE 4 11), or "" when it has no t section: a rollup that holds nothing, whose
+                  children (written with it) hold nothing either; else nil. Read with a rollup's
                   children (to record them) or instead of them (libs/store/src/rollup-children.ts).
 
     W v n         KEYS: an hour's t section, the keys that must not exist for its minutes to be unchanged (its
@@ -104,9 +105,8 @@ while a <= #ARGV do
   elseif kind == 'M' then
     local count = tonumber(ARGV[a + 1])
     a = a + 2
-    local version = redis.call('GETRANGE', KEYS[k], 4, 11)
-    if version ~= '' and redis.call('EXISTS', unpack(KEYS, k + 1, k + count)) == 0 then
-      out[#out + 1] = version
+    if redis.call('EXISTS', unpack(KEYS, k + 1, k + count)) == 0 then
+      out[#out + 1] = redis.call('GETRANGE', KEYS[k], 4, 11)
     else
       out[#out + 1] = false
     end

@@ -19,6 +19,8 @@ const K2: ReadTokenKey = { kid: 'k2', secret: 'second-secret-of-at-least-32-byte
 const ENV = {
   READ_TOKEN_KEYS: `${K1.kid}:${K1.secret},${K2.kid}:${K2.secret}`,
   RETENTION_HOURS_DAYS: '36500',
+  RETENTION_DAYS_DAYS: '36500',
+  RETENTION_MONTHS_DAYS: '36500',
 };
 const alice = { id: 'id_alice', externalId: 'alice@example.com' };
 const alice2 = { id: 'id_alice_2', externalId: 'alice@example.com' }; // one externalId, two identities
