@@ -5,7 +5,6 @@
 // with the hour staged apart from its day), must be counted all the same.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dayOfHour, horizonsAt, hourOf, monthOfDay, monthOfHour, planReads, type BucketRead } from '@va/core';
-import { drainStaged } from './apply';
 import { readCompactedThrough, compactApi } from './compaction';
 import { isCluster } from './connection';
 import { apiKeys } from './keys';
@@ -17,7 +16,8 @@ import { SectionCache } from './section-cache';
 import { cubeQuery } from './testing/cube-query';
 import { fileRedis } from './testing/file-redis';
 import { monitoredCommands } from './testing/monitor';
-import { Ingest, TEST_RETENTION as retention, writeStagedEvent } from './testing/ingest-events';
+import { Ingest, TEST_RETENTION as retention } from './testing/ingest-events';
+import { expectStagedLateEventCounted } from './testing/late-events';
 import { sealNow } from './testing/seal';
 
 const db = fileRedis('day-hours');
@@ -183,20 +183,17 @@ describe("a day's hours read as one (zone edge hours)", () => {
 
   it('counts a late event whose hour was staged apart from its day, sealed in between', async () => {
     const cache = await recordedCache();
-    const before = await cells();
-    // One more event into the edge hour, as applyApiBatch writes it with a bound of one write per
-    // call: the day and month in the call, the hour bucket staged.
-    await writeStagedEvent(db.redis, space, API, { hour: edge }, { now, retention });
-    // The day sealed before the hour's chunk is applied: its new version has no delta to show.
-    await sealApi(db.redis, space, API, cmp, { now, retention, only: 'd' });
-    expect(await db.redis.exists(apiKeys(space, API).parts('d', dayOfHour(edge)))).toBe(0);
-    await sealApi(db.redis, space, API, cmp, { now, retention, only: 'm' });
-    expect(await cells(cache)).toEqual(await cells()); // the day has the event, its hour not yet
-    await drainStaged(db.redis, space, [API]);
-    const later = await cells();
-    expect(later).not.toEqual(before);
-    expect(await cells(cache)).toEqual(later);
-    expect(await cells(cache)).toEqual(later);
+    await expectStagedLateEventCounted({
+      redis: db.redis,
+      space,
+      apiId: API,
+      hour: edge,
+      cmp,
+      now,
+      retention,
+      cells,
+      cache,
+    });
   });
 
   it('never records an hour after the compaction point (written without its day)', async () => {

@@ -3,7 +3,6 @@
 // ingest writes it (with its day in the same call, or with the hour staged apart from its day), is counted.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dayOfHour, horizonsAt, hourOf, planReads } from '@va/core';
-import { drainStaged } from './apply';
 import { compactApi } from './compaction';
 import { isCluster } from './connection';
 import { apiKeys } from './keys';
@@ -13,7 +12,8 @@ import { sealApi } from './seal';
 import { SectionCache } from './section-cache';
 import { cubeQuery } from './testing/cube-query';
 import { fileRedis } from './testing/file-redis';
-import { Ingest, TEST_RETENTION as retention, writeStagedEvent } from './testing/ingest-events';
+import { Ingest, TEST_RETENTION as retention } from './testing/ingest-events';
+import { expectStagedLateEventCounted } from './testing/late-events';
 import { monitoredCommands } from './testing/monitor';
 
 const db = fileRedis('empty-rollups');
@@ -87,17 +87,19 @@ describe('a rollup that holds nothing', () => {
 
   it('counts a late event whose hour was staged apart from its day, sealed in between', async () => {
     const cache = new SectionCache(1 << 24);
-    const before = await cells(cache);
     await cells(cache);
-    // As applyApiBatch writes it with a bound of one write per call: the day and month in the call, the hour staged.
-    await writeStagedEvent(db.redis, space, API, { hour: quiet * 24 + 9 }, { now, retention });
-    await sealApi(db.redis, space, API, cmp, { now, retention, only: 'd' });
-    await sealApi(db.redis, space, API, cmp, { now, retention, only: 'm' });
-    expect(await cells(cache)).toEqual(await cells()); // the day has the event, its hour not yet
-    await drainStaged(db.redis, space, [API]);
-    const later = await cells();
-    expect(later).not.toEqual(before);
-    expect(await cells(cache)).toEqual(later);
-    expect(await cells(cache)).toEqual(later);
+    await cells(cache);
+    const hour = quiet * 24 + 9;
+    await expectStagedLateEventCounted({
+      redis: db.redis,
+      space,
+      apiId: API,
+      hour,
+      cmp,
+      now,
+      retention,
+      cells,
+      cache,
+    });
   });
 });
