@@ -2,6 +2,7 @@ import { SignJWT, base64url, decodeJwt, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 import {
   READ_TOKEN_AUDIENCE,
+  READ_TOKEN_ID_PATTERN,
   READ_TOKEN_ISSUER,
   READ_TOKEN_TYPE,
   canCreateReadToken,
@@ -11,6 +12,7 @@ import {
   verifyReadToken,
   type ReadTokenKey,
 } from './index';
+import { newTokenId } from './sign';
 
 const NOW = Date.UTC(2026, 2, 18, 10, 30, 15, 123);
 const K1: ReadTokenKey = { kid: 'k1', secret: 'first-secret-of-at-least-32-bytes!!' };
@@ -169,5 +171,14 @@ describe('unverifiedTokenId', () => {
     expect(unverifiedTokenId(token)).toEqual({ tokenId: claims.tokenId, expiresAt: claims.expiresAt });
     expect(unverifiedTokenId('vak_abc')).toBeNull();
     expect(unverifiedTokenId('a.b.c')).toBeNull();
+  });
+});
+
+describe('token ids', () => {
+  it('never start with "-", which the CLI would read as an option (1 random id in 64 does)', () => {
+    const ids = Array.from({ length: 2_000 }, () => newTokenId());
+    expect(ids.filter((id) => id.startsWith('-'))).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(READ_TOKEN_ID_PATTERN);
   });
 });

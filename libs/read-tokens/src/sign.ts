@@ -27,9 +27,15 @@ export interface MintedToken {
 export const secretBytes = (key: ReadTokenKey): Uint8Array<ArrayBuffer> =>
   new TextEncoder().encode(key.secret);
 
-/** 128 random bits, base64url: the token id (jti). */
-function newTokenId(): string {
-  return base64url.encode(crypto.getRandomValues(new Uint8Array(16)));
+/**
+ * 128 random bits, base64url: the token id (jti). Never starting with "-": operators pass it as an argument
+ * (`token revoke <token-id>`), where a leading "-" reads as an option (1 id in 64 did).
+ */
+export function newTokenId(): string {
+  for (;;) {
+    const id = base64url.encode(crypto.getRandomValues(new Uint8Array(16)));
+    if (!id.startsWith('-')) return id;
+  }
 }
 
 export async function mintReadToken(keys: readonly ReadTokenKey[], input: MintInput): Promise<MintedToken> {

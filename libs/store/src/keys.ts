@@ -182,7 +182,8 @@ export function alertKeys(prefix: string, apiId: string) {
     /** The level table of one version of the rules (alert-detection.ts). */
     levels: (version: number) => alertOfBase.levels(base, version),
     /** The crossings already appended of one period (applyApiBatch: SADD before XADD). */
-    recorded: (period: 'day' | 'month', periodStart: number) => alertOfBase.recorded(base, period, periodStart),
+    recorded: (period: 'day' | 'month', periodStart: number) =>
+      alertOfBase.recorded(base, period, periodStart),
   };
 }
 
@@ -246,7 +247,8 @@ export function apiKeys(space: KeySpace, apiId: string) {
     /** Chunks of increments staged by applyApiBatch, applied by applyStagedChunk (docs/store-v2.md). */
     stage: ofBase.stage(base),
     /** An alert counter of the rules with counter id `counterId`, in the period starting at `periodStart`. */
-    alertCounter: (counterId: string, periodStart: number) => ofBase.alertCounter(base, counterId, periodStart),
+    alertCounter: (counterId: string, periodStart: number) =>
+      ofBase.alertCounter(base, counterId, periodStart),
   };
 }
 
