@@ -3,7 +3,7 @@
  * GET /v1/analytics.getVerifications. Each carries the ClickHouse reference p50 it is compared
  * with (our aim: half of it). Times are relative to `now`, taken when the scenario runs.
  */
-import { HOUR_MS, hourOf, sliceIndexAt, sliceStartOf } from '@va/core';
+import { HOUR_MS, hourOf, monthOf, monthStart, sliceIndexAt, sliceStartOf } from '@va/core';
 
 export interface ScenarioContext {
   now: number;
@@ -60,7 +60,7 @@ export const SCENARIOS: readonly Scenario[] = [
     referenceP50Ms: 5.2,
     params: (c) => [
       ['externalId', c.externalId],
-      ['start', String(sliceStartOf(sliceIndexAt(c.now, 'month') - 11, 'month'))],
+      ['start', String(monthStart(monthOf(c.now) - 11))],
       ['groupBy', 'month'],
     ],
   },
