@@ -9,9 +9,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 const FIXTURE = fileURLToPath(new URL('./fixtures/buffered-logger.ts', import.meta.url));
 const children: ReturnType<typeof spawn>[] = [];
 
-function run(mode: string) {
+function run(mode: string, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, mode], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   children.push(child);
   let stdout = '';
@@ -39,6 +40,14 @@ describe('createLogger with buffered lines (docs/deploy.md, the query service lo
 
   it('writes every line of a process that exits right after logging them', async () => {
     const { exited, lines } = run('exit');
+    expect(await exited).toBe(0);
+    expect(lines().map((l) => l.n)).toEqual(Array.from({ length: 1000 }, (_, n) => n));
+  });
+
+  // The flake this once was in CI (lines 0–47 came last), made certain: pino's asynchronous destination had the
+  // first 4 KB in flight on libuv's pool when the exit flush wrote the rest synchronously.
+  it('writes every line in order when it exits while a write would wait for a busy thread pool', async () => {
+    const { exited, lines } = run('exit-busy-pool', { UV_THREADPOOL_SIZE: '1' });
     expect(await exited).toBe(0);
     expect(lines().map((l) => l.n)).toEqual(Array.from({ length: 1000 }, (_, n) => n));
   });

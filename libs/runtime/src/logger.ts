@@ -17,19 +17,24 @@ const buffered = new Set<ReturnType<typeof destination>>();
 /**
  * Structured JSON logs on stdout, one logger per service (the `service` field tells them apart).
  * `level`: Config.logLevel (LOG_LEVEL, read by libs/config like every variable). With `buffered` (the query
- * service: one access-log line per request) the lines go through pino's asynchronous destination, flushed
- * every FLUSH_MS and synchronously when the process exits; else, and on a worker thread (pino flushes only
- * the main thread's at exit), each line is written at once.
+ * service: one access-log line per request) the lines are kept up to BUFFER_BYTES and written together, at least
+ * every FLUSH_MS and when the process exits; else, and on a worker thread, each line is written at once.
+ *
+ * The writes are synchronous (one per BUFFER_BYTES, not one per line). pino's asynchronous destination lost the
+ * lines' order at exit: a write still in flight when `process.exit` flushed the rest synchronously reached the
+ * pipe after it. A synchronous destination gets no exit flush from pino, hence the `exit` listener.
  */
 export function createLogger(service: string, level: string, { buffered: buffer = false } = {}): Logger {
   const options = { level, base: { service, pid: process.pid } };
   if (!buffer || !isMainThread) return pino(options);
-  const stream = destination({ dest: 1, sync: false, minLength: BUFFER_BYTES });
+  const stream = destination({ dest: 1, sync: true, minLength: BUFFER_BYTES });
+  if (buffered.size === 0) process.on('exit', flushLogsSync);
   buffered.add(stream);
   const timer = setInterval(() => stream.flush(), FLUSH_MS).unref();
   stream.on('close', () => {
     clearInterval(timer);
     buffered.delete(stream);
+    if (buffered.size === 0) process.off('exit', flushLogsSync);
   });
   return pino(options, stream);
 }
