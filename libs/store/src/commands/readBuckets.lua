@@ -51,8 +51,11 @@
                   children (written with it) hold nothing either; else nil. Read with a rollup's
                   children (to record them) or instead of them (libs/store/src/rollup-children.ts).
 
-    W v n         KEYS: an hour's t section, the keys that must not exist for its minutes to be unchanged (its
-                  parts and zparts sets, the API's stage), then n minute hashes of that hour (<p>:g<g>:{api}:n:<t>:<c>).
+    W v n root c t1..tn
+                  KEYS: an hour's t section, the keys that must not exist for its minutes to be unchanged (its
+                  parts and zparts sets, the API's stage). The n minute hashes of that hour are
+                  root .. "n:" .. ti .. ":" .. c (keys.ts: root = <p>:g<g>:{api}:, c the cube t or f, ti the minutes;
+                  spelled here: as KEYS they were most of the bytes of a minute query's command).
                   v = the hour's version bytes the caller read its copies of the n minutes with ("" = none).
                   Reply: 1 when the hour still has version v and none of those keys exists (the caller uses its
                   copies), else { g, text1, ..., textn } (HGETALL as H, "" = none), g = the hour's version when
@@ -114,7 +117,10 @@ while a <= #ARGV do
   elseif kind == 'W' then
     local held = ARGV[a + 1]
     local count = tonumber(ARGV[a + 2])
-    a = a + 3
+    local root = ARGV[a + 3] .. 'n:'
+    local cube = ':' .. ARGV[a + 4]
+    local first = a + 5
+    a = first + count
     local version = redis.call('GETRANGE', KEYS[k], 4, 11)
     if version ~= '' and redis.call('EXISTS', KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]) > 0 then
       version = ''
@@ -124,11 +130,11 @@ while a <= #ARGV do
     else
       local texts = { version }
       for j = 1, count do
-        texts[j + 1] = text(KEYS[k + 3 + j])
+        texts[j + 1] = text(root .. ARGV[first + j - 1] .. cube)
       end
       out[#out + 1] = texts
     end
-    k = k + 4 + count
+    k = k + 4
   elseif kind == 'F' then
     local count = tonumber(ARGV[a + 1])
     lists[#lists + 1] = { unpack(ARGV, a + 2, a + 1 + count) }

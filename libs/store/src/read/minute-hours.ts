@@ -12,7 +12,7 @@
  * Pure: the minute units of `units` grouped by hour, each group one unit (one call: its minutes are read
  * atomically with each other and with the check).
  */
-import { apiKeys } from '../keys';
+import { apiKeys, type Cube } from '../keys';
 import type { SectionStore } from '../section-cache';
 import { readsOfUnit, type Item, type MinuteRead, type Unit } from './units';
 
@@ -22,8 +22,10 @@ export function groupMinutesByHour(
   units: readonly Unit[],
   keys: ReturnType<typeof apiKeys>,
   cache: SectionStore | undefined,
+  cube: Cube,
 ): Unit[] {
   if (!cache || !units.some((u) => u.read.res === 'n')) return [...units];
+  if (cube !== 't' && cube !== 'f') throw new Error(`minute buckets hold no cube ${cube}`);
   const out: Unit[] = [];
   const hours = new Map<number, Unit[]>();
   for (const unit of units) {
@@ -40,7 +42,12 @@ export function groupMinutesByHour(
     const minutes: MinuteRead[] = group.map((unit) => {
       const item = unit.items[0]!;
       if (unit.items.length !== 1 || item.kind !== 'H') throw new Error('a minute unit is one H item');
-      return { key: item.key, byPart: item.byPart === true, reads: readsOfUnit(unit) };
+      return {
+        key: item.key,
+        index: unit.read.index,
+        byPart: item.byPart === true,
+        reads: readsOfUnit(unit),
+      };
     });
     // The first minute's key names the API, generation and cube; the others are minutes of the same hour.
     const cacheKey = `${minutes[0]!.key}/${group.map((u) => `${u.read.index}`).join(',')}`;
@@ -52,6 +59,7 @@ export function groupMinutesByHour(
           kind: 'W',
           key: keys.section('h', hour, 't'),
           absent: [keys.parts('h', hour), keys.sealingParts('h', hour), keys.stage],
+          cube,
           minutes,
           cacheKey,
           held: cache.minutes(cacheKey),

@@ -169,6 +169,7 @@ export async function readCounts(
       unitsOf(q, delta, pending, keys, cache, round === 0, compactedThrough),
       keys,
       cache,
+      q.cube,
     );
     const chunks = chunksOf(units, pending, options.maxKeys ?? READ_MAX_KEYS);
     const again: BucketRead[] = [];

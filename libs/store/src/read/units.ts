@@ -45,12 +45,14 @@ export type Item =
   | { kind: 'M'; key: string; absent: string[]; children: ChildrenRead[] }
   /**
    * Minutes of one hour (minute-hours.ts): `key` the hour's t section, `absent` the keys whose absence with
-   * an unchanged version means unchanged minutes; `held` the copies kept under `cacheKey`.
+   * an unchanged version means unchanged minutes; `held` the copies kept under `cacheKey`. `cube`: the cube of
+   * every minute hash (the script spells their keys from it and their indexes).
    */
   | {
       kind: 'W';
       key: string;
       absent: string[];
+      cube: 't' | 'f';
       minutes: MinuteRead[];
       cacheKey: string;
       held: CachedMinutes | undefined;
@@ -59,6 +61,8 @@ export type Item =
 /** One minute hash of a W item, and the reads it counts in (a minute may be read for two slices). */
 export interface MinuteRead {
   key: string;
+  /** The minute's index (keys.ts `n:<t>`): the script spells `key` from it. */
+  index: number;
   /** Its f hash's fields name their part (field-codec.ts minuteFField). */
   byPart: boolean;
   reads: readonly BucketRead[];

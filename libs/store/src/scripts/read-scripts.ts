@@ -121,9 +121,10 @@ export function readBucketsArgs(
         names.push(item.key, ...item.absent);
         argv.push('M', String(item.absent.length));
       } else if (item.kind === 'W') {
+        // The minute keys spelled by the script (60 keys of ~50 bytes an hour were most of a minute query's command).
         names.push(item.key, ...item.absent);
-        for (const minute of item.minutes) names.push(minute.key);
-        argv.push('W', item.held?.version ?? '', String(item.minutes.length));
+        argv.push('W', item.held?.version ?? '', String(item.minutes.length), keys.bucketRoot, item.cube);
+        for (const minute of item.minutes) argv.push(String(minute.index));
       } else {
         names.push(item.parts, item.zparts, item.sequence);
         argv.push('P', item.root, item.cube, String(partLists.get(item)), String(budget));
