@@ -8,7 +8,7 @@
  * with core's oracle over the same events, including the X-Precision of ranges past the hour
  * retention; and once every closed hour of every API is compacted, ≥500 queries again.
  *
- * Reproduce a failure with ORACLE_SEED=<seed printed on failure>.
+ * Reproduce a failure with ORACLE_SEED=<seed> ORACLE_NOW=<now>, both printed on failure.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '@va/config';
@@ -55,8 +55,10 @@ function rng(seed: number) {
 }
 
 const r = rng(SEED);
-// Fixed for the whole run (service and oracle agree on "now"), a little behind the real clock.
-const NOW = Date.now();
+// Fixed for the whole run (service and oracle agree on "now"), a little behind the real clock. The events and
+// queries are drawn relative to it, and the plans depend on where hours, days and months fall: a failure replays
+// with its seed and its now (ORACLE_NOW, printed with it).
+const NOW = Number(process.env.ORACLE_NOW ?? Date.now());
 const retention = loadConfig({}).retention; // the defaults: hours 35 d, days 400 d, months 5 y
 const HOUR_HORIZON = NOW - retention.hourMs;
 
@@ -248,7 +250,7 @@ async function compareWithOracle(label: string): Promise<void> {
     if (!parsed.ok) throw new Error(`generated an invalid query ${qs}: ${JSON.stringify(parsed.errors)}`);
     const expected = oracle(events, parsed.query, { now: NOW, maxRows: 100_000, retention });
     const response = await ask(n, query);
-    const context = `${label}: seed ${SEED}, query #${n} (${n % 2 ? 'raw HTTP' : 'client'}): ${qs}`;
+    const context = `${label}: seed ${SEED}, now ${NOW}, query #${n} (${n % 2 ? 'raw HTTP' : 'client'}): ${qs}`;
     if (!expected.ok) {
       expect(response.status, context).toBe(400);
       continue;
