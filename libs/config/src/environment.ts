@@ -341,6 +341,11 @@ export const ENVIRONMENT = {
     onOff,
     'Seal compacted buckets into packed sections after compaction (docs/store-v2.md): on or off.',
   ),
+  COMPACTOR_OPEN_HOUR_SEAL_MS: variable(
+    '60000',
+    nonNegativeInt,
+    'An open hour (one that still takes live writes) whose delta holds many hashes is sealed again at most this often, so that queries ending now read a cached section instead of its whole delta (docs/store-v2.md "Open hours sealed"); 0 = never.',
+  ),
   COMPACTOR_MAX_HOURS_PER_JOB: variable(
     '5000',
     positiveInt,

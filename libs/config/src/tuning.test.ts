@@ -37,8 +37,10 @@ describe('loadCompactorSettings', () => {
       lockDurationMs: 30_000,
       maxHoursPerJob: 5_000,
       sealing: true,
+      openHourSealMs: 60_000,
     });
     expect(loadCompactorSettings({ COMPACTOR_CONCURRENCY: '1' }).concurrency).toBe(1);
+    expect(loadCompactorSettings({ COMPACTOR_OPEN_HOUR_SEAL_MS: '0' }).openHourSealMs).toBe(0);
     expect(() => loadCompactorSettings({ COMPACTOR_LOCK_MS: '0' })).toThrow(/COMPACTOR_LOCK_MS/);
   });
 });

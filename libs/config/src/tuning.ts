@@ -49,6 +49,8 @@ export interface CompactorSettings {
   maxHoursPerJob: number;
   /** COMPACTOR_SEALING */
   sealing: boolean;
+  /** COMPACTOR_OPEN_HOUR_SEAL_MS (0: open hours are never sealed) */
+  openHourSealMs: number;
 }
 
 export function loadIngestSettings(env: NodeJS.ProcessEnv = process.env): IngestSettings {
@@ -86,6 +88,7 @@ export function loadCompactorSettings(env: NodeJS.ProcessEnv = process.env): Com
     lockDurationMs: e.COMPACTOR_LOCK_MS,
     maxHoursPerJob: e.COMPACTOR_MAX_HOURS_PER_JOB,
     sealing: e.COMPACTOR_SEALING,
+    openHourSealMs: e.COMPACTOR_OPEN_HOUR_SEAL_MS,
   };
 }
 

@@ -9,6 +9,7 @@
 import { expiresAt, lastHourOf, type Retention } from '@va/core';
 import type { RedisClient } from './connection';
 import { apiKeys, cubeOfPartsList, RESOLUTIONS, type KeySpace, type Resolution } from './keys';
+import { openHoursToSeal, readOpenHours, type OpenHourPolicy } from './open-hours';
 import { execPipeline, newPipeline } from './pipeline';
 import {
   decodeSection,
@@ -319,14 +320,20 @@ export const SEAL_MAX_BUCKETS = 2_000;
 
 /**
  * Seals the API's sealable dirty buckets (at most `max`; of resolution `only` when given). Hours
- * after `closedBound` (the compactor's closed bound: live writes may still come) are never sealed.
+ * after `closedBound` (the compactor's closed bound: live writes may still come) are sealed only with
+ * `openHours`, as its policy says (open-hours.ts), after every other bucket.
  */
 export async function sealApi(
   redis: RedisClient,
   space: KeySpace,
   apiId: string,
   closedBound: number | null,
-  options: SealOptions & { max?: number; signal?: AbortSignal; only?: Resolution },
+  options: SealOptions & {
+    max?: number;
+    signal?: AbortSignal;
+    only?: Resolution;
+    openHours?: OpenHourPolicy;
+  },
 ): Promise<SealRun> {
   await markV1BucketsDirty(redis, space, apiId, options);
   const dirty = await readDirty(redis, space, apiId);
@@ -334,6 +341,15 @@ export async function sealApi(
   const only = options.only;
   const wanted = only ? dirty.filter(({ member }) => member.startsWith(`${only}:`)) : dirty;
   const sealable = sealableBuckets(wanted, closedBound, Infinity);
+  if (options.openHours) {
+    const open = wanted
+      .filter(({ member, score }) => member.startsWith('h:') && (closedBound === null || score > closedBound))
+      .map(({ score }) => score);
+    const states = await readOpenHours(redis, space, apiId, open);
+    for (const index of openHoursToSeal(states, options.now, options.openHours)) {
+      sealable.push({ res: 'h', index, lastHour: index });
+    }
+  }
   const max = options.max ?? SEAL_MAX_BUCKETS;
   for (let from = 0; from < sealable.length;) {
     if (from >= max || options.signal?.aborted) {

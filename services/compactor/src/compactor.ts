@@ -21,6 +21,12 @@ import {
 import { recordLag, type CompactorMetrics } from './metrics';
 import type { CompactorSettings } from '@va/config';
 
+/**
+ * An open hour is sealed when its delta lists at least this many hashes and lists: a busy API's (the medium
+ * tenant's hour holds ~200 after a burst); a small API's few hashes cost a reader less than a seal every minute.
+ */
+const OPEN_HOUR_MIN_HASHES = 32;
+
 export interface CompactorDeps {
   config: Pick<
     Config,
@@ -97,7 +103,14 @@ export function createCompactor(deps: CompactorDeps): Compactor {
     const space = { prefix: config.keyPrefix, generation };
     const seal = async (only?: 'h') => {
       const options = { now: deps.now(), retention: config.retention, signal: stopping.signal };
-      const sealed = await sealApi(store, space, apiId, closedBound, only ? { ...options, only } : options);
+      // After compaction, the open hours whose delta a query ending now would read whole (store's open-hours.ts).
+      const open = !only && settings.openHourSealMs > 0;
+      const openHours = { minHashes: OPEN_HOUR_MIN_HASHES, everyMs: settings.openHourSealMs };
+      const sealed = await sealApi(store, space, apiId, closedBound, {
+        ...options,
+        ...(only && { only }),
+        ...(open && { openHours }),
+      });
       metrics.bucketsSealed.inc(sealed.sealed);
       metrics.sectionBytesWritten.inc(sealed.bytes);
       metrics.hashesSealed.inc(sealed.hashes);

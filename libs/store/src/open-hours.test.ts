@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { openHoursToSeal } from './open-hours';
+
+describe('openHoursToSeal', () => {
+  const policy = { minHashes: 32, everyMs: 60_000 };
+  const now = 1_800_000_000_000;
+
+  it('takes an open hour with a large delta never sealed, or sealed at least everyMs ago', () => {
+    const hours = [
+      { index: 12, hashes: 200, sealedAtMs: null },
+      { index: 11, hashes: 32, sealedAtMs: now - 60_000 },
+    ];
+    expect(openHoursToSeal(hours, now, policy)).toEqual([11, 12]);
+  });
+
+  it('leaves an hour with fewer hashes, or sealed less than everyMs ago', () => {
+    const hours = [
+      { index: 12, hashes: 31, sealedAtMs: null },
+      { index: 13, hashes: 500, sealedAtMs: now - 59_999 },
+    ];
+    expect(openHoursToSeal(hours, now, policy)).toEqual([]);
+  });
+});
