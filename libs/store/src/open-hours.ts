@@ -11,7 +11,7 @@
 import type { RedisClient } from './connection';
 import { apiKeys, type KeySpace } from './keys';
 import { execPipeline, newPipeline } from './pipeline';
-import { SECTION_VERSION_OFFSET } from './section/codec';
+import { SECTION_VERSION_OFFSET, versionOfBytes } from './section/codec';
 
 export interface OpenHourPolicy {
   /** Seal an open hour whose delta lists at least this many hashes and lists (its parts set)... */
@@ -62,7 +62,7 @@ export async function readOpenHours(
     return {
       index,
       hashes: Number(replies[2 * n]),
-      sealedAtMs: version.length === 8 ? version.readDoubleLE(0) / 1000 : null,
+      sealedAtMs: version.length === 0 ? null : versionOfBytes(version) / 1000,
     };
   });
 }

@@ -41,6 +41,10 @@ export interface DirtyBucket {
   lastHour: number;
 }
 
+/** An hour after the closed bound (all of them without one): live writes may still come. */
+const isOpen = (hour: number, closedBound: number | null): boolean =>
+  closedBound === null || hour > closedBound;
+
 /**
  * The dirty buckets that may be sealed now, oldest first, at most `max`: an hour once closed
  * (`<= closedBound`, compacted or not: compactNextHour reads an hour's sections and sealing hashes
@@ -56,7 +60,7 @@ export function sealableBuckets(
   for (const { member, score } of dirty) {
     const [res, index] = member.split(':') as [Resolution, string];
     if (!RESOLUTIONS.includes(res)) continue;
-    if (res === 'h' && (closedBound === null || score > closedBound)) continue;
+    if (res === 'h' && isOpen(score, closedBound)) continue;
     out.push({ res, index: Number(index), lastHour: score });
   }
   out.sort((a, b) => a.lastHour - b.lastHour || a.res.localeCompare(b.res));
@@ -343,7 +347,7 @@ export async function sealApi(
   const sealable = sealableBuckets(wanted, closedBound, Infinity);
   if (options.openHours) {
     const open = wanted
-      .filter(({ member, score }) => member.startsWith('h:') && (closedBound === null || score > closedBound))
+      .filter(({ member, score }) => member.startsWith('h:') && isOpen(score, closedBound))
       .map(({ score }) => score);
     const states = await readOpenHours(redis, space, apiId, open);
     for (const index of openHoursToSeal(states, options.now, options.openHours)) {

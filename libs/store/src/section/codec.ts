@@ -178,6 +178,12 @@ export function sectionVersion(bytes: Uint8Array): number {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).readDoubleLE(SECTION_VERSION_OFFSET);
 }
 
+/** The version held by the 8 header bytes (GETRANGE key 4 11): the inverse of versionBytes. */
+export function versionOfBytes(bytes: Buffer): number {
+  if (bytes.length !== 8) throw new Error(`section: a version is 8 bytes, not ${bytes.length}`);
+  return bytes.readDoubleLE(0);
+}
+
 /** The 8 header bytes holding the version, as Lua compares them (GETRANGE key 4 11). */
 export function versionBytes(version: number): Buffer {
   const out = Buffer.allocUnsafe(8);
