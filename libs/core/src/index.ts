@@ -51,3 +51,17 @@ export { ByteWriter, jsonText } from './rows/json';
 export { alertId, alertPeriodOfHour, alertPeriodStart } from './alerts/alert-id';
 export { alertCounterId, type CountedDefinition } from './alerts/alert-counter';
 export { expectedCrossings, memberOf, type ExpectedCrossing } from './alerts/alert-oracle';
+export {
+  composeSlice,
+  edgeAt,
+  edgeBucketEnd,
+  EdgeFinder,
+  edgeResolution,
+  edgesOfUtcDay,
+  MAX_BILLING_ZONES,
+  parseEdgeResolution,
+  type EdgeRead,
+  type EdgeResolution,
+  type ZoneEdge,
+  type ZoneNumber,
+} from './zone-edges';
