@@ -7,7 +7,10 @@ import type { BucketResolution } from './time';
 export type Precision = 'hour' | 'day' | 'month';
 
 export interface BucketRead {
-  /** 'n': a minute bucket (planner-minutes.ts); the others are planner.ts's. */
+  /**
+   * 'n': a minute bucket (planner-minutes.ts); an EdgeResolution: a billing zone's edge (planner-billing.ts);
+   * the others are planner.ts's.
+   */
   res: BucketResolution;
   index: number;
   /** Start (ms) of the slice these counts belong to; null without a time granularity. */

@@ -405,7 +405,8 @@ describe('planReads: past the hour horizon', () => {
 
 /** Hours whose counts a bucket read contributes. */
 function stored(read: BucketRead, cmp: number | null): number[] {
-  if (read.res === 'n') throw new Error('planReads reads no minute bucket');
+  if (read.res !== 'h' && read.res !== 'd' && read.res !== 'm')
+    throw new Error(`planReads reads no ${read.res} bucket here`);
   if (read.res === 'h') return [read.index];
   const [first, last] = hoursOfBucket(read.res, read.index);
   const out: number[] = [];
@@ -435,7 +436,7 @@ function violation({ input, now, retention }: Case): string | undefined {
     if (seen.has(id)) return `read twice: ${id}`;
     seen.add(id);
     // An hour bucket past the hour horizon exists only while the hour is not compacted.
-    if (read.res === 'n') return `minute ${read.index} read`;
+    if (read.res !== 'h' && read.res !== 'd' && read.res !== 'm') return `${read.res} ${read.index} read`;
     const kept = read.res === 'h' ? inHourBucket(read.index, cmp, hz) : read.index >= minIndex[read.res];
     if (!kept) return `${read.res}${read.index} is past retention`;
     if (g && read.slice !== sliceOf(hourOf(read.slice!))) return `slice ${read.slice} is not a slice start`;

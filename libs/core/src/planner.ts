@@ -41,9 +41,11 @@ import {
   type Horizons,
 } from './time';
 import type { BucketRead, Precision, ReadPlan } from './plan-types';
+import { planByEdges, type BillingZonePlan } from './planner-billing';
 import { planZoned } from './zone-cover';
 
 export type { BucketRead, Precision, ReadPlan } from './plan-types';
+export { firstMonthEdgeDay, type BillingZonePlan } from './planner-billing';
 export { edgeMinuteSlices, minuteSlices, planMinuteReads, type MinutePlanInput } from './planner-minutes';
 
 export interface PlanInput {
@@ -72,6 +74,12 @@ export interface PlanInput {
    * the next hour's first plans the same (the query service passes the latter: one plan per hour).
    */
   firstMinuteKept?: number;
+  /**
+   * When `timeZone` is one of the API's declared billing zones: its number and since when its edges are
+   * counted. Day and month slices are then composed from UTC days and the zone's edges where those are
+   * kept (planner-billing.ts), exact with no minute data.
+   */
+  billingZone?: BillingZonePlan;
 }
 
 /**
@@ -389,7 +397,21 @@ export function planReads(input: PlanInput): ReadPlan {
   const reads: BucketRead[] = [];
   let precision: Precision = 'hour';
   if (p.a > p.b) return { reads, precision };
-  if (p.zone) return planZoned(p, p.zone);
+  if (p.zone) {
+    const byEdges =
+      input.billingZone &&
+      planByEdges(
+        {
+          ...input,
+          lo: p.lo,
+          dataEnd: p.dataEnd,
+          planUtc: (startHour, endHour) => planUtcHours(input, startHour, endHour),
+        },
+        p.zone,
+        input.billingZone,
+      );
+    return byEdges || planZoned(p, p.zone);
+  }
 
   for (const [first, last] of slicesOf(p)) {
     const slice = p.sliceOf(first);
@@ -421,4 +443,10 @@ export function planReads(input: PlanInput): ReadPlan {
     }
   }
   return { reads, precision };
+}
+
+/** The plan of a run of UTC hours as one slice (a billing zone's run of UTC days: planner-billing.ts). */
+function planUtcHours(input: PlanInput, startHour: number, endHour: number): ReadPlan {
+  const { granularity: _g, timeZone: _z, billingZone: _b, firstMinuteKept: _m, ...utc } = input;
+  return planReads({ ...utc, startHour, endHour });
 }

@@ -105,14 +105,21 @@ export function sliceStarts(startHour: number, endHour: number, granularity: Gra
  */
 export type Resolution = 'h' | 'd' | 'm';
 
+/** A billing zone's edge bucket (zone-edges.ts): `z<n>d` or `z<n>m`, n = the zone's number 1–3. */
+export type EdgeResolution = `z${1 | 2 | 3}${'d' | 'm'}`;
+
+export const isEdgeResolution = (res: string): res is EdgeResolution => res.length === 3 && res[0] === 'z';
+
 /**
- * Every bucket's resolution: Resolution's, and 'n', the minute buckets of groupBy=minute (index minuteOf):
- * a separate family of plain hashes that only expire (docs/design.md "The next store changes").
+ * Every bucket's resolution: Resolution's; 'n', the minute buckets of groupBy=minute (index minuteOf): a
+ * separate family of plain hashes that only expire (docs/design.md "The next store changes"); and the
+ * edges of billing zones (zone-edges.ts: index minuteOf of a local midnight, ending with its UTC day).
  */
-export type BucketResolution = Resolution | 'n';
+export type BucketResolution = Resolution | 'n' | EdgeResolution;
 
 /** End (unix ms, exclusive) of bucket `index` of resolution `res`. */
 export function bucketEnd(res: BucketResolution, index: number): number {
+  if (isEdgeResolution(res)) return dayStart(dayOf(minuteStart(index)) + 1);
   switch (res) {
     case 'n':
       return minuteStart(index + 1);
@@ -134,6 +141,8 @@ export function lastHourOf(res: BucketResolution, index: number): number {
 }
 
 function retentionOf(res: BucketResolution, retention: Retention): number {
+  // An edge is kept as long as the rollup its local slice is read beside: a day's, or a month's.
+  if (isEdgeResolution(res)) return res.endsWith('m') ? retention.monthMs : retention.dayMs;
   switch (res) {
     case 'n':
       return retention.minuteMs ?? 0;

@@ -26,15 +26,14 @@
  * API's declaration. The bucket index is the minute of x (minuteOf); the bucket ends with its UTC day.
  */
 import { localDayOf, localDayStart, localMonthOf, localMonthStart } from './calendar';
-import { DAY_MS, dayOf, dayStart, minuteOf, minuteStart } from './time';
+import { bucketEnd, DAY_MS, dayOf, dayStart, minuteOf, type EdgeResolution } from './time';
+
+export type { EdgeResolution };
 
 /** How many billing zones an API may declare. */
 export const MAX_BILLING_ZONES = 3;
 
 export type ZoneNumber = 1 | 2 | 3;
-
-/** An edge bucket's resolution: `z<n>d` (a day's midnight) or `z<n>m` (a month's first midnight). */
-export type EdgeResolution = `z${ZoneNumber}${'d' | 'm'}`;
 
 export interface ZoneEdge {
   /** The local midnight (unix ms). */
@@ -59,7 +58,7 @@ export function parseEdgeResolution(res: string): { n: ZoneNumber; family: 'd' |
 }
 
 /** End (unix ms, exclusive) of edge bucket `index`: the end of the UTC day of its midnight. */
-export const edgeBucketEnd = (index: number): number => dayStart(dayOf(minuteStart(index)) + 1);
+export const edgeBucketEnd = (index: number): number => bucketEnd('z1d', index);
 
 /**
  * The edge of local midnight x of zone number n, or null when x is a UTC midnight (no edge: the UTC

@@ -108,14 +108,17 @@
  * identifier (no braces, no whitespace) before it gets here. Every other string is
  * dictionary-encoded into a base-36 code.
  */
-import type { BucketResolution, Cube, Resolution } from '@va/core';
+import type { BucketResolution, Cube, EdgeResolution, Resolution } from '@va/core';
 
 /**
  * Resolutions and cubes are libs/core's (the planner and chooseCube decide them); the store's modules
  * and callers name them through here, beside the key builders that take them. BucketResolution adds the
  * minute buckets ('n'), which only the counter hashes (`cube`, `bucketPrefix`) have.
  */
-export type { BucketResolution, Cube, Resolution };
+export type { BucketResolution, Cube, EdgeResolution, Resolution };
+
+/** The buckets that have sections, parts sets and seals: hours, days, months and billing zones' edges. */
+export type SealedResolution = Resolution | EdgeResolution;
 
 export const RESOLUTIONS: readonly Resolution[] = ['h', 'd', 'm'];
 
@@ -230,17 +233,17 @@ export function apiKeys(space: KeySpace, apiId: string) {
      * is bucketRoot .. r .. ':' .. t, its parts set that .. ':parts', a cube that .. ':' .. suffix.
      */
     bucketRoot: ofBase.bucketRoot(base),
-    parts: (r: Resolution, t: number) => ofBucket.parts(ofBase.bucketPrefix(base, r, t)),
+    parts: (r: SealedResolution, t: number) => ofBucket.parts(ofBase.bucketPrefix(base, r, t)),
     /** suffix is a cube suffix as stored in the parts set: "t", "k:<part>", "f:<part>", ... */
     cube: (r: BucketResolution, t: number, suffix: string) =>
       ofBucket.cube(ofBase.bucketPrefix(base, r, t), suffix),
     /** Sealed section of a section cube (docs/store-v2.md). */
-    section: (r: Resolution, t: number, cube: string) => `${base}:${r}:${t}:S:${cube}`,
+    section: (r: SealedResolution, t: number, cube: string) => `${base}:${r}:${t}:S:${cube}`,
     /** A delta hash while it is being sealed (suffix as in parts). */
-    sealing: (r: Resolution, t: number, suffix: string) => `${base}:${r}:${t}:z:${suffix}`,
-    sealingParts: (r: Resolution, t: number) => `${base}:${r}:${t}:zparts`,
+    sealing: (r: SealedResolution, t: number, suffix: string) => `${base}:${r}:${t}:z:${suffix}`,
+    sealingParts: (r: SealedResolution, t: number) => `${base}:${r}:${t}:zparts`,
     /** The id of the seal in progress of a bucket (beginSeal-5.lua sets it, commitSeal-4.lua checks it). */
-    sealId: (r: Resolution, t: number) => `${base}:${r}:${t}:zid`,
+    sealId: (r: SealedResolution, t: number) => `${base}:${r}:${t}:zid`,
     dirty: ofBase.dirty(base),
     sealSequence: `${base}:seq`,
     compactionHold: `${base}:hold`,

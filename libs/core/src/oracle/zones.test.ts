@@ -80,6 +80,8 @@ function answer(c: Case) {
   const sums = new Map<string, { slice: number; keyId?: string; counts: number[] }>();
   for (const read of plan.reads) {
     // A minute bucket holds the events of its minute while kept (the worker counts them at their time).
+    if (read.res !== 'n' && read.res !== 'h' && read.res !== 'd' && read.res !== 'm')
+      throw new Error('no billing zone here');
     const [first, last] = read.res === 'n' ? [0, 0] : hoursOfBucket(read.res, read.index);
     for (let h = first; h <= last; h++) {
       if (read.res !== 'h' && read.res !== 'n' && !inRollups(h, cmp)) continue;

@@ -2,7 +2,8 @@
  * The reads of a query as readBuckets items, per bucket (units), and those units cut into calls of
  * bounded work that keep each family (an hour and the rollup read around it) in one atomic call.
  */
-import { dayOfHour, lastHourOf, monthOfDay, monthOfHour, type BucketRead } from '@va/core';
+import { dayOfHour, isEdgeResolution, lastHourOf, monthOfDay, monthOfHour, type BucketRead } from '@va/core';
+import { edgeFamilies } from './edge-families';
 import { apiKeys, partsListSuffix, type Cube } from '../keys';
 import { recordedSections, type RollupChildren } from '../rollup-children';
 import type { SectionView } from '../read-sections';
@@ -252,10 +253,22 @@ export function unitsOf(
   // Each hour and minute bucket is read once; a repeat is counted from that reply. Both reads of an
   // hour would be in one call anyway (one bucket, one family: chunksOf), so the counts are the same;
   // a minute's two would not, and an event counted in between would be added and not subtracted.
-  const repeated = { h: new Map<number, Unit>(), n: new Map<number, Unit>() };
+  // A billing zone's edge likewise: subtracted from one local slice, added to the next (libs/core planner-billing.ts).
+  const repeated = {
+    h: new Map<number, Unit>(),
+    n: new Map<number, Unit>(),
+    edges: new Map<string, Map<number, Unit>>(),
+  };
+  const repeatsOf = (res: BucketRead['res']): Map<number, Unit> | undefined => {
+    if (res === 'h' || res === 'n') return repeated[res];
+    if (!isEdgeResolution(res)) return undefined;
+    let seen = repeated.edges.get(res);
+    if (!seen) repeated.edges.set(res, (seen = new Map()));
+    return seen;
+  };
   for (const read of reads) {
     if (replaced.has(read)) continue;
-    const seen = read.res === 'h' || read.res === 'n' ? repeated[read.res] : undefined;
+    const seen = repeatsOf(read.res);
     const first = seen?.get(read.index);
     if (first) {
       (first.also ??= []).push(read);
@@ -293,7 +306,8 @@ export function readsDependOnCompaction(
   const days = new Set<number>();
   const months = new Set<number>();
   for (const r of reads) {
-    if (r.res === 'h' || r.res === 'n') continue; // a minute is in no rollup
+    // A minute is in no rollup, and a billing zone's edge neither: compaction never moves its counts.
+    if (r.res === 'h' || r.res === 'n' || isEdgeResolution(r.res)) continue;
     if (compactedThrough === null || lastHourOf(r.res, r.index) > compactedThrough) return true;
     (r.res === 'd' ? days : months).add(r.index);
   }
@@ -322,7 +336,7 @@ function rollupsRead(reads: readonly BucketRead[]): { days: Set<number>; months:
  * minute, which is in no rollup).
  */
 function rollupFamily(read: BucketRead, days: Set<number>, months: Set<number>): string | undefined {
-  if (read.res === 'n') return undefined;
+  if (read.res === 'n' || isEdgeResolution(read.res)) return undefined;
   const month =
     read.res === 'm' ? read.index : read.res === 'd' ? monthOfDay(read.index) : monthOfHour(read.index);
   if (months.has(month)) return `m${month}`;
@@ -350,8 +364,10 @@ export const READ_MAX_KEYS = 500;
  */
 export function chunksOf(units: readonly Unit[], reads: readonly BucketRead[], maxKeys: number): Unit[][] {
   const { days, months } = rollupsRead(reads);
-  const familyOf = ({ read, family }: Unit): string =>
+  const own = ({ read, family }: Unit): string =>
     family ?? rollupFamily(read, days, months) ?? `${read.res}${read.index}`;
+  const joined = edgeFamilies(units, own);
+  const familyOf = (u: Unit): string => joined.get(own(u)) ?? own(u);
   const families = new Map<string, Unit[]>();
   for (const u of units) {
     const family = familyOf(u);
