@@ -24,6 +24,11 @@ export interface ParsedQuery {
    * zone that is UTC under another name (Etc/UTC, GMT) is absent too.
    */
   timeZone?: string;
+  /**
+   * Not parsed: the number (1–3) of the API's billing zone that `timeZone` is, when it is one (the query
+   * service sets it from the API's declared zones; docs/api.md#billing-zones). The oracle ignores it.
+   */
+  billingZone?: number;
   groupBy: {
     key: boolean;
     identity: boolean;

@@ -8,6 +8,8 @@
  *   <p>:apitz:<apiId>           string  the API's default time zone (IANA name, checked by libs/core; absent = UTC): the
  *                                       calendar of its queries without timeZone and of its new alert rules
  *                                       (registry.ts; `api register|update --time-zone`)
+ *   <p>:apibz:<apiId>           list    the API's billing zones (IANA names, at most 3, append-only: zone n is at
+ *                                       position n - 1; docs/api.md#billing-zones)
  *   <p>:apis                    set     every known apiId (the compactor's scheduler walks it)
  *   <p>:wsapis:<workspaceId>    set     the apiIds a workspace owns (GET /v1/apis.list), written with <p>:api:<id>
  *   <p>:wsapis-indexed          string  present once every API of <p>:apis is in its workspace's set; a store
@@ -45,6 +47,8 @@
  *   <p>:g<g>:{a}:dict:<d>:ix    hash    value -> code
  *   <p>:g<g>:{a}:off            hash    "<topic>/<partition>" -> last Kafka offset whose messages of this API are applied
  *   <p>:g<g>:{a}:cmp            string  last hour index compacted into the day and month rollups
+ *   <p>:g<g>:{a}:bz             hash    billing zone number n -> unix ms from which every event of the API is
+ *                                       counted in that zone's edges (a reader uses an edge only from there)
  *   <p>:g<g>:{a}:carry          hash    rebuild only: "<topic>/<partition>" -> off of the old generation
  *                                       when its buckets before the --since boundary were copied ("@" marks done)
  *   <p>:g<g>:{a}:idx:<r>        zset    bucket indices that hold data, per resolution r
@@ -148,6 +152,8 @@ export const globalKeys = (prefix: string) => ({
   generation: `${prefix}:gen`,
   api: (apiId: string) => `${prefix}:api:${apiId}`,
   apiTimeZone: (apiId: string) => `${prefix}:apitz:${apiId}`,
+  /** The API's billing zones: a list of IANA names, append-only, zone n at position n - 1 (billing-zones.ts). */
+  apiBillingZones: (apiId: string) => `${prefix}:apibz:${apiId}`,
   apis: `${prefix}:apis`,
   workspaceApis: (workspaceId: string) => `${prefix}:wsapis:${workspaceId}`,
   workspaceApisIndexed: `${prefix}:wsapis-indexed`,
@@ -223,6 +229,8 @@ export function apiKeys(space: KeySpace, apiId: string) {
     dictIndex: (d: DictName) => ofBase.dictIndex(base, d),
     offsets: ofBase.offsets(base),
     compactedThrough: ofBase.compactedThrough(base),
+    /** Per billing zone n: unix ms from which every event is counted in the zone's edges (docs/api.md#billing-zones). */
+    billingSince: `${base}:bz`,
     carry: `${base}:carry`,
     bucketIndex: (r: Resolution) => `${base}:idx:${r}`,
     /** The hour, day and month indexes, in the order every script that takes all three lists them. */

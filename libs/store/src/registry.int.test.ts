@@ -98,11 +98,13 @@ describe('APIs', () => {
       rootKey: { workspaceId: 'ws_1', permissions: ['p'], createdAt: 5 },
       apiWorkspace: 'ws_9',
       apiTimeZone: null,
+      apiBillingZones: [],
     });
     await setApiTimeZone(db.redis, prefix, 'api_ra', 'Asia/Kolkata');
     expect(await readAuthRecords(db.redis, prefix, { apiId: 'api_ra' })).toEqual({
       apiWorkspace: 'ws_9',
       apiTimeZone: 'Asia/Kolkata',
+      apiBillingZones: [],
     });
     await denyReadToken(db.redis, prefix, { tokenId: 'tok_1', expiresAt: Date.now() + 60_000 }, Date.now());
     expect(
@@ -115,6 +117,7 @@ describe('APIs', () => {
       denied: false,
       apiWorkspace: null,
       apiTimeZone: null,
+      apiBillingZones: [],
     });
     expect(key.startsWith('vak_')).toBe(true);
   });

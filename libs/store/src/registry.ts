@@ -192,6 +192,8 @@ export interface AuthRecords {
   apiWorkspace?: string | null;
   /** The default time zone of the API asked for (with apiWorkspace); null when none is set (UTC). */
   apiTimeZone?: string | null;
+  /** The billing zones of the API asked for (with apiWorkspace), zone n at position n - 1. */
+  apiBillingZones?: string[];
 }
 
 /** What authenticating a request needs (only the parts asked for: the caller caches the rest), in one round trip. */
@@ -204,7 +206,12 @@ export async function readAuthRecords(
   const pipeline = newPipeline(redis);
   if (want.rootKeyHash !== undefined) pipeline.hgetall(keys.rootKey(want.rootKeyHash));
   if (want.deniedTokenId !== undefined) pipeline.exists(keys.readTokenDenied(want.deniedTokenId));
-  if (want.apiId !== undefined) pipeline.get(keys.api(want.apiId)).get(keys.apiTimeZone(want.apiId));
+  if (want.apiId !== undefined) {
+    pipeline
+      .get(keys.api(want.apiId))
+      .get(keys.apiTimeZone(want.apiId))
+      .lrange(keys.apiBillingZones(want.apiId), 0, -1);
+  }
   const replies = await execPipeline(pipeline);
   let n = 0;
   const records: AuthRecords = {};
@@ -214,6 +221,7 @@ export async function readAuthRecords(
   if (want.apiId !== undefined) {
     records.apiWorkspace = (replies[n++] as string | null) ?? null;
     records.apiTimeZone = (replies[n++] as string | null) ?? null;
+    records.apiBillingZones = (replies[n++] as string[] | null) ?? [];
   }
   return records;
 }

@@ -10,6 +10,11 @@ export interface ApiMeta {
   compactedThrough: number | null;
   /** First hour of the earliest bucket that holds data at any resolution; null = no data. */
   firstHour: number | null;
+  /**
+   * With `billingZone`: unix ms from which every event is counted in that zone's edges; null = not counted
+   * yet (docs/api.md#billing-zones).
+   */
+  billingSince?: number | null;
 }
 
 export const parseIndex = (raw: unknown): number | null => {
@@ -18,12 +23,19 @@ export const parseIndex = (raw: unknown): number | null => {
   return Number.isSafeInteger(n) ? n : null;
 };
 
+export interface ApiMetaOptions {
+  /** Read the first bucket of each resolution (ApiMeta.firstHour). */
+  firstHour: boolean;
+  /** Read since when this billing zone's edges are counted (ApiMeta.billingSince). */
+  billingZone?: number | undefined;
+}
+
 /** The compaction point and (when `firstHour`) the first bucket of each resolution. */
 export async function readApiMeta(
   redis: RedisClient,
   space: KeySpace,
   apiId: string,
-  options: { firstHour: boolean },
+  options: ApiMetaOptions,
 ): Promise<ApiMeta> {
   const pipeline = newPipeline(redis);
   const parse = queueApiMeta(pipeline, space, apiId, options);
@@ -39,7 +51,7 @@ export function queueApiMeta(
   pipeline: ChainableCommander,
   space: KeySpace,
   apiId: string,
-  options: { firstHour: boolean },
+  options: ApiMetaOptions,
 ): (replies: readonly unknown[]) => ApiMeta {
   const keys = apiKeys(space, apiId);
   const at = pipeline.length;
@@ -47,9 +59,13 @@ export function queueApiMeta(
   if (options.firstHour) {
     for (const r of ['h', 'd', 'm'] as const) pipeline.zrange(keys.bucketIndex(r), 0, 0, 'WITHSCORES');
   }
+  const billing = options.billingZone;
+  if (billing !== undefined) pipeline.hget(keys.billingSince, String(billing));
   const count = pipeline.length - at;
   return (replies) => {
-    const [cmp, ...firsts] = replies.slice(at, at + count);
+    const mine = replies.slice(at, at + count);
+    const since = billing === undefined ? undefined : parseIndex(mine.pop());
+    const [cmp, ...firsts] = mine;
     let firstHour: number | null = null;
     firsts.forEach((reply, n) => {
       const index = parseIndex(Array.isArray(reply) ? reply[1] : undefined);
@@ -57,6 +73,8 @@ export function queueApiMeta(
       const hour = n === 0 ? index : n === 1 ? hoursOfDay(index)[0] : hoursOfMonth(index)[0];
       if (firstHour === null || hour < firstHour) firstHour = hour;
     });
-    return { compactedThrough: parseIndex(cmp), firstHour };
+    const meta: ApiMeta = { compactedThrough: parseIndex(cmp), firstHour };
+    if (since !== undefined) meta.billingSince = since;
+    return meta;
   };
 }

@@ -41,6 +41,8 @@ export interface ApiRecord {
   workspaceId: string;
   /** The default time zone (an IANA name); null when none is set (UTC). */
   timeZone: string | null;
+  /** The billing zones (IANA names), zone n at position n - 1 (docs/api.md#billing-zones). */
+  billingZones: readonly string[];
 }
 
 export interface AuthCache {

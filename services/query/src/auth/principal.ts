@@ -20,6 +20,8 @@ export interface Authenticated {
   apiWorkspace: string | null;
   /** The default time zone of the API asked for; null when none is set (UTC) or the API is unknown. */
   apiTimeZone: string | null;
+  /** The billing zones of the API asked for (docs/api.md#billing-zones); empty when none or unknown. */
+  apiBillingZones: readonly string[];
 }
 
 export interface AuthDeps {
@@ -63,7 +65,11 @@ async function records(
   if (read.rootKey) cache.rootKeys.set(rootKeyHash, read.rootKey, since);
   if (read.denied !== undefined) cache.deniedTokens.set(tokenId!, read.denied, since);
   const readApi = read.apiWorkspace
-    ? { workspaceId: read.apiWorkspace, timeZone: read.apiTimeZone ?? null }
+    ? {
+        workspaceId: read.apiWorkspace,
+        timeZone: read.apiTimeZone ?? null,
+        billingZones: read.apiBillingZones ?? [],
+      }
     : null;
   if (readApi) cache.apis.set(apiId!, readApi, since);
   return {
@@ -100,6 +106,7 @@ export async function authenticate(
       },
       apiWorkspace: access.api?.workspaceId ?? null,
       apiTimeZone: access.api?.timeZone ?? null,
+      apiBillingZones: access.api?.billingZones ?? [],
     };
   }
   const rootKeyHash = hashRootKey(bearer);
@@ -117,5 +124,6 @@ export async function authenticate(
     },
     apiWorkspace: access.api?.workspaceId ?? null,
     apiTimeZone: access.api?.timeZone ?? null,
+    apiBillingZones: access.api?.billingZones ?? [],
   };
 }

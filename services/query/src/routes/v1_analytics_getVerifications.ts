@@ -141,7 +141,12 @@ export function getVerificationsRoute(app: App, deps: RouteDeps): void {
               deps.config.keyPrefix,
               overCapFromRange(query, deps.config.maxRows)
                 ? null
-                : { apiId: query.apiId, dictionaries: deps.dictionaries, names: dictionariesOf(query) },
+                : {
+                    apiId: query.apiId,
+                    billingZone: query.billingZone,
+                    dictionaries: deps.dictionaries,
+                    names: dictionariesOf(query),
+                  },
             );
             if ('limit' in started) {
               if (started.limit === 'rate') {

@@ -65,12 +65,17 @@ export async function authorize(
   }
   // The API's default zone comes with its owner (the auth cache): a change reaches every service within
   // QUERY_AUTH_CACHE_MS.
-  const query = namesTimeZone(request.params)
+  const zoned = namesTimeZone(request.params)
     ? scoped
     : withDefaultTimeZone(scoped, auth.apiTimeZone ?? undefined);
+  const timeZone = zoneNameOf(zoned.timeZone);
+  // A declared billing zone (with the API's owner, from the auth cache) is read from its counted edges.
+  const billing =
+    zoned.timeZone === undefined ? -1 : auth.apiBillingZones.findIndex((z) => zoneNameOf(z) === timeZone);
+  const query = billing < 0 ? zoned : { ...zoned, billingZone: billing + 1 };
   return {
     query,
-    timeZone: zoneNameOf(query.timeZone),
+    timeZone,
     rootKeyHash: auth.principal.rootKeyHash,
     subject: auth.principal.kind === 'readToken' ? subjectOf(auth.principal.claims.externalId) : null,
     now,

@@ -67,6 +67,9 @@ export function memoPlan(input: PlanInput): ReadPlan {
     input.dataThroughHour,
     input.timeZone,
     input.firstMinuteKept,
+    input.billingZone?.n,
+    input.billingZone?.since,
+    input.billingZone?.firstMonthEdgeDay,
   ].join(' ');
   let plan = planMemo.get(key);
   if (plan) {

@@ -6,6 +6,7 @@ import {
   boundRows,
   firstMinuteKept,
   groupsUpperBound,
+  firstMonthEdgeDay,
   horizonsAt,
   hourOf,
   hoursOfMonth,
@@ -13,6 +14,7 @@ import {
   monthOfHour,
   planMinuteReads,
   rowCapError,
+  type BillingZonePlan,
   type ParsedQuery,
   type ReadPlan,
   type Retention,
@@ -50,6 +52,8 @@ export interface Reader {
   firstDataHour: number;
   now: number;
   compactedThrough: number | null;
+  /** Since when the query's billing zone's edges are counted (ApiMeta.billingSince); null: not a billing zone. */
+  billingSince: number | null;
   signal: AbortSignal | undefined;
   /** Set by every counter read to the generation read in its last pipeline (one-generation.ts). */
   witness?: GenerationWitness;
@@ -90,7 +94,7 @@ export async function prepare(
   const [meta] = await Promise.all([
     prefetched?.space.generation === space.generation
       ? prefetched.meta
-      : readApiMeta(redis, space, query.apiId, { firstHour: true }),
+      : readApiMeta(redis, space, query.apiId, { firstHour: true, billingZone: query.billingZone }),
     dicts.load(dictionariesOf(query), arrived === undefined ? {} : { since: arrived }),
   ]);
   const startHour =
@@ -105,6 +109,7 @@ export async function prepare(
     firstDataHour: meta.firstHour ?? Infinity,
     now,
     compactedThrough: meta.compactedThrough,
+    billingSince: meta.billingSince ?? null,
     signal,
   };
   const cubeQuery = cubeQueryOf(query, dicts);
@@ -141,7 +146,24 @@ export function fullPlan(r: Reader, granularity: ParsedQuery['groupBy']['granula
     dataThroughHour: hourOf(r.now + FUTURE_MS),
     ...(r.query.timeZone !== undefined && { timeZone: r.query.timeZone }),
     ...(zoned && (retention.minuteMs ?? 0) > 0 && { firstMinuteKept: firstWholeHourKept(r.now, retention) }),
+    ...(zoned && billingZoneOf(r)),
   });
+}
+
+/**
+ * The plan's billing zone (libs/core planner-billing.ts), when the query's zone is one of the API's and its edges are
+ * counted. Its month edges' horizon changes once a day at most, and `since` once: the plans stay memoized.
+ */
+function billingZoneOf(r: Reader): { billingZone: BillingZonePlan } | undefined {
+  const n = r.query.billingZone;
+  if (n === undefined || r.billingSince === null) return undefined;
+  return {
+    billingZone: {
+      n: n as BillingZonePlan['n'],
+      since: r.billingSince,
+      firstMonthEdgeDay: firstMonthEdgeDay(r.now, r.deps.config.retention),
+    },
+  };
 }
 
 export const tooManyRows = (error: ReturnType<typeof rowCapError>) => new RowCapError([error]);

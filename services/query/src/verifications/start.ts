@@ -38,6 +38,8 @@ const lastGeneration = new Map<string, number>();
 /** The API a query reads, and the dictionaries it needs loaded (dictionariesOf). */
 export interface QueryTarget {
   apiId: string;
+  /** The query's billing zone number, when its zone is one of the API's (ParsedQuery.billingZone). */
+  billingZone?: number | undefined;
   dictionaries: DictionaryCache;
   names: readonly DictName[];
 }
@@ -58,7 +60,12 @@ export async function startQuery(
   const admission = queueAdmission(limits, pipeline, owner, requestId, { slots: true });
   const generationAt = pipeline.length;
   pipeline.get(globalKeys(prefix).generation);
-  const meta = target && queueApiMeta(pipeline, guess, target.apiId, { firstHour: true });
+  const meta =
+    target &&
+    queueApiMeta(pipeline, guess, target.apiId, {
+      firstHour: true,
+      billingZone: target.billingZone,
+    });
   // The tails of its dictionaries too (what was appended since this service last read them).
   const tails = target?.dictionaries.get(guess, target.apiId).queueTail(pipeline, target.names);
   const replies = await execPipeline(pipeline).finally(released);
