@@ -230,7 +230,7 @@ export function apiKeys(space: KeySpace, apiId: string) {
     offsets: ofBase.offsets(base),
     compactedThrough: ofBase.compactedThrough(base),
     /** Per billing zone n: unix ms from which every event is counted in the zone's edges (docs/api.md#billing-zones). */
-    billingSince: `${base}:bz`,
+    billingZoneSince: `${base}:bz`,
     carry: `${base}:carry`,
     bucketIndex: (r: Resolution) => `${base}:idx:${r}`,
     /** The hour, day and month indexes, in the order every script that takes all three lists them. */

@@ -60,7 +60,7 @@ export function queueApiMeta(
     for (const r of ['h', 'd', 'm'] as const) pipeline.zrange(keys.bucketIndex(r), 0, 0, 'WITHSCORES');
   }
   const billing = options.billingZone;
-  if (billing !== undefined) pipeline.hget(keys.billingSince, String(billing));
+  if (billing !== undefined) pipeline.hget(keys.billingZoneSince, String(billing));
   const count = pipeline.length - at;
   return (replies) => {
     const mine = replies.slice(at, at + count);
