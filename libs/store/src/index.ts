@@ -30,6 +30,12 @@ export {
   type RootKeyRecord,
   type SetTimeZoneResult,
 } from './registry';
+export {
+  billingZoneSince,
+  billingZonesOf,
+  declareBillingZone,
+  type DeclareBillingZoneResult,
+} from './billing-zones';
 export { identityValue, parseIdentity, parseTagSet, tagSetValue } from './dictionary-values';
 export {
   type ApiCodes,

@@ -8,8 +8,9 @@
  *   <p>:apitz:<apiId>           string  the API's default time zone (IANA name, checked by libs/core; absent = UTC): the
  *                                       calendar of its queries without timeZone and of its new alert rules
  *                                       (registry.ts; `api register|update --time-zone`)
- *   <p>:apibz:<apiId>           list    the API's billing zones (IANA names, at most 3, append-only: zone n is at
- *                                       position n - 1; docs/api.md#billing-zones)
+ *   <p>:apibz:<apiId>           list    the API's billing zones (IANA names; billing-zones.ts, `api register|update
+ *                                       --billing-zone`): append-only, at most 3, zone number n = position + 1
+ *                                       (its edge buckets z<n>d, z<n>m below)
  *   <p>:apis                    set     every known apiId (the compactor's scheduler walks it)
  *   <p>:wsapis:<workspaceId>    set     the apiIds a workspace owns (GET /v1/apis.list), written with <p>:api:<id>
  *   <p>:wsapis-indexed          string  present once every API of <p>:apis is in its workspace's set; a store
@@ -47,8 +48,6 @@
  *   <p>:g<g>:{a}:dict:<d>:ix    hash    value -> code
  *   <p>:g<g>:{a}:off            hash    "<topic>/<partition>" -> last Kafka offset whose messages of this API are applied
  *   <p>:g<g>:{a}:cmp            string  last hour index compacted into the day and month rollups
- *   <p>:g<g>:{a}:bz             hash    billing zone number n -> unix ms from which every event of the API is
- *                                       counted in that zone's edges (a reader uses an edge only from there)
  *   <p>:g<g>:{a}:carry          hash    rebuild only: "<topic>/<partition>" -> off of the old generation
  *                                       when its buckets before the --since boundary were copied ("@" marks done)
  *   <p>:g<g>:{a}:idx:<r>        zset    bucket indices that hold data, per resolution r
@@ -69,6 +68,14 @@
  *   <p>:g<g>:{a}:<r>:<t>:zparts set     cube suffixes being sealed (renamed from parts)
  *   <p>:g<g>:{a}:<r>:<t>:zid    string  id of the seal in progress (the version taken when zparts was made);
  *                                       a commit must name it, so a sealer that read an earlier seal loses
+ *   <p>:g<g>:{a}:z<n><f>:<t>:... the edge buckets of billing zone n (libs/core zone-edges.ts; f = d: a local day's
+ *                                       midnight, m: a local month's; t = minute of the midnight): the same
+ *                                       parts set, cubes (t k i s f), L:, S: (and x) and seal keys as a day
+ *                                       bucket; no idx entry (none exists for them), in dirty; never
+ *                                       compacted or copied; PEXPIREAT end of t's UTC day + day/month retention
+ *   <p>:g<g>:{a}:bz             hash    zone number n -> unix ms from which every event of billing zone n is
+ *                                       counted in its edges in this generation (HSETNX by the worker before
+ *                                       its first batch counting the zone); expires with the API's other keys
  *   <p>:g<g>:{a}:dirty          zset    buckets with delta hashes: member "<r>:<t>", score = the
  *                                       bucket's last hour (sealable once it is <= cmp, for hours)
  *   <p>:g<g>:{a}:seq            string  seal sequence: INCR gives each new section its version
@@ -229,8 +236,6 @@ export function apiKeys(space: KeySpace, apiId: string) {
     dictIndex: (d: DictName) => ofBase.dictIndex(base, d),
     offsets: ofBase.offsets(base),
     compactedThrough: ofBase.compactedThrough(base),
-    /** Per billing zone n: unix ms from which every event is counted in the zone's edges (docs/api.md#billing-zones). */
-    billingZoneSince: `${base}:bz`,
     carry: `${base}:carry`,
     bucketIndex: (r: Resolution) => `${base}:idx:${r}`,
     /** The hour, day and month indexes, in the order every script that takes all three lists them. */
@@ -253,6 +258,8 @@ export function apiKeys(space: KeySpace, apiId: string) {
     /** The id of the seal in progress of a bucket (beginSeal-5.lua sets it, commitSeal-4.lua checks it). */
     sealId: (r: SealedResolution, t: number) => `${base}:${r}:${t}:zid`,
     dirty: ofBase.dirty(base),
+    /** Billing zones' since (billing-zones.ts billingZoneSince). */
+    billingZoneSince: ofBase.billingZoneSince(base),
     sealSequence: `${base}:seq`,
     compactionHold: `${base}:hold`,
     /** Chunks of increments staged by applyApiBatch, applied by applyStagedChunk (docs/store-v2.md). */
@@ -280,6 +287,7 @@ export const ofBase = {
   bucketIndexes: (base: string) => [`${base}:idx:h`, `${base}:idx:d`, `${base}:idx:m`] as const,
   bucketPrefix: (base: string, r: BucketResolution, t: number): string => `${base}:${r}:${t}`,
   dirty: (base: string): string => `${base}:dirty`,
+  billingZoneSince: (base: string): string => `${base}:bz`,
   stage: (base: string): string => `${base}:stage`,
   bucketRoot: (base: string): string => `${base}:`,
   alertCounter: (base: string, counterId: string, periodStart: number): string =>
