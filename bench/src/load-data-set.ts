@@ -5,7 +5,8 @@
  */
 import { loadConfig } from '@va/config';
 import { phase, prepareService, type RunContext } from './context';
-import { dataSetMessages, totalEvents, type DataSetSpec } from './dataset';
+import { declareBillingZone } from '@va/store';
+import { dataSetMessages, MEDIUM_API, totalEvents, type DataSetSpec } from './dataset';
 import { ingestTopic, PHASE_TIMEOUT_MS } from './ingest-topic';
 import { recreateTopics } from './kafka';
 import { log } from './log';
@@ -15,6 +16,7 @@ import { catchUpCompaction } from './phases/compaction';
 import { produceAll } from './phases/produce';
 import { usedMemory } from './redis-info';
 import { deletePrefix } from './redis-keys';
+import { BILLING_ZONE } from './scenarios';
 
 async function produceAndIngest(ctx: RunContext, names: BenchNames): Promise<DataSetMeta> {
   const { redis, kafka, options, results } = ctx;
@@ -30,6 +32,8 @@ async function produceAndIngest(ctx: RunContext, names: BenchNames): Promise<Dat
   };
   const meta: DataSetMeta = { spec, baselineMemory: await usedMemory(redis) };
   await writeMeta(redis, names.prefix, meta);
+  // Before its first event, so that the zone's edges hold the whole history (docs/api.md#billing-zones).
+  await declareBillingZone(redis, names.prefix, MEDIUM_API, BILLING_ZONE);
   results.dataSet.spec = spec;
 
   results.produce = await phase(ctx, 'produce', () =>
