@@ -14,6 +14,8 @@ describe('familyOf', () => {
     [keys.sealing('d', 20576, 'L:k'), 'sealing parts d:k'],
     [keys.parts('d', 20576), 'parts d'],
     [keys.sealingParts('m', 675), 'parts m'],
+    [keys.section('z1d', 29_512_345, 'f'), 'section z1d:f'],
+    [keys.cube('z2m', 29_512_345, 'k:1f'), 'delta z2m:k'],
     [keys.dict('i'), 'dictionaries'],
     [keys.dictIndex('s'), 'dictionaries'],
     [keys.bucketIndex('h'), 'bucket indexes'],

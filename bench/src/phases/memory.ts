@@ -37,13 +37,14 @@ export interface MemoryResult {
   families: Record<string, { keys: number; bytes: number }>;
 }
 
-const BUCKET_KEY = /:\{[^}]*\}:([hdmn]):-?\d+:(.*)$/;
+const BUCKET_KEY = /:\{[^}]*\}:([hdmn]|z[123][dm]):-?\d+:(.*)$/;
 
 /**
  * The family of a key, for the per-cube breakdown: "section h:f" (sealed section), "delta d:k"
  * (counter hash), "section parts h:f" (list of section parts), "sealing h:i" (hash being sealed),
  * "sealing parts h:f" (list of section parts being sealed), "parts m" (parts and zparts sets, seal ids),
- * "dictionaries", "bucket indexes", or "other". Minute buckets (res n) are "delta n:<cube>".
+ * "dictionaries", "bucket indexes", or "other". Minute buckets (res n) are "delta n:<cube>"; a billing zone's edges
+ * (res z<n>d, z<n>m) are families of their own, like a day's.
  */
 export function familyOf(key: string): string {
   const bucket = BUCKET_KEY.exec(key);
