@@ -7,7 +7,8 @@
  *   2. expand: every distinct tuple adds its count to the five cubes (keys.ts: t, k, i, s, f)
  *      of every bucket its hour is written to (bucketsOfHour).
  * Events within the minute retention are counted per minute too (TupleCounter.addMinute), for the
- * minute buckets of groupBy=minute (minute-increments.ts); history adds none.
+ * minute buckets of groupBy=minute (minute-increments.ts); history adds none. Events inside an edge of a
+ * billing zone of their API are counted in the edge too (TupleCounter.addEdge, edge-increments.ts).
  *
  * Which buckets an hour is written to (docs/rollups.md, docs/api.md#retention):
  *   - hour not compacted yet (h > cmp): its hour bucket only, WITHOUT an expiry. The compactor
@@ -38,6 +39,7 @@ import {
   type Cube,
   type DictName,
 } from './keys';
+import { edgeIncrements } from './edge-increments';
 import { minuteIncrements } from './minute-increments';
 import { codeField, keySetField, totalField } from './field-codec';
 import { TupleCounter, type TupleVisitor } from './tuple-counter';
@@ -352,10 +354,15 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
   }
 
   const minutes = counter.minutes ? minuteIncrements(counter.minutes, context) : [];
-  return {
-    buckets: [...buckets.filter((b) => b.cubes.size > 0 || b.parts.size > 0), ...minutes],
-    events,
-    required,
-    keepUntil,
-  };
+  const written = buckets.filter((b) => b.cubes.size > 0 || b.parts.size > 0);
+  // Billing zones' edges (edge-increments.ts): nothing at all for an API without zones.
+  if (counter.edges) {
+    const edges = edgeIncrements(counter.edges, context, minRows);
+    written.push(...edges.buckets);
+    keepUntil = Math.max(keepUntil, edges.keepUntil);
+    required.k = Math.max(required.k, edges.required.k);
+    required.i = Math.max(required.i, edges.required.i);
+    required.s = Math.max(required.s, edges.required.s);
+  }
+  return { buckets: [...written, ...minutes], events, required, keepUntil };
 }

@@ -35,6 +35,7 @@ export {
   billingZonesOf,
   declareBillingZone,
   type DeclareBillingZoneResult,
+  markBillingZoneSince,
 } from './billing-zones';
 export { identityValue, parseIdentity, parseTagSet, tagSetValue } from './dictionary-values';
 export {

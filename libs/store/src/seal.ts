@@ -6,9 +6,16 @@
  * (scripts/seal-scripts.ts calls both).
  * The choice of buckets (`sealableBuckets`) is pure; the rest is the Redis adapter around it.
  */
-import { expiresAt, lastHourOf, type Retention } from '@va/core';
+import { expiresAt, isEdgeResolution, lastHourOf, type Retention } from '@va/core';
 import type { RedisClient } from './connection';
-import { apiKeys, cubeOfPartsList, RESOLUTIONS, type KeySpace, type Resolution } from './keys';
+import {
+  apiKeys,
+  cubeOfPartsList,
+  RESOLUTIONS,
+  type KeySpace,
+  type Resolution,
+  type SealedResolution,
+} from './keys';
 import { openHoursToSeal, readOpenHours, type OpenHourPolicy } from './open-hours';
 import { execPipeline, newPipeline } from './pipeline';
 import {
@@ -35,7 +42,7 @@ import {
 } from './scripts/seal-scripts';
 
 export interface DirtyBucket {
-  res: Resolution;
+  res: SealedResolution;
   index: number;
   /** The bucket's last hour (its score in dirty). */
   lastHour: number;
@@ -49,7 +56,8 @@ const isOpen = (hour: number, closedBound: number | null): boolean =>
  * The dirty buckets that may be sealed now, oldest first, at most `max`: an hour once closed
  * (`<= closedBound`, compacted or not: compactNextHour reads an hour's sections and sealing hashes
  * too, and a sealed hour compacts in a few copies), any day or month (only compaction and late
- * events write them; an open one is sealed again when written again).
+ * events write them; an open one is sealed again when written again), a billing zone's edge once its
+ * UTC day is closed as an hour is (its score, the day's last hour, `<= closedBound`): live events write it.
  */
 export function sealableBuckets(
   dirty: readonly { member: string; score: number }[],
@@ -58,9 +66,10 @@ export function sealableBuckets(
 ): DirtyBucket[] {
   const out: DirtyBucket[] = [];
   for (const { member, score } of dirty) {
-    const [res, index] = member.split(':') as [Resolution, string];
-    if (!RESOLUTIONS.includes(res)) continue;
-    if (res === 'h' && isOpen(score, closedBound)) continue;
+    const [res, index] = member.split(':') as [SealedResolution, string];
+    const edge = isEdgeResolution(res);
+    if (!edge && !RESOLUTIONS.includes(res)) continue;
+    if ((res === 'h' || edge) && isOpen(score, closedBound)) continue;
     out.push({ res, index: Number(index), lastHour: score });
   }
   out.sort((a, b) => a.lastHour - b.lastHour || a.res.localeCompare(b.res));
@@ -86,7 +95,7 @@ export interface BucketSealed {
  * rows (docs/benchmarks-history.md, "two full runs, before and after hours lost their `x` section").
  * A reader of x reads the hour's f section instead, which has the identity and key columns too.
  */
-export const withIdentityKey = (res: Resolution): boolean => res !== 'h';
+export const withIdentityKey = (res: SealedResolution): boolean => res !== 'h';
 
 /** Delta hashes read per round trip while sealing (plain HGETALLs, not a script). */
 const HASHES_PER_ROUND_TRIP = 500;
@@ -99,7 +108,7 @@ export async function sealBucket(
   redis: RedisClient,
   space: KeySpace,
   apiId: string,
-  res: Resolution,
+  res: SealedResolution,
   index: number,
   options: SealOptions,
 ): Promise<BucketSealed | null> {
@@ -239,7 +248,7 @@ export async function sealBuckets(
   redis: RedisClient,
   space: KeySpace,
   apiId: string,
-  buckets: readonly { res: Resolution; index: number }[],
+  buckets: readonly { res: SealedResolution; index: number }[],
   options: SealOptions,
 ): Promise<(BucketSealed | null)[]> {
   const keys = apiKeys(space, apiId);

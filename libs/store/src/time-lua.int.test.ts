@@ -13,6 +13,8 @@ import {
   monthOf,
   monthStart,
   DAY_MS,
+  type BucketResolution,
+  type EdgeResolution,
   type Resolution,
   type Retention,
 } from '@va/core';
@@ -94,4 +96,18 @@ describe('includes/time.lua against libs/core/src/time.ts', () => {
 
   it('lastHourOf (the dirty score) agrees for hours, days and months', () =>
     agrees(sample.map(scaledToResolution), 'lastHourOf(res, index)', ([r, i]) => lastHourOf(r, i)));
+
+  // A billing zone's edge (index: the minute of a local midnight) ends with that minute's UTC day.
+  it('lastHourOf and expiresAt agree for the edges of billing zones', () => {
+    const edge = fc.constantFrom<EdgeResolution>('z1d', 'z2m', 'z3d');
+    const minute = fc.integer({ min: -1_000_000, max: 300_000_000 });
+    const rows = fc.array(fc.tuple(edge, minute, retentionMs, day), { minLength: 1, maxLength: 200 });
+    const asRows = rows as unknown as fc.Arbitrary<Row[]>;
+    return Promise.all([
+      agrees(asRows, 'lastHourOf(res, index)', ([r, i]) => lastHourOf(r as BucketResolution, i)),
+      agrees(asRows, 'expiresAt(res, index, retention)', ([r, i, ret]) =>
+        expiresAt(r as BucketResolution, i, retentionOf(ret)),
+      ),
+    ]);
+  });
 });

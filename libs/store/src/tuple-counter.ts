@@ -2,6 +2,7 @@
  * Step 1 of aggregate.ts: a batch's events of one API counted per (hour, key, identity, tag set, outcome), one
  * update per event (pure). aggregate.ts `expand` turns the counts into cube increments.
  */
+import type { EdgeResolution } from '@va/core';
 import { PackedCounts } from './packed-counts';
 
 /*
@@ -36,6 +37,20 @@ export class TupleCounter {
   size = 0;
   /** The events also counted per minute (addMinute; the tuples' "hour" is then the minute index), or none. */
   minutes: TupleCounter | undefined;
+
+  /**
+   * The events also counted in billing zones' edges (addEdge), per edge resolution (z1d, z1m, ...; the tuples'
+   * "hour" is then the edge's index, the minute of its local midnight), or none: an API without zones.
+   */
+  edges: Map<EdgeResolution, TupleCounter> | undefined;
+
+  /** Counts an event in edge bucket (res, index) too (libs/core zone-edges.ts EdgeFinder). */
+  addEdge(res: EdgeResolution, index: number, k: number, i: number, s: number, o: number, count = 1): void {
+    this.edges ??= new Map();
+    let edge = this.edges.get(res);
+    if (!edge) this.edges.set(res, (edge = new TupleCounter()));
+    edge.add(index, k, i, s, o, count);
+  }
 
   /** Counts an event of minute n in the minute buckets too; `add` counts it in its hour. */
   addMinute(n: number, k: number, i: number, s: number, o: number, count = 1): void {

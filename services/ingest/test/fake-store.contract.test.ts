@@ -13,6 +13,16 @@ function contractStore(store: FakeStore): ContractStore {
     retire: (apiId) => Promise.resolve(void store.retired.add(apiId)),
     createAlertRule: (rule) => Promise.resolve(store.createAlertRule(rule)),
     crossings: (apiId) => Promise.resolve(store.crossings.get(apiId) ?? []),
+    declareBillingZone: (apiId, zone) =>
+      Promise.resolve(void store.billingZones.set(apiId, [...(store.billingZones.get(apiId) ?? []), zone])),
+    billingZoneSince: (apiId) => {
+      const out = new Map<number, number>();
+      for (const [key, since] of store.billingZoneSinces) {
+        const [generation, api, n] = key.split('|');
+        if (Number(generation) === store.generation && api === apiId) out.set(Number(n), since);
+      }
+      return Promise.resolve(out);
+    },
   };
 }
 

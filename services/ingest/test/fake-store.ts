@@ -22,6 +22,7 @@ import type {
   StorePort,
 } from '../src/core/ports';
 import type { Offset } from '../src/core/types';
+import type { ZoneSince } from '../src/core/billing-zones';
 
 type Dicts = Record<'k' | 'i' | 's', string[]>;
 
@@ -49,6 +50,10 @@ export class FakeStore implements StorePort {
   readonly retired = new Set<string>();
   /** Runs before each API's apply script (e.g. another writer acts meanwhile). */
   beforeApply: ((apply: PlannedApply) => void) | undefined;
+  /** apiId -> its billing zones (billing-zones.ts), in order. */
+  readonly billingZones = new Map<string, string[]>();
+  /** "<generation>|<apiId>|<n>" -> the zone's since (HSETNX). */
+  readonly billingZoneSinces = new Map<string, number>();
   /** apiId -> its alert rules and their version (alert-rules.ts). */
   readonly alertRules = new Map<string, AlertRules>();
   /** "<generation>|<apiId>|<counterId>|<periodStart>" -> member -> count (generation-scoped, as in Redis). */
@@ -86,6 +91,18 @@ export class FakeStore implements StorePort {
     const version = before.version + 1;
     this.alertRules.set(rule.apiId, { version, rules: [...before.rules, rule] });
     return version;
+  }
+
+  readBillingZones(apiIds: readonly string[]): Promise<string[][]> {
+    return Promise.resolve(apiIds.map((a) => [...(this.billingZones.get(a) ?? [])]));
+  }
+
+  markBillingZonesSince(space: KeySpace, sinces: readonly ZoneSince[]): Promise<void> {
+    for (const { apiId, n, since } of sinces) {
+      const key = `${space.generation}|${apiId}|${n}`;
+      if (!this.billingZoneSinces.has(key)) this.billingZoneSinces.set(key, since);
+    }
+    return Promise.resolve();
   }
 
   readAlertRules(apiIds: readonly string[]): Promise<AlertRules[]> {

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import {
   alertKeys,
   apiKeys,
+  billingZoneSince,
   createAlertRule,
+  declareBillingZone,
   decodeCrossing,
   defineCommands,
   type RedisClient,
@@ -41,6 +43,10 @@ function contractStore(): ContractStore {
       await redis.hset(apiKeys(space, apiId).offsets, '@retired', String(next));
     },
     createAlertRule: (rule) => createAlertRule(redis, own, rule),
+    declareBillingZone: async (apiId, zone) => {
+      await declareBillingZone(redis, own, apiId, zone);
+    },
+    billingZoneSince: (apiId) => billingZoneSince(redis, space, apiId),
     crossings: async (apiId) => {
       const entries = await redis.xrange(alertKeys(own, apiId).crossings, '-', '+');
       return entries.map(([, fields]) => {

@@ -21,6 +21,10 @@ export interface ContractStore {
   createAlertRule(rule: AlertRule): Promise<number>;
   /** The API's crossings stream, oldest first. */
   crossings(apiId: string): Promise<CrossingFields[]>;
+  /** Declares a billing zone of the API, as `api register|update --billing-zone` does. */
+  declareBillingZone(apiId: string, zone: string): Promise<void>;
+  /** The generation's billing zones' since of the API (zone number -> unix ms). */
+  billingZoneSince(apiId: string): Promise<Map<number, number>>;
 }
 
 export interface ContractCase {
@@ -267,6 +271,29 @@ export const STORE_PORT_CONTRACT: readonly ContractCase[] = [
       expect(await store.advanceWatermark(space, 'topic', 3, null, 12)).toEqual({ ok: false, actual: 10 });
       expect(await store.advanceWatermark(space, 'topic', 3, 10, 12)).toEqual({ ok: true });
       expect(await store.readWatermark(space, 'topic', 3)).toBe(12);
+    },
+  },
+  {
+    name: 'billing zones: read in declaration order per API; a since is recorded once (the first stays)',
+    async run(c) {
+      await c.declareBillingZone('c_bz', 'Asia/Kolkata');
+      await c.declareBillingZone('c_bz', 'America/New_York');
+      expect(await c.store.readBillingZones(['c_bz', 'c_none'])).toEqual([
+        ['Asia/Kolkata', 'America/New_York'],
+        [],
+      ]);
+      await c.store.markBillingZonesSince(c.space, [
+        { apiId: 'c_bz', n: 1, since: 1000 },
+        { apiId: 'c_bz', n: 2, since: 2000 },
+      ]);
+      await c.store.markBillingZonesSince(c.space, [{ apiId: 'c_bz', n: 1, since: 5000 }]);
+      expect(await c.billingZoneSince('c_bz')).toEqual(
+        new Map([
+          [1, 1000],
+          [2, 2000],
+        ]),
+      );
+      expect(await c.billingZoneSince('c_none')).toEqual(new Map());
     },
   },
   {

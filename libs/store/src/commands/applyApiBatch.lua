@@ -14,6 +14,7 @@
   KEYS[14] <p>:{api}:alerts:rules:v   string version of the API's alert rules
   KEYS[15] <p>:{api}:alerts:crossings stream crossings (crossing-codec.ts)
   KEYS[16] <p>:{api}:alerts:lv:<v>    hash  the level table of rules version ARGV[11] (alert-detection.ts)
+  KEYS[17] <p>:g<g>:{api}:bz          hash  billing zones' since (only its expiry is set, when it exists)
   then per bucket, in ARGV order: its parts set (none for a minute bucket), then one key per cube, then one per
   section part;
   then per alert counter (docs/alerts.md "Detection"): its hash <p>:g<g>:{api}:alerts:n:<c>:<ps> and the
@@ -36,8 +37,9 @@
   ARGV[13] the batch's clock (unix ms): detectedAt of the crossings
   ARGV[14] '1' when the batch has alert counters, in this call or staged: the level table KEYS[16] must exist
   then the S staged chunks (from ARGV[15])
-  then per bucket: r ('h'|'d'|'m', or 'n': a minute bucket, plain hashes that only expire: no parts set, no
-    index or dirty entry, never section parts), t, expireAt (unix ms; 0 = none: an hour not compacted
+  then per bucket: r ('h'|'d'|'m'; 'n': a minute bucket, plain hashes that only expire: no parts set, no
+    index or dirty entry, never section parts; 'z<n>d'|'z<n>m': a billing zone's edge, t its minute index, a
+    parts set and a dirty entry but no index), t, expireAt (unix ms; 0 = none: an hour not compacted
     yet keeps its keys until the compactor merges it and sets their expiry), number of cubes C,
     then per cube: suffix, number of fields F, then F pairs field, increment;
     then number of section parts L, then per part: its list's suffix ("L:<cube>"), the encoded
@@ -95,7 +97,7 @@ for i = 1, staged, 64 do
 end
 
 local index = { h = KEYS[6], d = KEYS[7], m = KEYS[8] }
-local k = 16
+local k = 17
 local a = 15 + staged
 local buckets = tonumber(ARGV[8])
 for _ = 1, buckets do
@@ -155,7 +157,8 @@ redis.call('HSET', KEYS[1], offField, ARGV[3])
 -- at when the GET above found none (this script never creates it).
 local keepUntil = tonumber(ARGV[9])
 if keepUntil > 0 then
-  for n, key in ipairs({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[9], KEYS[10], KEYS[11], KEYS[12], KEYS[13] }) do
+  for n, key in ipairs({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[9], KEYS[10], KEYS[11], KEYS[12], KEYS[13],
+    KEYS[17] }) do
     if n ~= 2 or actualCmp ~= '-1' then
       local current = redis.call('PEXPIRETIME', key)
       if current == -1 or (current >= 0 and current < keepUntil) then

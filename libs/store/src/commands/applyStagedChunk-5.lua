@@ -19,7 +19,8 @@
 
   A chunk is text tokens separated by one space, then, when it holds section parts, a newline
   and the parts' bytes (staged-chunks.ts ChunkWriter): the number of buckets B, then per bucket
-  r ('h'|'d'|'m', or 'n': a minute bucket, whose hashes get no index, dirty or parts entry), t, expireAt
+  r ('h'|'d'|'m'; 'n': a minute bucket, whose hashes get no index, dirty or parts entry; 'z<n>d'|'z<n>m': a
+  billing zone's edge, with a parts set and a dirty entry but no index), t, expireAt
   (unix ms; 0 = none), the number of cubes C, then per cube its
   suffix, the number of fields F and F pairs field, increment (applyApiBatch's layout for a
   bucket's cubes), then the number of parts L and per part its list's suffix ("L:<cube>") and its

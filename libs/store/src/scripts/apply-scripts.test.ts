@@ -37,7 +37,7 @@ describe('applyApiBatchArgs', () => {
     expect(staged).toBe(0);
     const base = 'p:g2:{a}';
     expect(args).toEqual([
-      20,
+      21,
       `${base}:off`,
       `${base}:cmp`,
       `${base}:dict:k`,
@@ -54,6 +54,7 @@ describe('applyApiBatchArgs', () => {
       'p:{a}:alerts:rules:v',
       'p:{a}:alerts:crossings',
       'p:{a}:alerts:lv:0',
+      `${base}:bz`,
       `${base}:h:10:parts`,
       `${base}:h:10:t`,
       `${base}:h:10:k:0`,
@@ -117,14 +118,15 @@ describe('applyApiBatchArgs', () => {
       cas,
       alerts,
     });
-    expect(args[0]).toBe(18);
+    expect(args[0]).toBe(19);
     expect(args.slice(14, 17)).toEqual([
       'p:{a}:alerts:rules:v',
       'p:{a}:alerts:crossings',
       'p:{a}:alerts:lv:3',
     ]);
-    expect(args.slice(17, 19)).toEqual(['p:g2:{a}:alerts:n:c1:1000', 'p:{a}:alerts:x:month:1000']);
-    expect(args.slice(19 + 10)).toEqual([
+    expect(args[17]).toBe('p:g2:{a}:bz');
+    expect(args.slice(18, 20)).toEqual(['p:g2:{a}:alerts:n:c1:1000', 'p:{a}:alerts:x:month:1000']);
+    expect(args.slice(20 + 10)).toEqual([
       3,
       1,
       40 * 86_400_000,

@@ -73,6 +73,7 @@ export function applyApiBatchArgs(call: ApplyCall): { args: (string | number | B
     alertOfBase.rulesVersion(alertsBase),
     alertOfBase.crossings(alertsBase),
     alertOfBase.levels(alertsBase, alerts?.rulesVersion ?? 0),
+    ofBase.billingZoneSince(base),
   ];
   for (const { r, t, cubes, parts } of buckets) {
     const prefix = ofBase.bucketPrefix(base, r, t);

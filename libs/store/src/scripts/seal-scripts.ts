@@ -5,7 +5,7 @@
  */
 import { command } from '../commands';
 import type { RedisClient } from '../connection';
-import type { apiKeys, Resolution } from '../keys';
+import type { apiKeys, SealedResolution } from '../keys';
 import { execPipeline, newPipeline, queueCommand } from '../pipeline';
 
 type ApiKeys = ReturnType<typeof apiKeys>;
@@ -13,7 +13,7 @@ type ApiKeys = ReturnType<typeof apiKeys>;
 /** A bucket as the seal scripts name it. */
 export interface SealTarget {
   keys: ApiKeys;
-  res: Resolution;
+  res: SealedResolution;
   index: number;
 }
 

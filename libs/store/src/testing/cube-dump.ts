@@ -9,6 +9,7 @@
  */
 import type { RedisClient } from '../connection';
 import { OUTCOME_COUNT } from '@va/contracts';
+import { isEdgeResolution, type Resolution } from '@va/core';
 import { DictionaryReader } from '../dictionary';
 import { decodeCode, decodeField } from '../field-codec';
 import {
@@ -17,7 +18,7 @@ import {
   NO_IDENTITY_PART,
   type DictName,
   type KeySpace,
-  type Resolution,
+  type SealedResolution,
 } from '../keys';
 import { execPipeline } from '../pipeline';
 import { decodeSection, NO_IDENTITY, SECTION_VERSION_OFFSET, type Section } from '../section/codec';
@@ -161,7 +162,7 @@ interface BucketSnapshot {
 async function snapshotBuckets(
   redis: RedisClient,
   keys: ReturnType<typeof apiKeys>,
-  r: Resolution,
+  r: SealedResolution,
   ts: readonly number[],
 ): Promise<Map<number, BucketSnapshot>> {
   const snapshot = redis.multi();
@@ -232,17 +233,18 @@ function decodeBucket(read: BucketSnapshot, into: DecodedCounts[], dicts: Dictio
 
 /**
  * Every bucket of resolution r (from idx:<r>) decoded, and their sum. `buckets` limits the read
- * to some bucket indices.
+ * to some bucket indices; a billing zone's edges (no idx) must be named so.
  */
 export async function dumpApiCounts(
   redis: RedisClient,
   space: KeySpace,
   apiId: string,
-  r: Resolution,
+  r: SealedResolution,
   buckets?: readonly number[],
 ): Promise<{ perBucket: Map<number, DecodedCounts>; sum: DecodedCounts }> {
   const keys = apiKeys(space, apiId);
-  const indices = buckets ?? (await redis.zrange(keys.bucketIndex(r), 0, -1)).map(Number);
+  if (buckets === undefined && isEdgeResolution(r)) throw new Error(`cube-dump: name the buckets of ${r}`);
+  const indices = buckets ?? (await redis.zrange(keys.bucketIndex(r as Resolution), 0, -1)).map(Number);
   const dicts = new DictionaryReader(redis, space, apiId);
   await dicts.load();
 

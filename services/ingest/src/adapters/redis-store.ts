@@ -5,6 +5,8 @@
 import {
   advanceWatermark,
   applyApiBatches,
+  billingZonesOf,
+  markBillingZoneSince,
   confirmOffsets,
   drainStaged,
   isCluster,
@@ -42,6 +44,15 @@ export function redisStore(redis: RedisClient, prefix: string, options: RedisSto
       // also when a writer may have died between staging chunks and applying them.
       await drainStaged(redis, space, apiIds);
       return readApiProgress(redis, space, offsetField, apiIds);
+    },
+
+    // Concurrent commands on one connection: one round trip for all of them (each key in its own slot).
+    readBillingZones: (apiIds) => Promise.all(apiIds.map((apiId) => billingZonesOf(redis, prefix, apiId))),
+
+    markBillingZonesSince: async (space, sinces) => {
+      await Promise.all(
+        sinces.map(({ apiId, n, since }) => markBillingZoneSince(redis, space, apiId, n, since)),
+      );
     },
 
     // Concurrent MULTIs on one connection: one round trip for all of them.

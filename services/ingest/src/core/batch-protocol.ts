@@ -21,6 +21,7 @@
  *   cmps    apiId -> last compacted hour             (refreshed when the cmp CAS fails)
  *   codes   apiId -> dictionary -> value -> code     (CodeCache)
  *   rules   apiId -> alert rules at a version        (re-read when applyApiBatch answers `rules`)
+ *   zones   apiId -> billing zones                   (re-read after BILLING_ZONE_CACHE_MS: billing-zones.ts)
  * All are dropped when the store resets (`epoch`): a Redis that restarted may have lost its last
  * second, and a code cached from it may have been given to another value since.
  */
@@ -38,6 +39,7 @@ import {
   type ApiView,
   type EventCodes,
 } from './classify';
+import { BillingZoneCache } from './billing-zones';
 import { CodeCache } from './code-cache';
 import { compileAlertRules, type ApiAlertRules } from './alert-increments';
 import { planApplies, prepareApis, readOutcomes, realert, reexpand } from './plan';
@@ -86,6 +88,7 @@ export class BatchProtocol {
   private cmps = new Map<string, HourIndex>();
   private alertRules = new Map<string, ApiAlertRules>();
   private readonly codes = new CodeCache();
+  private readonly zones = new BillingZoneCache();
   private readonly resetListeners: (() => void)[] = [];
   private readonly store: StorePort;
   private readonly stopResets: () => void;
@@ -117,6 +120,7 @@ export class BatchProtocol {
     this.cmps = new Map();
     this.alertRules = new Map();
     this.codes.clear();
+    this.zones.clear();
     this.deps.logger?.warn({ why, epoch: this.epoch }, 'ingest caches dropped');
     for (const listener of this.resetListeners) listener();
   }
@@ -171,6 +175,7 @@ export class BatchProtocol {
       off: offs.get(apiId),
       cmp: this.cmps.get(apiId),
       codes: this.codes.codesOf(apiId),
+      zones: this.zones.findersOf(apiId, now),
     });
     const skipEvent = this.deps.skipEvent;
 
@@ -186,13 +191,14 @@ export class BatchProtocol {
     let skipped = first.skipped;
     const foundApplied = first.foundApplied;
 
-    // 2. The deferred events: registration of new APIs (first workspace wins) and the progress
-    //    (off, cmp) of APIs not cached, in one round trip; then the missing codes.
+    // 2. The deferred events: registration of new APIs (first workspace wins), progress (off, cmp) and
+    //    billing zones of APIs not cached (or zones too old), in one round trip; then the missing codes.
     if (first.deferred.length > 0) {
-      const { unregistered, unknownProgress } = unknownsOf(first.deferred, viewOf);
-      const [owners, progress] = await Promise.all([
+      const { unregistered, unknownProgress, unknownZones } = unknownsOf(first.deferred, viewOf);
+      const [owners, progress, zones] = await Promise.all([
         this.store.registerApis(unregistered),
         this.store.readProgress(space, field, unknownProgress),
+        this.store.readBillingZones(unknownZones),
       ]);
       if (this.epoch !== epoch) return conflict('redis-reset', 'while reading progress');
       unregistered.forEach(({ apiId }, n) => this.owners.set(apiId, owners[n]!));
@@ -202,6 +208,7 @@ export class BatchProtocol {
         offs.set(apiId, progress.off[n]!);
         this.cmps.set(apiId, progress.cmp[n]!);
       });
+      unknownZones.forEach((apiId, n) => this.zones.set(apiId, zones[n]!, now));
 
       const second = classifyDeferred(batch, first.deferred, ctx, viewOf);
       dead.push(...second.dead);
@@ -216,7 +223,7 @@ export class BatchProtocol {
       for (const { event } of second.countable) {
         if (!codesOfEvent(event, this.codes.codesOf(event.apiId), codes))
           throw new Error(`a value of ${event.apiId} has no code after assignCodes`);
-        countEvent(first.counters.get(event.apiId)!, event, codes, ctx);
+        countEvent(first.counters.get(event.apiId)!, event, codes, ctx, viewOf(event.apiId).zones);
       }
     }
 
@@ -254,10 +261,13 @@ export class BatchProtocol {
       skipped,
       deadLettered: dead.length,
       foundApplied: [...foundApplied],
+      sinces: this.zones.sincesToRecord(space.generation, first.counters, now),
     };
   }
 
   async commit(p: PreparedBatch, wm: Offset): Promise<Applied | Conflict> {
+    // A zone's since before the first apply that counts it (HSETNX: the first recorded stays).
+    if (p.sinces.length > 0) await this.zones.record(this.store, p.space, p.sinces);
     const applied = await this.applyAll(p);
     if (typeof applied !== 'number') return applied;
 

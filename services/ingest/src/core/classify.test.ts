@@ -45,6 +45,7 @@ const known = (
     i: new Map(),
     s: new Map((codes.s ?? []).map((v, n) => [v, n])),
   },
+  zones: [],
 });
 
 describe('classifyBatch', () => {
@@ -52,7 +53,7 @@ describe('classifyBatch', () => {
     const views: Record<string, ApiView> = {
       a: known(1), // offsets <= 1 of a are applied
       b: known(null, { k: [], s: [''] }), // k1 has no code yet
-      c: { owner: undefined, off: undefined, cmp: undefined, codes: known(null).codes },
+      c: { owner: undefined, off: undefined, cmp: undefined, codes: known(null).codes, zones: [] },
       d: known(null),
     };
     const b = batchOf([
@@ -99,7 +100,7 @@ describe('classifyBatch', () => {
 
   it('deferred events are judged again with the progress read, and list the codes they lack', () => {
     const views: Record<string, ApiView> = {
-      c: { owner: undefined, off: undefined, cmp: undefined, codes: known(null).codes },
+      c: { owner: undefined, off: undefined, cmp: undefined, codes: known(null).codes, zones: [] },
     };
     const first = classifyBatch(
       batchOf([message(3, 'c'), message(4, 'c', { keyId: 'k2' })]),

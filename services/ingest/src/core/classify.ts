@@ -3,7 +3,8 @@
  *
  *   count        valid, new for its API, codes known: added to the API's TupleCounter
  *   skip         Redis already holds it (offset <= wm, or <= off[api]; or rebuild --since)
- *   defer        valid, but the worker does not know enough yet (API owner, off, cmp or a code):
+ *   defer        valid, but the worker does not know enough yet (API owner, off, cmp, a code, or its
+ *                billing zones, read at most BILLING_ZONE_CACHE_MS ago):
  *                judged again once the store answered (classifyDeferred)
  *   dead-letter  malformed, expired, or naming another workspace than the API's owner
  *
@@ -11,9 +12,10 @@
  * against the record's Kafka timestamp, "expired" only after the per-API offset check (a record
  * counted before is skipped on replay, whatever the clock says now).
  */
-import { minuteOf } from '@va/core';
+import { minuteOf, type EdgeFinder } from '@va/core';
 import { emptyMissing, TupleCounter, type ApiCodes, type MissingValues } from '@va/store';
 import type { DeadLetter } from '../dead-letter';
+import { countEdges } from './billing-zones';
 import { decodeEvent, expiredDetail, isExpired, type DecodeContext, type ValidEvent } from '../decode';
 import { isCovered, type BatchMessage, type HourIndex, type Offset, type PartitionBatch } from './types';
 
@@ -26,6 +28,8 @@ export interface ApiView {
   off: Offset | undefined;
   cmp: HourIndex | undefined;
   codes: ApiCodes;
+  /** The edges of the API's billing zones (billing-zones.ts; empty: none); undefined: not known, or too old. */
+  zones: EdgeFinder[] | undefined;
 }
 
 export type EventVerdict = 'count' | 'skip' | 'defer' | 'expired' | 'workspace_mismatch';
@@ -64,21 +68,24 @@ export function judgeEvent(
   if (isCovered(offset, api.off)) return 'skip';
   if (isExpired(e, ctx)) return 'expired';
   if (e.workspaceId !== api.owner) return 'workspace_mismatch';
-  return codesOfEvent(e, api.codes, codes) ? 'count' : 'defer';
+  return api.zones !== undefined && codesOfEvent(e, api.codes, codes) ? 'count' : 'defer';
 }
 
 /**
  * Adds a countable event to its API's counter, with the codes judgeEvent or codesOfEvent gave; an event within
- * the minute retention (ctx.minutesFrom) to its minute's counts too.
+ * the minute retention (ctx.minutesFrom) to its minute's counts too, and to the edges of its API's billing
+ * zones (`zones`, the view's) that hold it.
  */
 export function countEvent(
   counter: TupleCounter,
   e: ValidEvent,
   codes: EventCodes,
   ctx: DecodeContext,
+  zones: EdgeFinder[] | undefined,
 ): void {
   counter.add(e.hour, codes.k, codes.i, codes.s, e.o);
   if (e.time >= ctx.minutesFrom) counter.addMinute(minuteOf(e.time), codes.k, codes.i, codes.s, e.o);
+  if (zones !== undefined && zones.length > 0) countEdges(counter, e.time, e.o, codes, zones);
 }
 
 export interface Deferred {
@@ -165,7 +172,7 @@ export function classifyBatch(
     if (e.apiId !== viewApi || view === undefined) view = viewOf((viewApi = e.apiId));
     switch (judgeEvent(e, offset, view, ctx, codes)) {
       case 'count':
-        countEvent(counter, e, codes, ctx);
+        countEvent(counter, e, codes, ctx, view.zones);
         break;
       case 'skip':
         out.skipped++;
@@ -185,13 +192,18 @@ export function classifyBatch(
   return out;
 }
 
-/** What the deferred events lack of the store: registration and progress, per API. */
+/** What the deferred events lack of the store: registration, progress and billing zones, per API. */
 export function unknownsOf(
   deferred: readonly Deferred[],
   viewOf: (apiId: string) => ApiView,
-): { unregistered: { apiId: string; workspaceId: string }[]; unknownProgress: string[] } {
+): {
+  unregistered: { apiId: string; workspaceId: string }[];
+  unknownProgress: string[];
+  unknownZones: string[];
+} {
   const unregistered: { apiId: string; workspaceId: string }[] = [];
   const unknownProgress: string[] = [];
+  const unknownZones: string[] = [];
   const seen = new Set<string>();
   for (const { event } of deferred) {
     if (seen.has(event.apiId)) continue;
@@ -199,8 +211,9 @@ export function unknownsOf(
     const v = viewOf(event.apiId);
     if (v.owner === undefined) unregistered.push({ apiId: event.apiId, workspaceId: event.workspaceId });
     if (v.off === undefined || v.cmp === undefined) unknownProgress.push(event.apiId);
+    if (v.zones === undefined) unknownZones.push(event.apiId);
   }
-  return { unregistered, unknownProgress };
+  return { unregistered, unknownProgress, unknownZones };
 }
 
 export interface DeferredVerdicts {
@@ -243,8 +256,13 @@ export function classifyDeferred(
       out.dead.push(deadLetterOf(batch, d.message, 'expired', expiredDetail(e.time)));
     else if (verdict === 'workspace_mismatch')
       out.dead.push(deadLetterOf(batch, d.message, 'workspace_mismatch', mismatchDetail(e.apiId)));
-    else if (view.owner === undefined || view.off === undefined || view.cmp === undefined)
-      throw new Error(`classifyDeferred: progress of ${e.apiId} still unknown`);
+    else if (
+      view.owner === undefined ||
+      view.off === undefined ||
+      view.cmp === undefined ||
+      view.zones === undefined
+    )
+      throw new Error(`classifyDeferred: progress or billing zones of ${e.apiId} still unknown`);
     else {
       out.countable.push(d);
       if (verdict === 'defer') addMissing(out.missing, e, view.codes);

@@ -5,9 +5,11 @@
 --- @include "includes/time"
 
 -- Bucket (r, t) holds data: listed in its resolution's index, and in dirty (to be sealed; the
--- score is its last hour).
+-- score is its last hour). A billing zone's edge (r 'z<n>d'|'z<n>m') has no index (index nil): dirty only.
 local function markBucket(index, dirty, r, t)
-  redis.call('ZADD', index, t, t)
+  if index then
+    redis.call('ZADD', index, t, t)
+  end
   redis.call('ZADD', dirty, lastHourOf(r, tonumber(t)), r .. ':' .. t)
 end
 

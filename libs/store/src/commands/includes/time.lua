@@ -38,12 +38,15 @@ local function firstDayOfMonth(m)
   return era * 146097 + doe - 719468
 end
 
--- End (unix ms, exclusive) of bucket `index` of resolution 'h', 'd' or 'm' (time.ts bucketEnd).
+-- End (unix ms, exclusive) of bucket `index` of resolution 'h', 'd' or 'm', or of a billing zone's edge
+-- 'z<n>d'|'z<n>m' (index = a minute: the end of its UTC day) (time.ts bucketEnd).
 local function bucketEnd(res, index)
   if res == 'h' then
     return (index + 1) * HOUR_MS
   elseif res == 'd' then
     return (index + 1) * DAY_MS
+  elseif string.byte(res, 1) == 122 then
+    return (math.floor(index / 1440) + 1) * DAY_MS
   end
   return firstDayOfMonth(index + 1) * DAY_MS
 end
@@ -53,7 +56,7 @@ local function expiresAt(res, index, retentionMs)
   return bucketEnd(res, index) + retentionMs
 end
 
--- Last hour index of bucket `index` of resolution 'h', 'd' or 'm' (time.ts lastHourOf): the score of a
+-- Last hour index of bucket `index` of resolution 'h', 'd', 'm' or an edge (time.ts lastHourOf): the score of a
 -- bucket in an API's dirty set (docs/store-v2.md).
 local function lastHourOf(res, index)
   return bucketEnd(res, index) / HOUR_MS - 1

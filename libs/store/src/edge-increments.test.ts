@@ -1,0 +1,93 @@
+// The edge buckets of billing zones in expand (edge-increments.ts): the five cubes of a day bucket for the same
+// tuples, the expiry of their family (day or month retention from the end of the UTC day), section parts once
+// closed, nothing past retention, and nothing at all for an API without zones.
+import { describe, expect, it } from 'vitest';
+import { DAY_MS, edgeBucketEnd, hourOf, minuteOf, type EdgeResolution } from '@va/core';
+import { expand, TupleCounter, type BucketIncrements } from './aggregate';
+
+const retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
+const now = Date.UTC(2025, 5, 15, 12, 30);
+// A Kolkata midnight: 18:30 UTC, two days ago (closed).
+const x = Date.UTC(2025, 5, 13, 18, 30);
+const index = minuteOf(x);
+
+/** The same tuples counted in hour h (compacted: written to its day too) and in edge (res, index). */
+function counted(res: EdgeResolution, tuples: [number, number, number, number][]) {
+  const c = new TupleCounter();
+  for (const [k, i, s, o] of tuples) {
+    c.add(hourOf(x), k, i, s, o);
+    c.addEdge(res, index, k, i, s, o);
+  }
+  return c;
+}
+
+const tuples: [number, number, number, number][] = [
+  [0, -1, 0, 1],
+  [1, 0, 1, 1],
+  [1, 0, 1, 2],
+  [40, 2, 0, 1],
+];
+const only = (buckets: BucketIncrements[], r: string) => buckets.filter((b) => b.r === r);
+
+describe('expand: edges of billing zones', () => {
+  it('writes the cubes a day bucket gets for the same tuples, expiring with the day retention (z<n>d)', () => {
+    const inc = expand(counted('z1d', tuples), {
+      now,
+      retention,
+      cmp: hourOf(now) - 2,
+      partsMinRows: Infinity,
+    });
+    const [day] = only(inc.buckets, 'd');
+    const [edge] = only(inc.buckets, 'z1d');
+    expect(edge).toBeDefined();
+    expect(edge!.t).toBe(index);
+    expect(edge!.expireAt).toBe(edgeBucketEnd(index) + retention.dayMs);
+    expect(edge!.expireAt).toBe(Date.UTC(2025, 5, 14) + retention.dayMs);
+    expect(edge!.cubes).toEqual(day!.cubes);
+    expect(edge!.parts.size).toBe(0);
+    expect(inc.keepUntil).toBeGreaterThanOrEqual(edge!.expireAt);
+    expect(inc.required).toEqual({ k: 41, i: 3, s: 2 });
+  });
+
+  it('a month edge (z<n>m) expires with the month retention', () => {
+    const inc = expand(counted('z2m', tuples), { now, retention, cmp: null });
+    const [edge] = only(inc.buckets, 'z2m');
+    expect(edge!.expireAt).toBe(edgeBucketEnd(index) + retention.monthMs);
+  });
+
+  it('a closed edge with many rows is written as section parts, like a closed day', () => {
+    const many: [number, number, number, number][] = [];
+    for (let k = 0; k < 40; k++) many.push([k, k % 3, k % 2, k % 9]);
+    const inc = expand(counted('z1d', many), { now, retention, cmp: null, partsMinRows: 16 });
+    const [edge] = only(inc.buckets, 'z1d');
+    expect([...edge!.parts.keys()].sort()).toEqual(['L:f', 'L:k']);
+    expect(edge!.cubes.has('t')).toBe(true);
+  });
+
+  it('an edge of the open UTC day keeps hash increments', () => {
+    const c = new TupleCounter();
+    const open = minuteOf(Date.UTC(2025, 5, 15, 5, 0));
+    for (let k = 0; k < 40; k++) {
+      c.add(hourOf(now), k, -1, 0, 1);
+      c.addEdge('z1d', open, k, -1, 0, 1);
+    }
+    const [edge] = only(expand(c, { now, retention, cmp: null, partsMinRows: 16 }).buckets, 'z1d');
+    expect(edge!.parts.size).toBe(0);
+    expect(edge!.cubes.get('t')).toEqual(new Map([['1', 40]]));
+  });
+
+  it('an edge past its retention is not written', () => {
+    const old = minuteOf(now - 500 * DAY_MS);
+    const c = new TupleCounter();
+    c.add(hourOf(now), 0, -1, 0, 1);
+    c.addEdge('z1d', old, 0, -1, 0, 1);
+    expect(only(expand(c, { now, retention, cmp: null }).buckets, 'z1d')).toEqual([]);
+  });
+
+  it('an API without zones gets no edge bucket', () => {
+    const c = new TupleCounter();
+    c.add(hourOf(x), 0, -1, 0, 1);
+    expect(c.edges).toBeUndefined();
+    expect(expand(c, { now, retention, cmp: null }).buckets.map((b) => b.r)).toEqual(['h']);
+  });
+});

@@ -1,0 +1,90 @@
+// Billing zones in the ingest core (core/billing-zones.ts, batch-protocol.ts) over the in-memory store: an API's
+// declared zones are read with the batch's deferred events, cached BILLING_ZONE_CACHE_MS, and its events inside
+// an edge counted in the edge bucket; the zone's since is recorded once per generation before the apply; an API
+// without zones gets no edge bucket and no since.
+import { describe, expect, it } from 'vitest';
+import { DAY_MS } from '@va/core';
+import { BatchProtocol } from '../src/core/batch-protocol';
+import { BILLING_ZONE_CACHE_MS } from '../src/core/billing-zones';
+import { MAX_FUTURE_MS } from '../src/decode';
+import type { BatchMessage, PartitionBatch } from '../src/core/types';
+import { FakeStore } from './fake-store';
+
+const NOW = Date.UTC(2026, 10, 20, 12, 0);
+// 04:00 UTC: inside New York's head [00:00, 05:00) of November 20 (EST), outside Kolkata's tail [18:30, 24:00).
+const TIME = Date.UTC(2026, 10, 20, 4, 0);
+const RETENTION = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 1830 * DAY_MS };
+
+function message(offset: number, apiId: string): BatchMessage {
+  const event = {
+    requestId: `r${offset}`,
+    time: TIME,
+    workspaceId: 'ws_1',
+    apiId,
+    keyId: 'key',
+    outcome: 'VALID',
+  };
+  return {
+    offset: String(offset),
+    key: Buffer.from(apiId),
+    value: Buffer.from(JSON.stringify(event)),
+    timestamp: String(TIME + 1_000),
+  };
+}
+
+function batch(first: number, apis: string[]): PartitionBatch {
+  const messages = apis.map((apiId, n) => message(first + n, apiId));
+  return { topic: 'events', partition: 0, messages, lastOffset: first + apis.length - 1 };
+}
+
+describe('billing zones in the batch protocol', () => {
+  it('counts edges of declared zones only, records since once, re-reads zones after the cache bound', async () => {
+    const store = new FakeStore();
+    store.billingZones.set('a', ['Asia/Kolkata', 'America/New_York']);
+    const reads: string[][] = [];
+    const read = store.readBillingZones.bind(store);
+    store.readBillingZones = (apiIds) => (reads.push([...apiIds]), read(apiIds));
+    let marks = 0;
+    const mark = store.markBillingZonesSince.bind(store);
+    store.markBillingZonesSince = (space, sinces) => (marks++, mark(space, sinces));
+    const clock = { now: NOW };
+    const p = new BatchProtocol({
+      store,
+      prefix: 't',
+      retention: RETENTION,
+      clock: () => clock.now,
+      deadLetter: () => Promise.resolve(),
+    });
+
+    expect(await p.process(batch(0, ['a', 'b', 'a']), null)).toMatchObject({ status: 'applied', applied: 3 });
+    expect([...store.resolutions.get('a')!].sort()).toEqual(['h', 'z2d']);
+    expect([...store.resolutions.get('b')!]).toEqual(['h']);
+    const since = NOW + BILLING_ZONE_CACHE_MS + MAX_FUTURE_MS;
+    expect(store.billingZoneSinces).toEqual(
+      new Map([
+        ['1|a|1', since],
+        ['1|a|2', since],
+      ]),
+    );
+    expect(reads).toEqual([['a', 'b']]);
+    expect(marks).toBe(1);
+
+    // Within the cache bound: no read, no since again.
+    clock.now += BILLING_ZONE_CACHE_MS - 1;
+    expect(await p.process(batch(3, ['a', 'b']), 2)).toMatchObject({ status: 'applied', applied: 2 });
+    expect(reads).toHaveLength(1);
+    expect(marks).toBe(1);
+
+    // Past it: read again (a third zone declared meanwhile is counted from its own since).
+    clock.now += 1;
+    store.billingZones.set('a', ['Asia/Kolkata', 'America/New_York', 'America/Chicago']);
+    expect(await p.process(batch(5, ['a', 'b']), 4)).toMatchObject({ status: 'applied', applied: 2 });
+    expect(reads).toEqual([
+      ['a', 'b'],
+      ['a', 'b'],
+    ]);
+    expect(store.billingZoneSinces.get('1|a|3')).toBe(clock.now + BILLING_ZONE_CACHE_MS + MAX_FUTURE_MS);
+    expect(store.billingZoneSinces.get('1|a|1')).toBe(since);
+    expect([...store.resolutions.get('a')!].sort()).toEqual(['h', 'z2d', 'z3d']);
+  });
+});
