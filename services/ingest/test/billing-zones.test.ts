@@ -1,8 +1,8 @@
 // Billing zones in the ingest core (core/billing-zones.ts, batch-protocol.ts) over the in-memory store: an API's
-// declared zones are read with the batch's deferred events, cached BILLING_ZONE_CACHE_MS, and its events inside
+// declared zones are read with the batch's deferred events, cached BILLING_ZONE_CACHE_MS (renewed in the background past half of it), and its events inside
 // an edge counted in the edge bucket; the zone's since is recorded once per generation before the apply; an API
 // without zones gets no edge bucket and no since.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DAY_MS } from '@va/core';
 import { BatchProtocol } from '../src/core/batch-protocol';
 import { BILLING_ZONE_CACHE_MS } from '../src/core/billing-zones';
@@ -69,21 +69,31 @@ describe('billing zones in the batch protocol', () => {
     expect(reads).toEqual([['a', 'b']]);
     expect(marks).toBe(1);
 
-    // Within the cache bound: no read, no since again.
-    clock.now += BILLING_ZONE_CACHE_MS - 1;
+    // Within half the cache bound: no read, no since again.
+    clock.now += BILLING_ZONE_CACHE_MS / 2 - 1;
     expect(await p.process(batch(3, ['a', 'b']), 2)).toMatchObject({ status: 'applied', applied: 2 });
     expect(reads).toHaveLength(1);
     expect(marks).toBe(1);
 
-    // Past it: read again (a third zone declared meanwhile is counted from its own since).
+    // Past half of it: read again in the background (its events counted with the list cached); a third zone
+    // declared meanwhile is counted from then on, from its own since, with no event deferred.
     clock.now += 1;
     store.billingZones.set('a', ['Asia/Kolkata', 'America/New_York', 'America/Chicago']);
+    const refreshedAt = clock.now;
     expect(await p.process(batch(5, ['a', 'b']), 4)).toMatchObject({ status: 'applied', applied: 2 });
     expect(reads).toEqual([
       ['a', 'b'],
       ['a', 'b'],
     ]);
-    expect(store.billingZoneSinces.get('1|a|3')).toBe(clock.now + BILLING_ZONE_CACHE_MS + MAX_FUTURE_MS);
+    // The first read expired, the background one not: counted at once (and renewed in the background again).
+    clock.now = NOW + BILLING_ZONE_CACHE_MS + 1;
+    const deferred = vi.spyOn(store, 'readProgress');
+    expect(await p.process(batch(7, ['a', 'b']), 6)).toMatchObject({ status: 'applied', applied: 2 });
+    expect(reads).toHaveLength(3);
+    expect(deferred).not.toHaveBeenCalled();
+    expect(store.billingZoneSinces.get('1|a|3')).toBeGreaterThanOrEqual(
+      refreshedAt + BILLING_ZONE_CACHE_MS + MAX_FUTURE_MS,
+    );
     expect(store.billingZoneSinces.get('1|a|1')).toBe(since);
     expect([...store.resolutions.get('a')!].sort()).toEqual(['h', 'z2d', 'z3d']);
   });

@@ -187,6 +187,7 @@ export class BatchProtocol {
       viewOf,
       skipEvent && ((e, offset) => skipEvent(e, field, offset)),
     );
+    this.zones.refreshAging(this.store, first.counters.keys(), now);
     const dead = first.dead;
     let skipped = first.skipped;
     const foundApplied = first.foundApplied;
@@ -261,7 +262,7 @@ export class BatchProtocol {
       skipped,
       deadLettered: dead.length,
       foundApplied: [...foundApplied],
-      sinces: this.zones.sincesToRecord(space.generation, first.counters, now),
+      sinces: this.zones.sincesToRecord(space.generation, first.counters, this.deps.clock()),
     };
   }
 

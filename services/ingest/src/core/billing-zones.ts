@@ -7,7 +7,8 @@
  * BILLING_ZONE_CACHE_MS before its batch's clock, and an event lies at most MAX_FUTURE_MS after the clock it
  * reached Kafka at. So a zone declared after some worker's read is missing there only for events before that
  * read + BILLING_ZONE_CACHE_MS + MAX_FUTURE_MS; the first worker that counts the zone sets since to its own
- * clock (later than the declaration, so later than any such read) + the same margin.
+ * clock read after it learned of the zone (later than the declaration, so later than any such read) + the same
+ * margin.
  */
 import { EdgeFinder, type ZoneNumber } from '@va/core';
 import type { KeySpace, TupleCounter } from '@va/store';
@@ -39,10 +40,13 @@ export class BillingZoneCache {
   private apis = new Map<string, Cached>();
   /** "<generation>|<apiId>|<n>": since recorded by this worker (HSETNX: once is enough). */
   private recorded = new Set<string>();
+  /** APIs whose list is being read again in the background (refreshAging). */
+  private refreshing = new Set<string>();
 
   clear(): void {
     this.apis = new Map();
     this.recorded = new Set();
+    this.refreshing = new Set();
   }
 
   /** The API's edge finders (empty: no zones), or undefined when unknown or older than the cache bound. */
@@ -61,7 +65,36 @@ export class BillingZoneCache {
     this.apis.set(apiId, { zones, finders, readAt });
   }
 
-  /** The zones counted for these APIs whose since this worker has not recorded in the generation. */
+  /**
+   * Reads again, in the background (one pipelined round trip, not awaited), the lists of these APIs that are
+   * older than half the cache bound and not expired yet: a busy API's list is renewed before it expires, so its
+   * events are never deferred for it (only after a quiet minute). `now`, the clock before the read, is the
+   * list's age: what it says holds at least from then on.
+   */
+  refreshAging(store: Pick<StorePort, 'readBillingZones'>, apiIds: Iterable<string>, now: number): void {
+    const aging: string[] = [];
+    for (const apiId of apiIds) {
+      const age = now - (this.apis.get(apiId)?.readAt ?? -Infinity);
+      if (age >= BILLING_ZONE_CACHE_MS / 2 && age < BILLING_ZONE_CACHE_MS && !this.refreshing.has(apiId))
+        aging.push(apiId);
+    }
+    if (aging.length === 0) return;
+    const [apis, refreshing] = [this.apis, this.refreshing];
+    for (const apiId of aging) refreshing.add(apiId);
+    void store
+      .readBillingZones(aging)
+      .then(
+        // Not after a reset (clear): that cache starts afresh.
+        (zones) => void (this.apis === apis && aging.forEach((apiId, n) => this.set(apiId, zones[n]!, now))),
+        () => undefined, // the list expires, and the next batch reads it with its deferred events
+      )
+      .finally(() => aging.forEach((apiId) => refreshing.delete(apiId)));
+  }
+
+  /**
+   * The zones counted for these APIs whose since this worker has not recorded in the generation. `now`: a clock
+   * read after the lists were (so later than any declaration they show: the header's argument).
+   */
   sincesToRecord(generation: number, counted: Iterable<[string, TupleCounter]>, now: number): ZoneSince[] {
     const out: ZoneSince[] = [];
     for (const [apiId, counter] of counted) {
