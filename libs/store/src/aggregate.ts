@@ -111,6 +111,12 @@ export interface ApiIncrements {
    * bucket the counted hours reach (keepUntilOfHour); 0 when nothing was counted.
    */
   keepUntil: number;
+  /**
+   * The number of the API's billing zones every counted event was counted in (zones 1..n: TupleCounter.zones);
+   * -1 or absent when no event was counted. applyApiBatch records each zone's since from it (docs/design.md
+   * "Billing zones").
+   */
+  billingZones?: number;
 }
 
 /**
@@ -364,5 +370,11 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
     required.i = Math.max(required.i, edges.required.i);
     required.s = Math.max(required.s, edges.required.s);
   }
-  return { buckets: [...written, ...minutes], events, required, keepUntil };
+  return {
+    buckets: [...written, ...minutes],
+    events,
+    required,
+    keepUntil,
+    billingZones: counter.zones ?? -1,
+  };
 }

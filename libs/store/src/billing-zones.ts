@@ -41,23 +41,8 @@ export async function billingZonesOf(redis: RedisClient, prefix: string, apiId: 
 }
 
 /**
- * Records zone n's since in the generation unless it has one (HSETNX: the first, earliest, stays). Its expiry
- * follows the API's other keys' (applyApiBatch.lua keep-until), so a zone's first since is set before the
- * apply that counts it, which then gives it its expiry.
- */
-export async function markBillingZoneSince(
-  redis: RedisClient,
-  space: KeySpace,
-  apiId: string,
-  n: number,
-  since: number,
-): Promise<void> {
-  await redis.hsetnx(apiKeys(space, apiId).billingZoneSince, String(n), String(since));
-}
-
-/**
  * Per zone number, the unix ms from which the generation counted every event of the zone's edges (`bz`, set
- * by the worker with HSETNX before the first batch that counts the zone): a reader uses an edge only when its
+ * by applyApiBatch.lua with the counts: docs/design.md "Billing zones"): a reader uses an edge only when its
  * window starts there or later. A zone absent: not counted yet in this generation.
  */
 export async function billingZoneSince(

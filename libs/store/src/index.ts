@@ -35,7 +35,6 @@ export {
   billingZonesOf,
   declareBillingZone,
   type DeclareBillingZoneResult,
-  markBillingZoneSince,
 } from './billing-zones';
 export { identityValue, parseIdentity, parseTagSet, tagSetValue } from './dictionary-values';
 export {

@@ -44,6 +44,17 @@ export class TupleCounter {
    */
   edges: Map<EdgeResolution, TupleCounter> | undefined;
 
+  /**
+   * The fewest billing zones any event added was counted in (countedInZones): the zones 1..n whose edges hold
+   * every event of this counter. Undefined: no event was added.
+   */
+  zones: number | undefined;
+
+  /** Notes that an event was counted in the edges of the API's zones 1..n (n = 0: an API without zones). */
+  countedInZones(n: number): void {
+    if (this.zones === undefined || n < this.zones) this.zones = n;
+  }
+
   /** Counts an event in edge bucket (res, index) too (libs/core zone-edges.ts EdgeFinder). */
   addEdge(res: EdgeResolution, index: number, k: number, i: number, s: number, o: number, count = 1): void {
     this.edges ??= new Map();

@@ -22,7 +22,6 @@ import type {
   StorePort,
 } from '../src/core/ports';
 import type { Offset } from '../src/core/types';
-import type { ZoneSince } from '../src/core/billing-zones';
 
 type Dicts = Record<'k' | 'i' | 's', string[]>;
 
@@ -52,7 +51,7 @@ export class FakeStore implements StorePort {
   beforeApply: ((apply: PlannedApply) => void) | undefined;
   /** apiId -> its billing zones (billing-zones.ts), in order. */
   readonly billingZones = new Map<string, string[]>();
-  /** "<generation>|<apiId>|<n>" -> the zone's since (HSETNX). */
+  /** "<generation>|<apiId>|<n>" -> the zone's since (applyApiBatch.lua's rule: recordSince). */
   readonly billingZoneSinces = new Map<string, number>();
   /** apiId -> its alert rules and their version (alert-rules.ts). */
   readonly alertRules = new Map<string, AlertRules>();
@@ -95,14 +94,6 @@ export class FakeStore implements StorePort {
 
   readBillingZones(apiIds: readonly string[]): Promise<string[][]> {
     return Promise.resolve(apiIds.map((a) => [...(this.billingZones.get(a) ?? [])]));
-  }
-
-  markBillingZonesSince(space: KeySpace, sinces: readonly ZoneSince[]): Promise<void> {
-    for (const { apiId, n, since } of sinces) {
-      const key = `${space.generation}|${apiId}|${n}`;
-      if (!this.billingZoneSinces.has(key)) this.billingZoneSinces.set(key, since);
-    }
-    return Promise.resolve();
   }
 
   readAlertRules(apiIds: readonly string[]): Promise<AlertRules[]> {
@@ -267,7 +258,21 @@ export class FakeStore implements StorePort {
     for (const b of a.increments.buckets) rs.add(b.r);
     let offs = this.offs.get(a.apiId);
     if (!offs) this.offs.set(a.apiId, (offs = new Map()));
+    this.recordSince(space, a.apiId, a.increments.billingZones ?? -1, offs.size === 0);
     offs.set(a.offsetField, a.newOff);
     return { status: 'ok' };
+  }
+
+  /** applyApiBatch.lua's billing zones' since (docs/design.md "Billing zones"); `first`: no offset applied before. */
+  private recordSince(space: KeySpace, apiId: string, zones: number, first: boolean): void {
+    if (zones < 0) return;
+    const key = (n: number) => `${space.generation}|${apiId}|${n}`;
+    let known = 0;
+    while (this.billingZoneSinces.has(key(known + 1))) known++;
+    if (zones === known) return;
+    const later = Date.now() + 360_000;
+    for (let n = zones + 1; n <= known; n++)
+      this.billingZoneSinces.set(key(n), Math.max(this.billingZoneSinces.get(key(n))!, later));
+    for (let n = known + 1; n <= zones; n++) this.billingZoneSinces.set(key(n), first ? 0 : later);
   }
 }

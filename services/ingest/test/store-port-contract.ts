@@ -274,7 +274,7 @@ export const STORE_PORT_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
-    name: 'billing zones: read in declaration order per API; a since is recorded once (the first stays)',
+    name: 'billing zones: read in declaration order per API; apply records since (0 on the first batch) and moves it past a batch that lacks a zone',
     async run(c) {
       await c.declareBillingZone('c_bz', 'Asia/Kolkata');
       await c.declareBillingZone('c_bz', 'America/New_York');
@@ -282,17 +282,30 @@ export const STORE_PORT_CONTRACT: readonly ContractCase[] = [
         ['Asia/Kolkata', 'America/New_York'],
         [],
       ]);
-      await c.store.markBillingZonesSince(c.space, [
-        { apiId: 'c_bz', n: 1, since: 1000 },
-        { apiId: 'c_bz', n: 2, since: 2000 },
-      ]);
-      await c.store.markBillingZonesSince(c.space, [{ apiId: 'c_bz', n: 1, since: 5000 }]);
+      // Zones 1 and 2 counted by the API's first batch: complete from 0.
+      const zones = (n: number) => ({ ...noIncrements(), billingZones: n });
+      const applied = await c.store.apply(c.space, [planned('c_bz', { increments: zones(2), newOff: 3 })]);
+      expect(applied).toEqual([{ status: 'ok' }]);
       expect(await c.billingZoneSince('c_bz')).toEqual(
         new Map([
-          [1, 1000],
-          [2, 2000],
+          [1, 0],
+          [2, 0],
         ]),
       );
+      // A batch of a writer that knows zone 1 only: zone 2 is complete only after its events (its clock plus
+      // the 5 minutes an event may lie ahead, and a minute for clocks).
+      const before = Date.now();
+      await c.store.apply(c.space, [planned('c_bz', { increments: zones(1), expectedOff: 3, newOff: 4 })]);
+      const raised = (await c.billingZoneSince('c_bz')).get(2)!;
+      expect(raised).toBeGreaterThanOrEqual(before - 1000 + 360_000);
+      expect(raised).toBeLessThanOrEqual(Date.now() + 360_000);
+      expect((await c.billingZoneSince('c_bz')).get(1)).toBe(0);
+      // A third zone first counted by a later batch: from then on, not from 0.
+      await c.store.apply(c.space, [planned('c_bz', { increments: zones(3), expectedOff: 4, newOff: 5 })]);
+      expect((await c.billingZoneSince('c_bz')).get(3)).toBeGreaterThanOrEqual(before - 1000 + 360_000);
+      // No event counted (-1): nothing recorded.
+      await c.store.apply(c.space, [planned('c_other', { increments: zones(-1) })]);
+      expect(await c.billingZoneSince('c_other')).toEqual(new Map());
       expect(await c.billingZoneSince('c_none')).toEqual(new Map());
     },
   },

@@ -14,7 +14,8 @@
   KEYS[14] <p>:{api}:alerts:rules:v   string version of the API's alert rules
   KEYS[15] <p>:{api}:alerts:crossings stream crossings (crossing-codec.ts)
   KEYS[16] <p>:{api}:alerts:lv:<v>    hash  the level table of rules version ARGV[11] (alert-detection.ts)
-  KEYS[17] <p>:g<g>:{api}:bz          hash  billing zones' since (only its expiry is set, when it exists)
+  KEYS[17] <p>:g<g>:{api}:bz          hash  billing zones' since: zone n -> unix ms (docs/design.md "Billing zones")
+  KEYS[18] <p>:g<g>:{api}:carry       hash  what a rebuild's --since carried into this generation (read only)
   then per bucket, in ARGV order: its parts set (none for a minute bucket), then one key per cube, then one per
   section part;
   then per alert counter (docs/alerts.md "Detection"): its hash <p>:g<g>:{api}:alerts:n:<c>:<ps> and the
@@ -36,7 +37,8 @@
   ARGV[12] number of alert counters A written by this call (the others of the batch are in the staged chunks)
   ARGV[13] the batch's clock (unix ms): detectedAt of the crossings
   ARGV[14] '1' when the batch has alert counters, in this call or staged: the level table KEYS[16] must exist
-  then the S staged chunks (from ARGV[15])
+  ARGV[15] the billing zones 1..Z every event of this call was counted in (-1: no event counted)
+  then the S staged chunks (from ARGV[16])
   then per bucket: r ('h'|'d'|'m'; 'n': a minute bucket, plain hashes that only expire: no parts set, no
     index or dirty entry, never section parts; 'z<n>d'|'z<n>m': a billing zone's edge, t its minute index, a
     parts set and a dirty entry but no index), t, expireAt (unix ms; 0 = none: an hour not compacted
@@ -93,12 +95,12 @@ end
 
 local staged = tonumber(ARGV[10])
 for i = 1, staged, 64 do
-  redis.call('RPUSH', KEYS[13], unpack(ARGV, 14 + i, 14 + math.min(i + 63, staged)))
+  redis.call('RPUSH', KEYS[13], unpack(ARGV, 15 + i, 15 + math.min(i + 63, staged)))
 end
 
 local index = { h = KEYS[6], d = KEYS[7], m = KEYS[8] }
-local k = 17
-local a = 15 + staged
+local k = 18
+local a = 16 + staged
 local buckets = tonumber(ARGV[8])
 for _ = 1, buckets do
   local r, t, expireAt, cubes = ARGV[a], ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3])
@@ -150,6 +152,30 @@ local function alertKeysOf()
 end
 addAlertCounters(ARGV, a, tonumber(ARGV[12]), alertKeysOf, function(p) return ARGV[p] end, KEYS[15], KEYS[16],
   ARGV[13])
+-- Billing zones' since (docs/design.md "Billing zones"), with the counts: zones 1..Z of this call are counted in
+-- their edges. A zone new to the generation is complete from 0 when nothing of the API was applied or carried
+-- before (this is its first batch), else from the server's clock plus the 5 minutes an event may lie ahead of
+-- Kafka's (and a minute for clocks). A zone the generation has and this call did not count (a writer whose zone
+-- list predates the declaration) is complete only after this call's events: its since moves past them.
+local zones = tonumber(ARGV[15])
+if zones >= 0 then
+  local known = redis.call('HLEN', KEYS[17])
+  if zones ~= known then
+    local time = redis.call('TIME')
+    local later = tonumber(time[1]) * 1000 + 360000
+    for n = zones + 1, known do
+      if tonumber(redis.call('HGET', KEYS[17], n) or '0') < later then
+        redis.call('HSET', KEYS[17], n, later)
+      end
+    end
+    if zones > known then
+      local first = redis.call('EXISTS', KEYS[1]) == 0 and redis.call('EXISTS', KEYS[18]) == 0
+      for n = known + 1, zones do
+        redis.call('HSET', KEYS[17], n, first and 0 or later)
+      end
+    end
+  end
+end
 redis.call('HSET', KEYS[1], offField, ARGV[3])
 
 -- Bounded growth (docs/redis-layout.md "Expiry"): the API's own keys go once no bucket written

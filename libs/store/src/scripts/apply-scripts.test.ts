@@ -37,7 +37,7 @@ describe('applyApiBatchArgs', () => {
     expect(staged).toBe(0);
     const base = 'p:g2:{a}';
     expect(args).toEqual([
-      21,
+      22,
       `${base}:off`,
       `${base}:cmp`,
       `${base}:dict:k`,
@@ -55,6 +55,7 @@ describe('applyApiBatchArgs', () => {
       'p:{a}:alerts:crossings',
       'p:{a}:alerts:lv:0',
       `${base}:bz`,
+      `${base}:carry`,
       `${base}:h:10:parts`,
       `${base}:h:10:t`,
       `${base}:h:10:k:0`,
@@ -73,6 +74,7 @@ describe('applyApiBatchArgs', () => {
       0,
       0,
       0, // nor their level table
+      -1, // no event counted in billing zones' edges: no since recorded
       'h',
       10,
       999,
@@ -118,19 +120,20 @@ describe('applyApiBatchArgs', () => {
       cas,
       alerts,
     });
-    expect(args[0]).toBe(19);
+    expect(args[0]).toBe(20);
     expect(args.slice(14, 17)).toEqual([
       'p:{a}:alerts:rules:v',
       'p:{a}:alerts:crossings',
       'p:{a}:alerts:lv:3',
     ]);
-    expect(args[17]).toBe('p:g2:{a}:bz');
-    expect(args.slice(18, 20)).toEqual(['p:g2:{a}:alerts:n:c1:1000', 'p:{a}:alerts:x:month:1000']);
-    expect(args.slice(20 + 10)).toEqual([
+    expect(args.slice(17, 19)).toEqual(['p:g2:{a}:bz', 'p:g2:{a}:carry']);
+    expect(args.slice(19, 21)).toEqual(['p:g2:{a}:alerts:n:c1:1000', 'p:{a}:alerts:x:month:1000']);
+    expect(args.slice(21 + 10)).toEqual([
       3,
       1,
       40 * 86_400_000,
       1, // the level table must exist
+      -1, // no billing zones
       'c1',
       'month',
       1000,

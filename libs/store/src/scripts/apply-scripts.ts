@@ -74,6 +74,7 @@ export function applyApiBatchArgs(call: ApplyCall): { args: (string | number | B
     alertOfBase.crossings(alertsBase),
     alertOfBase.levels(alertsBase, alerts?.rulesVersion ?? 0),
     ofBase.billingZoneSince(base),
+    `${base}:carry`,
   ];
   for (const { r, t, cubes, parts } of buckets) {
     const prefix = ofBase.bucketPrefix(base, r, t);
@@ -103,6 +104,7 @@ export function applyApiBatchArgs(call: ApplyCall): { args: (string | number | B
     counters.length,
     alerts?.now ?? 0,
     (alerts?.counters.length ?? 0) > 0 ? 1 : 0,
+    inc.billingZones ?? -1,
   );
   for (const chunk of chunks) args.push(chunk);
   for (const { r, t, expireAt, cubes, parts } of buckets) {

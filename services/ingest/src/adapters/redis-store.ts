@@ -6,7 +6,6 @@ import {
   advanceWatermark,
   applyApiBatches,
   billingZonesOf,
-  markBillingZoneSince,
   confirmOffsets,
   drainStaged,
   isCluster,
@@ -48,12 +47,6 @@ export function redisStore(redis: RedisClient, prefix: string, options: RedisSto
 
     // Concurrent commands on one connection: one round trip for all of them (each key in its own slot).
     readBillingZones: (apiIds) => Promise.all(apiIds.map((apiId) => billingZonesOf(redis, prefix, apiId))),
-
-    markBillingZonesSince: async (space, sinces) => {
-      await Promise.all(
-        sinces.map(({ apiId, n, since }) => markBillingZoneSince(redis, space, apiId, n, since)),
-      );
-    },
 
     // Concurrent MULTIs on one connection: one round trip for all of them.
     readAlertRules: (apiIds) => Promise.all(apiIds.map((apiId) => readAlertRules(redis, prefix, apiId))),

@@ -262,13 +262,10 @@ export class BatchProtocol {
       skipped,
       deadLettered: dead.length,
       foundApplied: [...foundApplied],
-      sinces: this.zones.sincesToRecord(space.generation, first.counters, this.deps.clock()),
     };
   }
 
   async commit(p: PreparedBatch, wm: Offset): Promise<Applied | Conflict> {
-    // A zone's since before the first apply that counts it (HSETNX: the first recorded stays).
-    if (p.sinces.length > 0) await this.zones.record(this.store, p.space, p.sinces);
     const applied = await this.applyAll(p);
     if (typeof applied !== 'number') return applied;
 

@@ -1,33 +1,20 @@
 /**
  * Billing zones in the worker (docs/design.md "Billing zones: zone edges counted at ingest"): which zones each
  * API declared (cached at most BILLING_ZONE_CACHE_MS), the edges an event is counted in (libs/core
- * zone-edges.ts EdgeFinder), and from when a generation counts each zone (`since`).
+ * zone-edges.ts EdgeFinder), and how many zones each event was counted in.
  *
- * Why the cache bound makes `since` safe: a worker counts an API's events only with a zone list read at most
- * BILLING_ZONE_CACHE_MS before its batch's clock, and an event lies at most MAX_FUTURE_MS after the clock it
- * reached Kafka at. So a zone declared after some worker's read is missing there only for events before that
- * read + BILLING_ZONE_CACHE_MS + MAX_FUTURE_MS; the first worker that counts the zone sets since to its own
- * clock read after it learned of the zone (later than the declaration, so later than any such read) + the same
- * margin.
+ * A worker counts an API's events with a zone list read at most BILLING_ZONE_CACHE_MS ago: a zone declared since
+ * is missing from its batches for that long. applyApiBatch.lua makes that safe with the counts: it records a
+ * zone's `since` when a batch first counts it (0 for the API's first batch), and moves it past the events of any
+ * batch that did not count it (docs/design.md "Billing zones").
  */
 import { EdgeFinder, type ZoneNumber } from '@va/core';
-import type { KeySpace, TupleCounter } from '@va/store';
-import { MAX_FUTURE_MS } from '../decode';
+import type { TupleCounter } from '@va/store';
 import type { EventCodes } from './classify';
 import type { StorePort } from './ports';
 
 /** How long a worker counts with an API's zone list before reading it again. */
 export const BILLING_ZONE_CACHE_MS = 60_000;
-
-/** The `since` of a zone first counted in a batch of clock `now` (see the header). */
-export const billingZoneSince = (now: number): number => now + BILLING_ZONE_CACHE_MS + MAX_FUTURE_MS;
-
-/** A zone's since to record (StorePort.markBillingZonesSince). */
-export interface ZoneSince {
-  apiId: string;
-  n: number;
-  since: number;
-}
 
 interface Cached {
   zones: readonly string[];
@@ -38,14 +25,11 @@ interface Cached {
 /** The zones of each API, as EdgeFinders (index n - 1), read at most BILLING_ZONE_CACHE_MS ago. */
 export class BillingZoneCache {
   private apis = new Map<string, Cached>();
-  /** "<generation>|<apiId>|<n>": since recorded by this worker (HSETNX: once is enough). */
-  private recorded = new Set<string>();
   /** APIs whose list is being read again in the background (refreshAging). */
   private refreshing = new Set<string>();
 
   clear(): void {
     this.apis = new Map();
-    this.recorded = new Set();
     this.refreshing = new Set();
   }
 
@@ -89,33 +73,6 @@ export class BillingZoneCache {
         () => undefined, // the list expires, and the next batch reads it with its deferred events
       )
       .finally(() => aging.forEach((apiId) => refreshing.delete(apiId)));
-  }
-
-  /**
-   * The zones counted for these APIs whose since this worker has not recorded in the generation. `now`: a clock
-   * read after the lists were (so later than any declaration they show: the header's argument).
-   */
-  sincesToRecord(generation: number, counted: Iterable<[string, TupleCounter]>, now: number): ZoneSince[] {
-    const out: ZoneSince[] = [];
-    for (const [apiId, counter] of counted) {
-      const zones = this.apis.get(apiId)?.zones.length ?? 0;
-      if (zones === 0 || counter.size === 0) continue;
-      for (let n = 1; n <= zones; n++) {
-        if (!this.recorded.has(`${generation}|${apiId}|${n}`))
-          out.push({ apiId, n, since: billingZoneSince(now) });
-      }
-    }
-    return out;
-  }
-
-  /** Records these sinces in the store (HSETNX: an older one stays), then remembers they are there. */
-  async record(
-    store: Pick<StorePort, 'markBillingZonesSince'>,
-    space: KeySpace,
-    sinces: readonly ZoneSince[],
-  ): Promise<void> {
-    await store.markBillingZonesSince(space, sinces);
-    for (const { apiId, n } of sinces) this.recorded.add(`${space.generation}|${apiId}|${n}`);
   }
 }
 

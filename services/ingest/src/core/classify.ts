@@ -86,6 +86,8 @@ export function countEvent(
   counter.add(e.hour, codes.k, codes.i, codes.s, e.o);
   if (e.time >= ctx.minutesFrom) counter.addMinute(minuteOf(e.time), codes.k, codes.i, codes.s, e.o);
   if (zones !== undefined && zones.length > 0) countEdges(counter, e.time, e.o, codes, zones);
+  // Which zones hold every event of the batch: applyApiBatch records the zones' since from it.
+  counter.countedInZones(zones?.length ?? 0);
 }
 
 export interface Deferred {

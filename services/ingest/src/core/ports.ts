@@ -12,7 +12,6 @@ import type {
   MissingValues,
 } from '@va/store';
 import type { HourIndex, Offset } from './types';
-import type { ZoneSince } from './billing-zones';
 
 export interface ApiClaim {
   apiId: string;
@@ -81,8 +80,6 @@ export interface StorePort {
   ): Promise<{ off: Offset[]; cmp: HourIndex[] }>;
   /** Each API's billing zones (IANA names, zone n at index n - 1; none: []), in order; one round trip. */
   readBillingZones(apiIds: readonly string[]): Promise<string[][]>;
-  /** Records each zone's since unless the generation has one (HSETNX), before the applies that count it. */
-  markBillingZonesSince(space: KeySpace, sinces: readonly ZoneSince[]): Promise<void>;
   /** Each API's alert rules and their version (0 and none before its first rule), in order. */
   readAlertRules(apiIds: readonly string[]): Promise<AlertRules[]>;
   /**

@@ -5,7 +5,6 @@
  */
 import type { IHeaders } from 'kafkajs';
 import type { AlertIncrements, ApiIncrements, DictName, KeySpace, TupleCounter } from '@va/store';
-import type { ZoneSince } from './billing-zones';
 
 /** A Kafka offset (wm, off), or null for "none". */
 export type Offset = number | null;
@@ -91,6 +90,4 @@ export interface PreparedBatch {
    * be shown to hold them (StorePort.confirmApplied) before the watermark moves past them.
    */
   foundApplied: string[];
-  /** Billing zones counted in this generation for the first time by this worker: their since, set before the applies. */
-  sinces: ZoneSince[];
 }
