@@ -74,8 +74,9 @@
  *                                       bucket; no idx entry (none exists for them), in dirty; never
  *                                       compacted or copied; PEXPIREAT end of t's UTC day + day/month retention
  *   <p>:g<g>:{a}:bz             hash    zone number n -> unix ms from which every event of billing zone n is
- *                                       counted in its edges in this generation (HSETNX by the worker before
- *                                       its first batch counting the zone); expires with the API's other keys
+ *                                       counted in its edges in this generation: set by applyApiBatch with the
+ *                                       counts (0 from the API's first batch; docs/design.md "Billing zones");
+ *                                       expires with the API's other keys
  *   <p>:g<g>:{a}:dirty          zset    buckets with delta hashes: member "<r>:<t>", score = the
  *                                       bucket's last hour (sealable once it is <= cmp, for hours)
  *   <p>:g<g>:{a}:seq            string  seal sequence: INCR gives each new section its version
