@@ -40,6 +40,7 @@ import {
   type DictName,
 } from './keys';
 import { edgeIncrements } from './edge-increments';
+import type { Bucket, BucketIncrements, WriteContext } from './bucket-increments';
 import { minuteIncrements } from './minute-increments';
 import { codeField, keySetField, totalField } from './field-codec';
 import { TupleCounter, type TupleVisitor } from './tuple-counter';
@@ -48,23 +49,7 @@ import { forEachDeltaField } from './section/delta-rows';
 import { sectionsOfTuples } from './section/tuple-sections';
 
 export { TupleCounter, type TupleVisitor };
-
-/**
- * What decides which buckets a batch's hours are written to. (Not libs/core's Horizons, the first
- * bucket index still kept per resolution: those follow from `now` and `retention` by horizonsAt.)
- */
-export interface WriteContext {
-  /** The worker's clock (unix ms) for this batch. */
-  now: number;
-  retention: Retention;
-  /** Last hour compacted into day/month rollups for this API (an hour index); null = none. */
-  cmp: number | null;
-  /**
-   * A closed bucket's cube with at least this many rows is written as a section part (see the
-   * header); default PARTS_MIN_ROWS, Infinity = never.
-   */
-  partsMinRows?: number;
-}
+export type { Bucket, BucketIncrements, WriteContext } from './bucket-increments';
 
 /**
  * Rows from which a cube of a closed bucket is written as one section part rather than hash
@@ -80,25 +65,6 @@ export const PARTS_MIN_ROWS = 16;
  */
 export const closedForParts = (r: BucketResolution, t: number, now: number): boolean =>
   lastHourOf(r, t) < hourOf(now) - 1;
-
-export interface Bucket {
-  /** 'n': a minute bucket (minute-increments.ts). */
-  r: BucketResolution;
-  /** Bucket index: minute, hour, day or month index (libs/core/time.ts). */
-  t: number;
-  /**
-   * Unix ms at which the bucket's keys expire: bucket end + retention of r; NO_EXPIRY for an
-   * hour not compacted yet (the compactor sets its expiry when it merges it).
-   */
-  expireAt: number;
-}
-
-export interface BucketIncrements extends Bucket {
-  /** cube suffix ("t", "k:0", "f:_", ...) -> field -> increment */
-  cubes: Map<string, Map<string, number>>;
-  /** parts list suffix ("L:f", keys.ts partsListSuffix) -> encoded section to append to it */
-  parts: Map<string, Buffer>;
-}
 
 export interface ApiIncrements {
   buckets: BucketIncrements[];

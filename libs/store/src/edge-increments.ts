@@ -7,7 +7,7 @@
  * written: its keys would expire at once.
  */
 import { expiresAt, hourOf, lastHourOf, type EdgeResolution } from '@va/core';
-import type { BucketIncrements, WriteContext } from './aggregate';
+import type { BucketIncrements, WriteContext } from './bucket-increments';
 import { partsListSuffix } from './keys';
 import { encodeSection } from './section/codec';
 import { forEachDeltaField } from './section/delta-rows';

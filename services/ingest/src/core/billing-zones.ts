@@ -1,7 +1,7 @@
 /**
  * Billing zones in the worker (docs/design.md "Billing zones: zone edges counted at ingest"): which zones each
- * API declared (cached at most BILLING_ZONE_CACHE_MS), the edges an event is counted in (libs/core
- * zone-edges.ts EdgeFinder), and how many zones each event was counted in.
+ * API declared, as the EdgeFinders that count its events' edges (libs/core zone-edges.ts; classify.ts counts),
+ * cached at most BILLING_ZONE_CACHE_MS.
  *
  * A worker counts an API's events with a zone list read at most BILLING_ZONE_CACHE_MS ago: a zone declared since
  * is missing from its batches for that long. applyApiBatch.lua makes that safe with the counts: it records a
@@ -9,8 +9,6 @@
  * batch that did not count it (docs/design.md "Billing zones").
  */
 import { EdgeFinder, type ZoneNumber } from '@va/core';
-import type { TupleCounter } from '@va/store';
-import type { EventCodes } from './classify';
 import type { StorePort } from './ports';
 
 /** How long a worker counts with an API's zone list before reading it again. */
@@ -73,18 +71,5 @@ export class BillingZoneCache {
         () => undefined, // the list expires, and the next batch reads it with its deferred events
       )
       .finally(() => aging.forEach((apiId) => refreshing.delete(apiId)));
-  }
-}
-
-/** Counts a countable event in every edge of its API's zones whose window holds its time. */
-export function countEdges(
-  counter: TupleCounter,
-  time: number,
-  o: number,
-  codes: EventCodes,
-  finders: EdgeFinder[],
-) {
-  for (const finder of finders) {
-    for (const edge of finder.at(time)) counter.addEdge(edge.res, edge.index, codes.k, codes.i, codes.s, o);
   }
 }

@@ -15,7 +15,6 @@
 import { minuteOf, type EdgeFinder } from '@va/core';
 import { emptyMissing, TupleCounter, type ApiCodes, type MissingValues } from '@va/store';
 import type { DeadLetter } from '../dead-letter';
-import { countEdges } from './billing-zones';
 import { decodeEvent, expiredDetail, isExpired, type DecodeContext, type ValidEvent } from '../decode';
 import { isCovered, type BatchMessage, type HourIndex, type Offset, type PartitionBatch } from './types';
 
@@ -279,4 +278,17 @@ function addMissing(missing: Map<string, MissingValues>, e: ValidEvent, codes: A
   if (!codes.s.has(e.tagSet)) (miss ??= emptyMissing()).s.add(e.tagSet);
   if (e.identity !== undefined && !codes.i.has(e.identity)) (miss ??= emptyMissing()).i.add(e.identity);
   if (miss) missing.set(e.apiId, miss);
+}
+
+/** Counts a countable event in every edge of its API's zones whose window holds its time. */
+function countEdges(
+  counter: TupleCounter,
+  time: number,
+  o: number,
+  codes: EventCodes,
+  finders: EdgeFinder[],
+) {
+  for (const finder of finders) {
+    for (const edge of finder.at(time)) counter.addEdge(edge.res, edge.index, codes.k, codes.i, codes.s, o);
+  }
 }
