@@ -12,8 +12,9 @@ import { firstMonthEdgeDay, hoursOfBucket, inRollups, planReads, type BillingZon
 import { precisionHeader } from '../precision';
 import { buildRows } from '../rows/buildRows';
 import { DAY_MS, horizonsAt, hourOf, type Resolution, type Retention } from '../time';
-import type { Cell, ParsedQuery } from '../types';
+import type { ParsedQuery } from '../types';
 import { EdgeFinder, parseEdgeResolution } from '../zone-edges';
+import { cellsOfReads } from '../testing/read-cells';
 import { oracle } from './oracle';
 
 const ZONES = [
@@ -78,25 +79,12 @@ function answer(c: Case) {
     const h = hourOf(e.time);
     return h >= first && h <= last && (res === 'h' || inRollups(h, cmp));
   };
-  const sums = new Map<string, { slice: number; keyId?: string; counts: number[] }>();
-  let edges = 0;
-  for (const read of plan.reads) {
-    if (parseEdgeResolution(read.res)) edges++;
-    c.events.forEach((e, n) => {
-      if (!inBucket(e, read.res, read.index, n)) return;
-      const keyId = query.groupBy.key ? e.keyId : undefined;
-      const id = `${read.slice}|${keyId}`;
-      const cell = sums.get(id) ?? {
-        slice: read.slice!,
-        ...(keyId && { keyId }),
-        counts: OUTCOMES.map(() => 0),
-      };
-      cell.counts[OUTCOMES.indexOf(e.outcome)]! += read.subtract ? -1 : 1;
-      sums.set(id, cell);
-    });
-  }
-  const cells: Cell[] = [...sums.values()].filter((s) => s.counts.some((n) => n !== 0));
-  for (const cell of cells) if (cell.counts.some((n) => n < 0)) throw new Error('a slice counted below zero');
+  const edges = plan.reads.filter((read) => parseEdgeResolution(read.res)).length;
+  const cells = cellsOfReads(
+    plan.reads,
+    (read) => c.events.filter((e, n) => inBucket(e, read.res, read.index, n)),
+    query.groupBy.key,
+  );
   const g = query.groupBy.granularity!;
   const rows = buildRows(query, cells, {
     slices: sliceStartsIn(query.startHour, query.endHour, g, query.timeZone),

@@ -23,7 +23,8 @@ import {
   minuteOf,
   type Retention,
 } from '../time';
-import type { Cell, ParsedQuery } from '../types';
+import type { ParsedQuery } from '../types';
+import { cellsOfReads } from '../testing/read-cells';
 import { oracle } from './oracle';
 
 const ZONES = [
@@ -77,35 +78,24 @@ function answer(c: Case) {
   // A bucket holds the events of its hours: an hour bucket its hour, a rollup its compacted hours.
   const byHour = new Map<number, VerificationEvent[]>();
   for (const e of c.events) byHour.set(hourOf(e.time), [...(byHour.get(hourOf(e.time)) ?? []), e]);
-  const sums = new Map<string, { slice: number; keyId?: string; counts: number[] }>();
-  for (const read of plan.reads) {
-    // A minute bucket holds the events of its minute while kept (the worker counts them at their time).
-    if (read.res !== 'n' && read.res !== 'h' && read.res !== 'd' && read.res !== 'm')
-      throw new Error('no billing zone here');
-    const [first, last] = read.res === 'n' ? [0, 0] : hoursOfBucket(read.res, read.index);
-    for (let h = first; h <= last; h++) {
-      if (read.res !== 'h' && read.res !== 'n' && !inRollups(h, cmp)) continue;
-      const held =
-        read.res !== 'n'
-          ? (byHour.get(h) ?? [])
-          : keptAt('n', read.index, retention, now)
-            ? (byHour.get(Math.floor(read.index / 60)) ?? []).filter((e) => minuteOf(e.time) === read.index)
-            : [];
-      for (const e of held) {
-        const keyId = query.groupBy.key ? e.keyId : undefined;
-        const id = `${read.slice}|${keyId}`;
-        const cell = sums.get(id) ?? {
-          slice: read.slice!,
-          ...(keyId && { keyId }),
-          counts: OUTCOMES.map(() => 0),
-        };
-        cell.counts[OUTCOMES.indexOf(e.outcome)]! += read.subtract ? -1 : 1;
-        sums.set(id, cell);
+  const cells = cellsOfReads(
+    plan.reads,
+    function* (read) {
+      // A minute bucket holds the events of its minute while kept (the worker counts them at their time).
+      if (read.res !== 'n' && read.res !== 'h' && read.res !== 'd' && read.res !== 'm')
+        throw new Error('no billing zone here');
+      if (read.res === 'n') {
+        if (!keptAt('n', read.index, retention, now)) return;
+        yield* (byHour.get(Math.floor(read.index / 60)) ?? []).filter((e) => minuteOf(e.time) === read.index);
+        return;
       }
-    }
-  }
-  const cells: Cell[] = [...sums.values()].filter((s) => s.counts.some((n) => n !== 0));
-  for (const cell of cells) if (cell.counts.some((n) => n < 0)) throw new Error('a slice counted below zero');
+      const [first, last] = hoursOfBucket(read.res, read.index);
+      for (let h = first; h <= last; h++) {
+        if (read.res === 'h' || inRollups(h, cmp)) yield* byHour.get(h) ?? [];
+      }
+    },
+    query.groupBy.key,
+  );
   const g = query.groupBy.granularity!;
   const rows = buildRows(query, cells, {
     slices: sliceStartsIn(query.startHour!, query.endHour, g, query.timeZone),
