@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { daysOfMonth, monthOfDay, type BucketRead } from '@va/core';
+import { DAY_MS, daysOfMonth, edgesOfUtcDay, monthOfDay, type BucketRead } from '@va/core';
 import {
   CHILDREN_MIN,
   dayHourGroups,
   monthDayGroups,
+  monthEdgeGroups,
   monthHourGroups,
   recordedSections,
 } from './rollup-children';
@@ -104,6 +105,45 @@ describe('monthHourGroups', () => {
       before,
     ]);
     expect(monthHourGroups(edges, new Set(), last * 24).size).toBe(0);
+  });
+});
+
+describe('monthEdgeGroups', () => {
+  /** The Kolkata edge of UTC day d (the tail from 18:30, a month-start edge on a month's last day), read twice. */
+  const edgeReads = (d: number): BucketRead[] => {
+    const [edge] = edgesOfUtcDay('Asia/Kolkata', 1, d);
+    return [
+      { res: edge!.res, index: edge!.index, slice: d * DAY_MS, subtract: true },
+      { res: edge!.res, index: edge!.index, slice: (d + 1) * DAY_MS },
+    ];
+  };
+  const month = monthOfDay(first);
+
+  it('groups every read of the edges of compacted days of a grouped month, per edge resolution', () => {
+    const reads = [first, first + 1, last].flatMap(edgeReads);
+    const groups = monthEdgeGroups(reads, new Set([month]), last * 24 + 23);
+    expect([...groups.keys()]).toEqual([month]);
+    const [days, starts] = groups.get(month)!;
+    expect(days!.map((r) => [r.res, r.subtract ?? false])).toEqual([
+      ['z1d', true],
+      ['z1d', false],
+      ['z1d', true],
+      ['z1d', false],
+    ]);
+    // The last day's edge is the local month's first midnight.
+    expect(starts!.map((r) => r.res)).toEqual(['z1m', 'z1m']);
+  });
+
+  it('leaves out the edges of days not compacted through, and of months not grouped', () => {
+    const reads = [first, first + 1].flatMap(edgeReads);
+    // Day first + 1 compacted up to 22:00 only: its edge (to 24:00) is written without its month.
+    expect(
+      monthEdgeGroups(reads, new Set([month]), (first + 1) * 24 + 22)
+        .get(month)!
+        .flat(),
+    ).toEqual(edgeReads(first));
+    expect(monthEdgeGroups(reads, new Set([month + 1]), last * 24).size).toBe(0);
+    expect(monthEdgeGroups(reads, new Set([month]), null).size).toBe(0);
   });
 });
 

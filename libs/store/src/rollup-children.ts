@@ -51,8 +51,15 @@
  * and the month, like a day, loses its delta only through a seal with a new version. A month's
  * days and its hours are two records, each made by an M item of its own (the hours' stage rule
  * does not keep the days from being recorded), and checked by one M item once both are recorded.
+ *
+ * Such a month checks, the same way, a billing zone's edges (monthEdgeGroups: an Asia/Kolkata month by day
+ * reads ~60 of them, each local midnight's edge subtracted from one local day and added to the next) of its
+ * days compacted through: an event of such a day writes its month in the call that writes or stages its edges
+ * (applyApiBatch's cmp check), and an edge, like an hour, loses a delta only through a seal. So the same two
+ * rules record them: every edge's UTC day at most the cmp read in the call, and the API's stage empty. An edge
+ * expires with its UTC day's rollup (a month-start edge, later, with a month's), both sooner than its month.
  */
-import { dayOfHour, monthOfDay, monthOfHour, type BucketRead } from '@va/core';
+import { dayOfHour, isEdgeResolution, lastHourOf, monthOfDay, monthOfHour, type BucketRead } from '@va/core';
 
 /** What a reader recorded of a rollup's children (kept beside the section cache, section-cache.ts). */
 export interface RollupChildren {
@@ -119,6 +126,32 @@ export function monthHourGroups(
     const month = monthOfHour(hour);
     return months.has(month) ? month : undefined;
   });
+}
+
+/**
+ * A billing zone's edge reads of `reads` that go with their UTC month's days (`months`: monthDayGroups'
+ * months), per edge resolution: every read (added or subtracted, repeats) of an edge whose UTC day is
+ * compacted through (its last hour at most `compactedThrough`), however few. Such an edge is written like a
+ * compacted hour: in the call that writes its month (the cmp check of applyApiBatch) or staged by it.
+ */
+export function monthEdgeGroups(
+  reads: readonly BucketRead[],
+  months: ReadonlySet<number>,
+  compactedThrough: number | null,
+): Map<number, BucketRead[][]> {
+  const groups = new Map<number, Map<string, BucketRead[]>>();
+  if (compactedThrough === null) return new Map();
+  for (const read of reads) {
+    if (!isEdgeResolution(read.res) || lastHourOf(read.res, read.index) > compactedThrough) continue;
+    const month = monthOfHour(lastHourOf(read.res, read.index));
+    if (!months.has(month)) continue;
+    let byRes = groups.get(month);
+    if (!byRes) groups.set(month, (byRes = new Map()));
+    const edges = byRes.get(read.res);
+    if (edges) edges.push(read);
+    else byRes.set(read.res, [read]);
+  }
+  return new Map([...groups].map(([month, byRes]) => [month, [...byRes.values()]]));
 }
 
 /**

@@ -13,7 +13,6 @@ import {
   cubeOfPartsList,
   RESOLUTIONS,
   type KeySpace,
-  type Resolution,
   type SealedResolution,
 } from './keys';
 import { openHoursToSeal, readOpenHours, type OpenHourPolicy } from './open-hours';
@@ -344,7 +343,7 @@ export async function sealApi(
   options: SealOptions & {
     max?: number;
     signal?: AbortSignal;
-    only?: Resolution;
+    only?: SealedResolution;
     openHours?: OpenHourPolicy;
   },
 ): Promise<SealRun> {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { horizonsAt, hourOf, planReads, type BucketRead } from '@va/core';
-import { dayHourGroups, monthDayGroups, monthHourGroups } from '../rollup-children';
+import { dayHourGroups, monthDayGroups, monthEdgeGroups, monthHourGroups } from '../rollup-children';
 import { childKeysOf, groupsOf, rangesId, shapeOf } from './children-shape';
 import { TEST_RETENTION } from '../testing/ingest-events';
 
 const now = Date.UTC(2026, 10, 20, 15, 30);
 const nowHour = hourOf(now);
 const cmp = nowHour - 2;
-const plan = (timeZone: string): BucketRead[] =>
+const plan = (timeZone: string, billing = false): BucketRead[] =>
   planReads({
     startHour: nowHour - 30 * 24,
     endHour: nowHour,
@@ -16,6 +16,7 @@ const plan = (timeZone: string): BucketRead[] =>
     horizons: horizonsAt(now, TEST_RETENTION),
     dataThroughHour: nowHour,
     timeZone,
+    ...(billing && { billingZone: { n: 1, since: 0, firstMonthEdgeDay: 0 } }),
   }).reads;
 
 describe('shapeOf', () => {
@@ -59,19 +60,28 @@ describe('shapeOf', () => {
 });
 
 describe('groupsOf', () => {
-  it('groups as monthDayGroups, monthHourGroups and dayHourGroups do, once per reads and compaction point', () => {
-    for (const zone of ['UTC', 'America/New_York', 'Asia/Kolkata']) {
-      const reads = plan(zone);
+  it('groups as monthDayGroups, monthHourGroups, monthEdgeGroups and dayHourGroups do, once per reads and compaction point', () => {
+    const cases = [['UTC'], ['America/New_York'], ['Asia/Kolkata'], ['Asia/Kolkata', true]] as const;
+    for (const [zone, billing] of cases) {
+      const reads = plan(zone, billing);
       const groups = groupsOf(reads, cmp);
       const grouped = monthDayGroups(reads);
       const monthHours = monthHourGroups(reads, new Set(grouped.keys()), cmp);
+      const monthEdges = monthEdgeGroups(reads, new Set(grouped.keys()), cmp);
       expect(groups.months).toEqual(
-        [...grouped].map(([month, days]) => ({ month, days, hours: monthHours.get(month) ?? [] })),
+        [...grouped].map(([month, days]) => ({
+          month,
+          days,
+          hours: monthHours.get(month) ?? [],
+          edges: monthEdges.get(month) ?? [],
+        })),
       );
       const rest = reads.filter((read) => !groups.withMonth.has(read));
       expect(groups.days).toEqual([...dayHourGroups(rest, cmp)]);
       expect(groupsOf(reads, cmp)).toBe(groups);
       expect(groupsOf(reads, cmp - 1)).not.toBe(groups);
+      // A billing zone's edges go with their months.
+      expect(groups.months.some((m) => m.edges.length > 0)).toBe(billing === true);
     }
   });
 });

@@ -10,7 +10,13 @@
  */
 import type { BucketRead } from '@va/core';
 import type { Sign } from '../read-fields';
-import { childIndexes, dayHourGroups, monthDayGroups, monthHourGroups } from '../rollup-children';
+import {
+  childIndexes,
+  dayHourGroups,
+  monthDayGroups,
+  monthEdgeGroups,
+  monthHourGroups,
+} from '../rollup-children';
 import { signOf } from './cube-query';
 
 /** The children read into one slice with one sign: summed as one (merged) section. */
@@ -76,11 +82,15 @@ export function shapeOf(reads: readonly BucketRead[]): ChildrenShape {
   return shape;
 }
 
-/** A month's day reads and the compacted hour reads of its days, read as one (rollup-children.ts). */
+/**
+ * A month's day reads, the compacted hour reads of its days and the reads of a billing zone's edges in
+ * its compacted days (one array per edge resolution), read as one (rollup-children.ts).
+ */
 export interface MonthGroup {
   month: number;
   days: BucketRead[];
   hours: BucketRead[];
+  edges: BucketRead[][];
 }
 
 /** How unitsOf groups a reads array: months with their days and hours, then days with their hours. */
@@ -103,7 +113,13 @@ export function groupsOf(reads: readonly BucketRead[], compactedThrough: number 
   if (held && held.compactedThrough === compactedThrough) return held.groups;
   const grouped = monthDayGroups(reads);
   const monthHours = monthHourGroups(reads, new Set(grouped.keys()), compactedThrough);
-  const months = [...grouped].map(([month, days]) => ({ month, days, hours: monthHours.get(month) ?? [] }));
+  const monthEdges = monthEdgeGroups(reads, new Set(grouped.keys()), compactedThrough);
+  const months = [...grouped].map(([month, days]) => ({
+    month,
+    days,
+    hours: monthHours.get(month) ?? [],
+    edges: monthEdges.get(month) ?? [],
+  }));
   const withMonth = new Set(months.flatMap((m) => m.hours));
   const rest = reads.filter((read) => !withMonth.has(read));
   const groups = { months, withMonth, days: [...dayHourGroups(rest, compactedThrough)] };

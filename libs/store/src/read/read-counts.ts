@@ -4,7 +4,7 @@
  */
 import type { ChainableCommander } from 'ioredis';
 import { isCluster, type RedisClient } from '../connection';
-import { type BucketRead, type Cell, type TopGroups } from '@va/core';
+import { lastHourOf, type BucketRead, type Cell, type TopGroups } from '@va/core';
 import { apiKeys, type KeySpace } from '../keys';
 import { execPipeline, newPipeline } from '../pipeline';
 import { CodeCounts, FieldSums, type Sign } from '../read-fields';
@@ -299,8 +299,8 @@ function childrenOf(
   const version = Buffer.isBuffer(value) ? value : undefined;
   if (children.kind === 'use') {
     if (!version?.equals(children.recorded.version)) return children.reads;
-    if (children.res === 'd') cache.monthHit();
-    else cache.dayHit();
+    if (children.res === 'h') cache.dayHit();
+    else cache.monthHit();
     // The children read into one slice with one sign are added as one merged section (kept under the
     // rollup's version): a query without time granularity adds its 30 days once, and a zone's local day
     // its edge hours of each UTC day once (added to one slice, subtracted from the next).
@@ -314,8 +314,13 @@ function childrenOf(
     return [];
   }
   if (!version) return [];
-  // An hour after the compaction point is written without its day (rollup-children.ts).
-  if (children.res === 'h' && children.units.some((unit) => cmp === null || unit.read.index > cmp)) return [];
+  // An hour after the compaction point is written without its day (rollup-children.ts), and an edge of a day
+  // not compacted through without its month.
+  if (
+    children.res !== 'd' &&
+    children.units.some(({ read }) => cmp === null || lastHourOf(read.res, read.index) > cmp)
+  )
+    return [];
   const recorded = new Map<number, Buffer | null>();
   for (const unit of children.units) {
     if (unit.section === null) {

@@ -2,7 +2,15 @@
  * The reads of a query as readBuckets items, per bucket (units), and those units cut into calls of
  * bounded work that keep each family (an hour and the rollup read around it) in one atomic call.
  */
-import { dayOfHour, isEdgeResolution, lastHourOf, monthOfDay, monthOfHour, type BucketRead } from '@va/core';
+import {
+  dayOfHour,
+  isEdgeResolution,
+  lastHourOf,
+  monthOfDay,
+  monthOfHour,
+  type BucketRead,
+  type EdgeResolution,
+} from '@va/core';
 import { edgeFamilies } from './edge-families';
 import { apiKeys, partsListSuffix, type Cube } from '../keys';
 import { recordedSections, type RollupChildren } from '../rollup-children';
@@ -77,8 +85,7 @@ export interface MinuteRead {
 export type ChildrenRead =
   | {
       kind: 'use';
-      /** 'd': a month's days, 'h': a month's or a day's hours. */
-      res: 'd' | 'h';
+      res: ChildResolution;
       /** The record's key (rollup-children.ts), also naming the children's merged sum in the cache. */
       key: string;
       recorded: RollupChildren;
@@ -88,7 +95,17 @@ export type ChildrenRead =
       /** The cached section of each of `indexes` (null: none). */
       sections: (SectionView | null)[];
     }
-  | { kind: 'record'; res: 'd' | 'h'; key: string; units: Unit[] };
+  | { kind: 'record'; res: ChildResolution; key: string; units: Unit[] };
+
+/**
+ * The children of a rollup read as one: 'd' a month's days, 'h' a month's or a day's hours, an edge
+ * resolution a billing zone's edges in a month's compacted days (rollup-children.ts).
+ */
+export type ChildResolution = 'd' | 'h' | EdgeResolution;
+
+/** Its children's label in the record's key. */
+const childrenLabel = (res: ChildResolution): string =>
+  res === 'd' ? 'days' : res === 'h' ? 'hours' : `edges/${res}`;
 
 export interface Unit {
   read: BucketRead;
@@ -190,6 +207,7 @@ export function unitsOf(
   const cube = sectionCubeOf(q);
   const familyOfDay = new Map<number, string>();
   const familyOfHour = new Map<number, string>();
+  const familyOfEdge = new Map<BucketRead, string>();
   const replaced = new Set<BucketRead>();
   // The record a child's unit goes into, by `${res}${index}`.
   const records = new Map<string, Unit[]>();
@@ -197,7 +215,7 @@ export function unitsOf(
   // The M items of a rollup `up` for its children `groups` (a month's days and hours, or a day's
   // hours): the records used share one item, each record made has one of its own (so that the
   // hours' stage rule does not keep the days from being recorded).
-  const group = (up: 'm' | 'd', parent: number, groups: [BucketRead[], BucketRead[]?], family: string) => {
+  const group = (up: 'm' | 'd', parent: number, groups: BucketRead[][], family: string) => {
     const rollupAbsent = () => [keys.parts(up, parent), keys.sealingParts(up, parent)];
     const itemOf = (absent: string[], children: ChildrenRead[]): Item => ({
       kind: 'M',
@@ -209,9 +227,9 @@ export function unitsOf(
     let usedRead: BucketRead | undefined;
     for (const children of groups) {
       if (!children || children.length === 0) continue;
-      const res = children[0]!.res === 'd' ? 'd' : 'h';
+      const res = children[0]!.res as ChildResolution;
       const { indexes, id } = shapeOf(children);
-      const key = `${keys.section(up, parent, cube)}/${res === 'd' ? 'days' : 'hours'}/${id}`;
+      const key = `${keys.section(up, parent, cube)}/${childrenLabel(res)}/${id}`;
       const recorded = useRecorded ? cache!.recorded(key) : undefined;
       const childKeys = recorded && childKeysOf(children, key, (i) => keys.section(res, i, cube));
       const sections = recorded && recordedSections(recorded, indexes, (_, n) => cache!.get(childKeys![n]!));
@@ -223,8 +241,8 @@ export function unitsOf(
       }
       const absent = rollupAbsent();
       for (const index of indexes) absent.push(keys.parts(res, index), keys.sealingParts(res, index));
-      // A compacted hour's write may be staged apart from its rollups' (rollup-children.ts).
-      if (res === 'h') absent.push(keys.stage);
+      // A compacted hour's write may be staged apart from its rollups' (rollup-children.ts), an edge's too.
+      if (res !== 'd') absent.push(keys.stage);
       const units: Unit[] = [];
       for (const index of indexes) records.set(`${res}${index}`, units);
       const record = itemOf(absent, [{ kind: 'record', res, key, units }]);
@@ -234,11 +252,12 @@ export function unitsOf(
   };
   if (cache) {
     const groups = groupsOf(reads, compactedThrough);
-    for (const { month, days, hours } of groups.months) {
+    for (const { month, days, hours, edges } of groups.months) {
       const family = `M${month}`;
       for (const read of days) familyOfDay.set(read.index, family);
       for (const read of hours) familyOfHour.set(read.index, family);
-      group('m', month, [days, hours], family);
+      for (const read of edges.flat()) familyOfEdge.set(read, family);
+      group('m', month, [days, hours, ...edges], family);
     }
     const { days, months } = rollupsRead(reads);
     for (const [day, hours] of groups.days) {
@@ -281,7 +300,7 @@ export function unitsOf(
         ? familyOfDay.get(read.index)
         : read.res === 'h'
           ? (familyOfHour.get(read.index) ?? familyOfDay.get(dayOfHour(read.index)))
-          : undefined;
+          : familyOfEdge.get(read);
     if (family !== undefined) unit.family = family;
     records.get(`${read.res}${read.index}`)?.push(unit);
     units.push(unit);

@@ -3,7 +3,7 @@
  * with both CAS), for the compaction tests: one writer per API, its offsets counting from 0.
  */
 import { expect } from 'vitest';
-import { DAY_MS, type Retention } from '@va/core';
+import { DAY_MS, type EdgeResolution, type Retention } from '@va/core';
 import { expand, TupleCounter } from '../aggregate';
 import { applyApiBatches } from '../apply';
 import { applyApiBatch } from '../scripts/apply-scripts';
@@ -27,6 +27,14 @@ export interface TestEvent {
   outcome: number;
   /** Its minute (minute index, inside `hour`): counted in that minute's bucket too, as live events are. */
   minute?: number;
+  /** The billing zones' edges whose window holds it (EdgeFinder.at): counted in each, as the worker does. */
+  edges?: readonly EdgeOf[];
+}
+
+/** An edge bucket an event is counted in. */
+export interface EdgeOf {
+  res: EdgeResolution;
+  index: number;
 }
 
 /** Writes events the way the ingest worker does: codes, pre-aggregation, applyApiBatch with both CAS. */
@@ -58,6 +66,8 @@ export class Ingest {
       const s = codes.s.get([...(e.tags ?? [])].sort().join(','))!;
       counter.add(e.hour, codes.k.get(e.key)!, i, s, e.outcome);
       if (e.minute !== undefined) counter.addMinute(e.minute, codes.k.get(e.key)!, i, s, e.outcome);
+      for (const edge of e.edges ?? [])
+        counter.addEdge(edge.res, edge.index, codes.k.get(e.key)!, i, s, e.outcome);
     }
     const cmp = (await readCompactedThrough(this.redis, this.space, this.apiId)) ?? -1;
     const increments = expand(counter, { now: this.now, retention: this.retention, cmp });
@@ -82,12 +92,13 @@ export async function writeStagedEvent(
   redis: RedisClient,
   space: KeySpace,
   apiId: string,
-  at: { hour: number; minute?: number },
+  at: { hour: number; minute?: number; edges?: readonly EdgeOf[] },
   options: { now: number; retention: Retention },
 ): Promise<void> {
   const counter = new TupleCounter();
   counter.add(at.hour, 0, -1, 0, 1);
   if (at.minute !== undefined) counter.addMinute(at.minute, 0, -1, 0, 1);
+  for (const edge of at.edges ?? []) counter.addEdge(edge.res, edge.index, 0, -1, 0, 1);
   const compacted = await readCompactedThrough(redis, space, apiId);
   const increments = expand(counter, { ...options, cmp: compacted });
   const cas = { offsetField: 'late/0', expectedOff: null, newOff: 0, expectedCmp: compacted };

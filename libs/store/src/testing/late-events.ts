@@ -5,7 +5,7 @@ import type { RedisClient } from '../connection';
 import { apiKeys, type KeySpace } from '../keys';
 import { sealApi } from '../seal';
 import type { SectionCache } from '../section-cache';
-import { writeStagedEvent } from './ingest-events';
+import { writeStagedEvent, type EdgeOf } from './ingest-events';
 
 interface StagedLateEvent {
   redis: RedisClient;
@@ -13,6 +13,8 @@ interface StagedLateEvent {
   apiId: string;
   /** A compacted hour (at most `cmp`). */
   hour: number;
+  /** The billing zones' edges the event is in (their buckets are staged like its hour's). */
+  edges?: readonly EdgeOf[];
   cmp: number;
   now: number;
   retention: Retention;
@@ -29,7 +31,13 @@ interface StagedLateEvent {
 export async function expectStagedLateEventCounted(t: StagedLateEvent): Promise<void> {
   const { redis, space, apiId, hour, cmp, now, retention, cells, cache } = t;
   const before = await cells();
-  await writeStagedEvent(redis, space, apiId, { hour }, { now, retention });
+  await writeStagedEvent(
+    redis,
+    space,
+    apiId,
+    { hour, ...(t.edges && { edges: t.edges }) },
+    { now, retention },
+  );
   // The day sealed before the hour's chunk is applied: its new version has no delta to show.
   await sealApi(redis, space, apiId, cmp, { now, retention, only: 'd' });
   expect(await redis.exists(apiKeys(space, apiId).parts('d', dayOfHour(hour)))).toBe(0);
