@@ -5,8 +5,9 @@
  * pre-aggregation has nothing to merge: that is the backfill case. Live traffic is the case the
  * 250k events/s goal is about. Own prefix and topics, removed afterwards.
  */
+import { declareBillingZone } from '@va/store';
 import { phase, type RunContext } from './context';
-import { messagesOver, totalEvents } from './dataset';
+import { MEDIUM_API, messagesOver, totalEvents } from './dataset';
 import { ingestTopic } from './ingest-topic';
 import { deleteTopics, recreateTopics } from './kafka';
 import { namesFor, type BenchNames } from './names';
@@ -34,6 +35,9 @@ export async function ingestLive(
   const names = namesFor(`${dataSetPrefix}-live`);
   await deletePrefix(redis, names.prefix);
   await recreateTopics(kafka, names);
+  // As the data set's: the medium API counts its billing zone's edges from its first live event.
+  if (ctx.options.billingZone)
+    await declareBillingZone(redis, names.prefix, MEDIUM_API, ctx.options.billingZone);
   try {
     const produce = await produceLiveShaped(ctx, names);
     const ingest = await phase(ctx, 'ingest-live', () => ingestTopic(ctx, names));

@@ -16,7 +16,6 @@ import { catchUpCompaction } from './phases/compaction';
 import { produceAll } from './phases/produce';
 import { usedMemory } from './redis-info';
 import { deletePrefix } from './redis-keys';
-import { BILLING_ZONE } from './scenarios';
 
 async function produceAndIngest(ctx: RunContext, names: BenchNames): Promise<DataSetMeta> {
   const { redis, kafka, options, results } = ctx;
@@ -33,7 +32,7 @@ async function produceAndIngest(ctx: RunContext, names: BenchNames): Promise<Dat
   const meta: DataSetMeta = { spec, baselineMemory: await usedMemory(redis) };
   await writeMeta(redis, names.prefix, meta);
   // Before its first event, so that the zone's edges hold the whole history (docs/api.md#billing-zones).
-  await declareBillingZone(redis, names.prefix, MEDIUM_API, BILLING_ZONE);
+  if (options.billingZone) await declareBillingZone(redis, names.prefix, MEDIUM_API, options.billingZone);
   results.dataSet.spec = spec;
 
   results.produce = await phase(ctx, 'produce', () =>

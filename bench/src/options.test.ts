@@ -24,6 +24,16 @@ describe('parseOptions', () => {
     expect(parse(['--connections', '1,4']).connections).toEqual([1, 4]);
   });
 
+  it('#43: declares Asia/Kolkata as the medium API billing zone unless --billing-zone says another or none', () => {
+    expect(parse([]).billingZone).toBe('Asia/Kolkata');
+    expect(parse(['--billing-zone', 'America/New_York'])).toMatchObject({
+      billingZone: 'America/New_York',
+      profile: 'custom',
+    });
+    expect(parse(['--billing-zone', 'none']).billingZone).toBeNull();
+    expect(() => parse(['--billing-zone', 'Mars/Olympus'])).toThrow(/--billing-zone must be an IANA/);
+  });
+
   it('#40: runs the query service with the shipped limits unless --no-limits, which makes the run custom', () => {
     expect(parse([]).limits).toBe(true);
     expect(parse(['--no-limits'])).toMatchObject({ limits: false, profile: 'custom' });

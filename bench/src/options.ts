@@ -4,7 +4,9 @@
  * set and short phases for checking a change in a few minutes. Any option overrides the profile.
  */
 import { parseArgs } from 'node:util';
+import { checkTimeZone } from '@va/core';
 import { DATA_SET_ORDERS, type DataSetOrder } from './dataset';
+import { BILLING_ZONE } from './scenarios';
 
 export interface BenchOptions {
   quick: boolean;
@@ -17,6 +19,11 @@ export interface BenchOptions {
   order: DataSetOrder;
   /** Reuse the data set already loaded under the same prefix (same events, days, seed). */
   skipProduce: boolean;
+  /**
+   * The medium API's billing zone, declared before its events (data set and live-shaped ingest) are produced;
+   * null (--billing-zone none): none, for an A/B of what counting a zone's edges costs the worker.
+   */
+  billingZone: string | null;
   /** Query scenarios to run; null = all. */
   scenarios: string[] | null;
   /** Seconds of load per scenario and connection count. */
@@ -79,6 +86,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --order time|random     events in time order, as a topic holds its history (default), or with
                           times drawn independently (every batch spreads over the whole span)
   --skip-produce          reuse the data set loaded by an earlier run with the same events/days/seed
+  --billing-zone Z|none   the medium API's declared billing zone (${BILLING_ZONE}); none: no zone declared
   --live-events N         events of the live-shaped ingest measurement (full: 2000000, quick: 300000; 0 = skip)
   --scenario NAME         run only this query scenario (repeatable); skips the live ingest and the
                           freshness measurements unless --live-events / --freshness-seconds is given
@@ -127,6 +135,7 @@ export function parseOptions(args: string[]): BenchOptions | 'help' {
       days: { type: 'string' },
       seed: { type: 'string' },
       order: { type: 'string' },
+      'billing-zone': { type: 'string' },
       'skip-produce': { type: 'boolean', default: false },
       scenario: { type: 'string', multiple: true },
       seconds: { type: 'string' },
@@ -174,6 +183,10 @@ export function parseOptions(args: string[]): BenchOptions | 'help' {
   if (connections.length === 0) throw new UsageError('--connections needs at least one count');
   const defaultFreshness = scenarios ? 0 : quick ? 20 : 60;
   const defaultLive = scenarios ? 0 : quick ? 300_000 : 2_000_000;
+  const zoneArg = values['billing-zone'] ?? BILLING_ZONE;
+  const zone = zoneArg === 'none' ? null : checkTimeZone(zoneArg, '--billing-zone');
+  if (zone && !zone.ok) throw new UsageError(`${zone.message}, or none`);
+  const billingZone = zone ? zoneArg : null;
   const order = (values.order ?? 'time') as DataSetOrder;
   if (!DATA_SET_ORDERS.includes(order)) throw new UsageError('--order must be time or random');
   return {
@@ -183,6 +196,7 @@ export function parseOptions(args: string[]): BenchOptions | 'help' {
     seed: positiveInt(values.seed, 'seed', 1, 0),
     order,
     skipProduce: values['skip-produce'] ?? false,
+    billingZone,
     scenarios,
     seconds: positiveInt(values.seconds, 'seconds', quick ? 3 : 10),
     connections,
