@@ -8,13 +8,7 @@
  */
 import { expiresAt, isEdgeResolution, lastHourOf, type Retention } from '@va/core';
 import type { RedisClient } from './connection';
-import {
-  apiKeys,
-  cubeOfPartsList,
-  RESOLUTIONS,
-  type KeySpace,
-  type SealedResolution,
-} from './keys';
+import { apiKeys, cubeOfPartsList, RESOLUTIONS, type KeySpace, type SealedResolution } from './keys';
 import { openHoursToSeal, readOpenHours, type OpenHourPolicy } from './open-hours';
 import { execPipeline, newPipeline } from './pipeline';
 import {
