@@ -8,8 +8,6 @@ import { dayOfHour, horizonsAt, hourOf, monthOfDay, monthOfHour, planReads, type
 import { readCompactedThrough, compactApi } from './compaction';
 import { isCluster } from './connection';
 import { apiKeys } from './keys';
-import { decodeCells, readCounts } from './read';
-import { ReadDictionaries } from './read-dictionaries';
 import { monthDayGroups } from './rollup-children';
 import { sealApi } from './seal';
 import { SectionCache } from './section-cache';
@@ -19,6 +17,7 @@ import { monitoredCommands } from './testing/monitor';
 import { Ingest, TEST_RETENTION as retention } from './testing/ingest-events';
 import { expectStagedLateEventCounted } from './testing/late-events';
 import { sealNow } from './testing/seal';
+import { readCellLines } from './testing/read-cells';
 
 const db = fileRedis('day-hours');
 const { space } = db;
@@ -50,12 +49,8 @@ const edge = (dayOfHour(nowHour) - 10) * 24 + 2;
 /** The same 30 days in UTC. */
 const utcReads = thirtyDays();
 
-async function cells(cache?: SectionCache, plan = reads): Promise<string[]> {
-  const read = await readCounts(db.redis, space, API, q, plan, cmp, cache ? { sections: cache } : {});
-  if (!read.ok) throw new Error('cmp moved');
-  const dicts = new ReadDictionaries(db.redis, space, API);
-  return (await decodeCells(read.counts, dicts)).map((c) => JSON.stringify(c)).sort();
-}
+const cells = (cache?: SectionCache, plan = reads): Promise<string[]> =>
+  readCellLines(db.redis, space, API, q, plan, cmp, cache);
 
 /** Seals every dirty bucket (the hours up to cmp, days, months), as the compactor does. */
 const sealAll = () => sealApi(db.redis, space, API, cmp, { now, retention });
@@ -211,21 +206,7 @@ describe("a day's hours read as one (zone edge hours)", () => {
       index: through + 1 + n,
       slice: (through + 1 + n) * 3_600_000,
     }));
-    const cellsOf = async (cache?: SectionCache) => {
-      const read = await readCounts(
-        db.redis,
-        space,
-        api,
-        q,
-        hours,
-        through,
-        cache ? { sections: cache } : {},
-      );
-      if (!read.ok) throw new Error('cmp moved');
-      return (await decodeCells(read.counts, new ReadDictionaries(db.redis, space, api))).map((c) =>
-        JSON.stringify(c),
-      );
-    };
+    const cellsOf = (cache?: SectionCache) => readCellLines(db.redis, space, api, q, hours, through, cache);
     const cache = new SectionCache(1 << 24);
     expect(await cellsOf(cache)).toEqual(await cellsOf());
     expect(await cellsOf(cache)).toEqual(await cellsOf());

@@ -6,8 +6,6 @@ import { dayOfHour, horizonsAt, hourOf, planReads } from '@va/core';
 import { compactApi } from './compaction';
 import { isCluster } from './connection';
 import { apiKeys } from './keys';
-import { decodeCells, readCounts } from './read';
-import { ReadDictionaries } from './read-dictionaries';
 import { sealApi } from './seal';
 import { SectionCache } from './section-cache';
 import { cubeQuery } from './testing/cube-query';
@@ -15,6 +13,7 @@ import { fileRedis } from './testing/file-redis';
 import { Ingest, TEST_RETENTION as retention } from './testing/ingest-events';
 import { expectStagedLateEventCounted } from './testing/late-events';
 import { monitoredCommands } from './testing/monitor';
+import { readCellLines } from './testing/read-cells';
 
 const db = fileRedis('empty-rollups');
 const { space } = db;
@@ -34,12 +33,8 @@ const reads = planReads({
   dataThroughHour: nowHour,
 }).reads;
 
-async function cells(cache?: SectionCache): Promise<string[]> {
-  const read = await readCounts(db.redis, space, API, q, reads, cmp, cache ? { sections: cache } : {});
-  if (!read.ok) throw new Error('cmp moved');
-  const dicts = new ReadDictionaries(db.redis, space, API);
-  return (await decodeCells(read.counts, dicts)).map((c) => JSON.stringify(c)).sort();
-}
+const cells = (cache?: SectionCache): Promise<string[]> =>
+  readCellLines(db.redis, space, API, q, reads, cmp, cache);
 
 let ingest: Ingest;
 const sealAll = () => sealApi(db.redis, space, API, cmp, { now, retention });

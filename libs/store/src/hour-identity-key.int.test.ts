@@ -5,13 +5,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { hourOf } from '@va/core';
 import { compactApi } from './compaction';
 import { apiKeys } from './keys';
-import { decodeCells, readCounts } from './read';
-import { ReadDictionaries } from './read-dictionaries';
 import { sealApi } from './seal';
 import { SectionCache } from './section-cache';
 import { cubeQuery } from './testing/cube-query';
 import { fileRedis } from './testing/file-redis';
 import { Ingest, TEST_RETENTION as retention } from './testing/ingest-events';
+import { readCellLines } from './testing/read-cells';
 
 const db = fileRedis('hour-identity-key');
 const { space } = db;
@@ -24,12 +23,8 @@ const TAGS = [[], ['a'], ['b'], ['a', 'b'], ['c']];
 const q = cubeQuery({ cube: 'f', group: { key: true, identity: true, set: false } });
 const reads = [{ res: 'h' as const, index: hour, slice: null }];
 
-async function cells(cache?: SectionCache): Promise<string[]> {
-  const read = await readCounts(db.redis, space, API, q, reads, cmp, cache ? { sections: cache } : {});
-  if (!read.ok) throw new Error('cmp moved');
-  const dicts = new ReadDictionaries(db.redis, space, API);
-  return (await decodeCells(read.counts, dicts)).map((c) => JSON.stringify(c)).sort();
-}
+const cells = (cache?: SectionCache): Promise<string[]> =>
+  readCellLines(db.redis, space, API, q, reads, cmp, cache);
 
 beforeAll(async () => {
   const ingest = new Ingest(db.redis, space, retention, API, now);

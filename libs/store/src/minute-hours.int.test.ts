@@ -15,14 +15,14 @@ import {
 import { drainStaged } from './apply';
 import { compactApi, readCompactedThrough } from './compaction';
 import { apiKeys } from './keys';
-import { decodeCells, readCounts, type CubeQuery } from './read';
-import { ReadDictionaries } from './read-dictionaries';
+import type { CubeQuery } from './read';
 import { sealApi } from './seal';
 import { SectionCache } from './section-cache';
 import { cubeQuery } from './testing/cube-query';
 import { fileRedis } from './testing/file-redis';
 import { Ingest, TEST_RETENTION, writeStagedEvent } from './testing/ingest-events';
 import { sealNow } from './testing/seal';
+import { readCellLines } from './testing/read-cells';
 
 const db = fileRedis('minute-hours');
 const { space } = db;
@@ -55,12 +55,8 @@ const edgeMinute = minuteReads.find((r) => Math.floor(r.index / 60) === edge)!.i
 const totals = cubeQuery({ cube: 't' });
 const byKeyAndIdentity = cubeQuery({ cube: 'f', group: { key: true, identity: true, set: false } });
 
-async function cells(q: CubeQuery, cache?: SectionCache): Promise<string[]> {
-  const read = await readCounts(db.redis, space, API, q, reads, cmp, cache ? { sections: cache } : {});
-  if (!read.ok) throw new Error('cmp moved');
-  const dicts = new ReadDictionaries(db.redis, space, API);
-  return (await decodeCells(read.counts, dicts)).map((c) => JSON.stringify(c)).sort();
-}
+const cells = (q: CubeQuery, cache?: SectionCache): Promise<string[]> =>
+  readCellLines(db.redis, space, API, q, reads, cmp, cache);
 
 /** A cache that keeps the split hours' minutes, checked to be used: a hit per split hour on the second read. */
 async function warmCache(q: CubeQuery): Promise<SectionCache> {

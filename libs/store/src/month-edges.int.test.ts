@@ -22,8 +22,6 @@ import {
 import { compactApi, readCompactedThrough } from './compaction';
 import { isCluster } from './connection';
 import { apiKeys } from './keys';
-import { decodeCells, readCounts } from './read';
-import { ReadDictionaries } from './read-dictionaries';
 import { monthEdgeGroups } from './rollup-children';
 import { sealApi } from './seal';
 import { SectionCache } from './section-cache';
@@ -32,6 +30,7 @@ import { fileRedis } from './testing/file-redis';
 import { Ingest, TEST_RETENTION as retention, type TestEvent } from './testing/ingest-events';
 import { expectStagedLateEventCounted } from './testing/late-events';
 import { monitoredCommands } from './testing/monitor';
+import { readCellLines } from './testing/read-cells';
 
 const db = fileRedis('month-edges');
 const { space } = db;
@@ -77,12 +76,8 @@ const edge = reads.find(
 /** An instant inside that edge's window (Kolkata's edge is the tail of the UTC day from 18:30). */
 const inEdge = (dayOfHour(lastHourOf(edge.res, edge.index)) * 24 + 20) * HOUR_MS + 5 * 60_000;
 
-async function cells(cache?: SectionCache, plan = reads): Promise<string[]> {
-  const read = await readCounts(db.redis, space, API, q, plan, cmp, cache ? { sections: cache } : {});
-  if (!read.ok) throw new Error('cmp moved');
-  const dicts = new ReadDictionaries(db.redis, space, API);
-  return (await decodeCells(read.counts, dicts)).map((c) => JSON.stringify(c)).sort();
-}
+const cells = (cache?: SectionCache, plan = reads): Promise<string[]> =>
+  readCellLines(db.redis, space, API, q, plan, cmp, cache);
 
 const sealAll = () => sealApi(db.redis, space, API, cmp, { now, retention });
 
@@ -192,13 +187,7 @@ describe("a billing zone's edges read with their month", () => {
       })),
       edgeRead,
     ];
-    const cellsOf = async (cache?: SectionCache) => {
-      const read = await readCounts(db.redis, space, api, q, plan, through, cache ? { sections: cache } : {});
-      if (!read.ok) throw new Error('cmp moved');
-      return (await decodeCells(read.counts, new ReadDictionaries(db.redis, space, api)))
-        .map((c) => JSON.stringify(c))
-        .sort();
-    };
+    const cellsOf = (cache?: SectionCache) => readCellLines(db.redis, space, api, q, plan, through, cache);
     const cache = new SectionCache(1 << 24);
     expect(await cellsOf(cache)).toEqual(await cellsOf());
     expect(await cellsOf(cache)).toEqual(await cellsOf());

@@ -4,13 +4,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { horizonsAt, hourOf, planReads } from '@va/core';
 import { apiKeys } from './keys';
-import { decodeCells, readCounts, type CubeQuery } from './read';
-import { ReadDictionaries } from './read-dictionaries';
+import type { CubeQuery } from './read';
 import { sealApi } from './seal';
 import { SectionCache } from './section-cache';
 import { cubeQuery } from './testing/cube-query';
 import { fileRedis } from './testing/file-redis';
 import { Ingest, TEST_RETENTION as retention, type TestEvent } from './testing/ingest-events';
+import { readCellLines } from './testing/read-cells';
 
 const db = fileRedis('open-hours');
 const { space } = db;
@@ -55,12 +55,8 @@ async function write(n: number): Promise<void> {
   await plainIngest.write(batch);
 }
 
-async function cells(apiId: string, q: CubeQuery, cache?: SectionCache): Promise<string[]> {
-  const read = await readCounts(db.redis, space, apiId, q, reads, null, cache ? { sections: cache } : {});
-  if (!read.ok) throw new Error('cmp moved');
-  const dicts = new ReadDictionaries(db.redis, space, apiId);
-  return (await decodeCells(read.counts, dicts)).map((c) => JSON.stringify(c)).sort();
-}
+const cells = (apiId: string, q: CubeQuery, cache?: SectionCache): Promise<string[]> =>
+  readCellLines(db.redis, space, apiId, q, reads, null, cache);
 async function expectSameAnswers(cache?: SectionCache): Promise<void> {
   for (const q of queries) expect(await cells(SEALED, q, cache), q.cube).toEqual(await cells(PLAIN, q));
 }
