@@ -25,7 +25,8 @@
  */
 export { queueApiMeta, readApiMeta, type ApiMeta } from './read/api-meta';
 export { DENSE_PARTS_MAX, sectionCubeOf, type CubeQuery } from './read/cube-query';
-export { readsDependOnCompaction, READ_MAX_KEYS } from './read/units';
+export { READ_MAX_KEYS } from './read/units';
+export { readsDependOnCompaction } from './read/rollup-families';
 export { PARTS_BUDGET } from './scripts/read-scripts';
 export { READ_CALLS_PER_ROUND_TRIP, readCounts, type CountsRead, type ReadOptions } from './read/read-counts';
 export { decodeCells } from './read/decode-cells';

@@ -26,15 +26,8 @@ import {
   type ItemReply,
   type LeftHashes,
 } from '../scripts/read-scripts';
-import {
-  chunksOf,
-  readsDependOnCompaction,
-  readsOfUnit,
-  READ_MAX_KEYS,
-  unitsOf,
-  type ChildrenRead,
-  type Item,
-} from './units';
+import { chunksOf, readsOfUnit, READ_MAX_KEYS, unitsOf, type ChildrenRead, type Item } from './units';
+import { readsDependOnCompaction } from './rollup-families';
 
 export interface ReadOptions {
   /** Work per readBuckets call, in READ_MAX_KEYS units (default READ_MAX_KEYS). */
