@@ -4,7 +4,7 @@
  */
 import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
 import { Redis } from 'ioredis';
-import { createClient, type AnalyticsClient } from '@va/client';
+import { createClient, type AnalyticsClient, type ClientOptions } from '@va/client';
 import type { VerificationEvent } from '@va/contracts';
 import { createRootKey, registerApi, revokeRootKey } from '@va/store';
 import {
@@ -27,8 +27,8 @@ export interface Stack {
   rootKey(permissions?: string[], workspace?: string): Promise<string>;
   revokeRootKey(key: string): Promise<void>;
   registerApi(apiId: string, workspace: string): Promise<void>;
-  /** The typed client (@va/client) for the query service, with the key or read token. */
-  client(token: string): AnalyticsClient;
+  /** The typed client (@va/client) for the query service, with the key or read token (and options: its deadline). */
+  client(token: string, options?: Omit<ClientOptions, 'baseUrl' | 'token'>): AnalyticsClient;
   /** Raw GET <queryUrl>/v1/analytics.getVerifications?<qs> with the key. */
   get(qs: string, key: string): Promise<{ status: number; body: unknown; headers: Headers }>;
   /** Waits until the service counts `total` events of the API over its whole retention. */
@@ -85,7 +85,7 @@ export async function startStack(name: string, env: Record<string, string> = {})
       if (!result.ok) throw new Error(`${apiId} belongs to ${result.owner}`);
     },
     get,
-    client: (token) => createClient({ baseUrl: t.queryUrl, token }),
+    client: (token, options) => createClient({ ...options, baseUrl: t.queryUrl, token }),
     async waitForTotal(apiId, total, key, timeoutMs = 120_000) {
       const client = createClient({ baseUrl: t.queryUrl, token: key });
       let last: unknown;
