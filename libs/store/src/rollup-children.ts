@@ -142,9 +142,10 @@ export function monthEdgeGroups(
   const groups = new Map<number, Map<string, BucketRead[]>>();
   if (compactedThrough === null) return new Map();
   for (const read of reads) {
-    if (!isEdgeResolution(read.res) || lastHourOf(read.res, read.index) > compactedThrough) continue;
-    const month = monthOfHour(lastHourOf(read.res, read.index));
-    if (!months.has(month)) continue;
+    if (!isEdgeResolution(read.res)) continue;
+    const lastHour = lastHourOf(read.res, read.index);
+    const month = monthOfHour(lastHour);
+    if (lastHour > compactedThrough || !months.has(month)) continue;
     let byRes = groups.get(month);
     if (!byRes) groups.set(month, (byRes = new Map()));
     const edges = byRes.get(read.res);
