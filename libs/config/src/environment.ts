@@ -130,7 +130,7 @@ export const ENVIRONMENT = {
   RETENTION_MINUTES_HOURS: variable(
     '48',
     nonNegativeInt,
-    'How long minute buckets (groupBy=minute) are kept, in hours; 0 keeps none.',
+    'How long minute buckets (groupBy=minute) are kept, in hours; 0 keeps none (groupBy=minute is then refused).',
   ),
   COMPACTION_GRACE_MS: variable(
     '300000',

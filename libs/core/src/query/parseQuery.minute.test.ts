@@ -64,13 +64,25 @@ describe('parseQuery: groupBy=minute', () => {
     }
   });
 
-  it('follows the configured retention (0 keeps only the current minute)', () => {
+  it('follows the configured retention', () => {
     const short = { ...options, minuteRetentionMs: 90 * 60_000 };
     const error = parse(`apiId=a&groupBy=minute&start=${NOW - 2 * HOUR_MS}`, short);
     expect(!error.ok && error.errors[0]!.message).toContain('kept for 90 minutes');
+  });
+
+  it('refuses every minute query when the retention is 0: the worker then counts no minute, not even the current one', () => {
     const none = { ...options, minuteRetentionMs: 0 };
-    expect(parse(`apiId=a&groupBy=minute&start=${NOW - 60_000}`, none).ok).toBe(false);
-    expect(parse(`apiId=a&groupBy=minute&start=${NOW}`, none).ok).toBe(true);
+    for (const start of [`&start=${NOW - 60_000}`, `&start=${NOW}`, '']) {
+      const result = parse(`apiId=a&groupBy=minute${start}`, none);
+      expect(!result.ok && result.errors).toEqual([
+        {
+          location: 'query.start',
+          message: 'minute slices are not kept on this server (its minute retention is 0)',
+          fix: 'group by hour, day or month',
+        },
+      ]);
+    }
+    expect(parse(`apiId=a&groupBy=hour&start=${NOW}`, none).ok).toBe(true);
   });
 
   it('reports one error per failure: two granularities, a bad start, start after end', () => {

@@ -79,6 +79,13 @@ function duration(ms: number): string {
  * error, not an answer with X-Precision.
  */
 function minuteStartError(start: number | undefined, now: number, retentionMs: number): FieldError | null {
+  // A retention of 0 keeps no minute at all: the worker counts none (not even the current one).
+  if (retentionMs <= 0)
+    return {
+      location: 'query.start',
+      message: 'minute slices are not kept on this server (its minute retention is 0)',
+      fix: 'group by hour, day or month',
+    };
   const first = minuteStart(firstMinuteKept(now, { minuteMs: retentionMs }));
   const kept = `minute slices are kept for ${duration(retentionMs)} (the minute retention)`;
   const fix = `send a start from ${first} on (unix ms), or group by hour, day or month`;

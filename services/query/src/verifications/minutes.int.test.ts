@@ -155,4 +155,23 @@ describe('groupBy=minute through the service', () => {
       expect(error.message).toContain('minute slices are kept for 48 hours');
     }
   });
+
+  it('with a minute retention of 0 counts no minute and refuses every minute query, not answering zeros', async () => {
+    const off = await queryHarness('minutes-off', { env: { RETENTION_MINUTES_HOURS: '0' } });
+    try {
+      const offKey = await off.rootKey();
+      await off.registerApi(API);
+      await off.seed([{ ...events.at(-1)!, time: off.now }]);
+      const minute = await off.get(`${PATH}?apiId=${API}&groupBy=minute&start=${off.now}`, offKey);
+      expect(minute.statusCode).toBe(400);
+      expect(minute.json().error.errors).toEqual([
+        expect.objectContaining({ location: 'query.start', message: expect.stringContaining('not kept') }),
+      ]);
+      const hour = await off.get(`${PATH}?apiId=${API}&groupBy=hour&start=${off.now}`, offKey);
+      expect(hour.json<{ total: number }[]>().map((row) => row.total)).toEqual([1]);
+      expect(await off.redis.keys(`${off.config.keyPrefix}:*:n:*`)).toEqual([]);
+    } finally {
+      await off.close();
+    }
+  });
 });
