@@ -28,7 +28,7 @@ import {
 import { compactApi, readCompactedThrough } from '@va/store';
 import { expectJsonEqual, startService, waitFor, type ServiceProcess } from '@va/testkit/support';
 import { startStack, type Stack } from './stack';
-import { scaled } from '@va/testkit/time';
+import { ANSWER_BUDGET_MS, scaled } from '@va/testkit/time';
 
 const SEED = Number(process.env.ORACLE_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const EVENTS = Number(process.env.ORACLE_EVENTS ?? 3000);
@@ -201,12 +201,12 @@ beforeAll(async () => {
     FIXED_NOW_MS: String(NOW),
     // Correctness, not speed: a random query may ask ~90,000 rows (22 MB of JSON), which a loaded CI machine
     // once took past the 10 s default budget (a 503). The budget has tests of its own, which set it.
-    QUERY_TIMEOUT_MS: '120000',
+    QUERY_TIMEOUT_MS: String(ANSWER_BUDGET_MS),
   });
   key = await stack.rootKey();
   // The client's deadline as the service's budget (QUERY_TIMEOUT_MS above): its 10 s default once ran out on a
   // loaded CI machine.
-  client = stack.client(key, { timeoutMs: 120_000 });
+  client = stack.client(key, { timeoutMs: ANSWER_BUDGET_MS });
   await stack.registerApi('api_empty', 'ws_1');
   const firstWave = events.slice(0, Math.floor(EVENTS * 0.8));
   await ingest(firstWave);

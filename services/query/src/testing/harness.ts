@@ -15,6 +15,7 @@ import { deletePrefix } from '@va/store/testing';
 import type { App } from '../http/app';
 import { createServer } from '../server';
 import { seedEvents } from '@va/ingest/testing';
+import { ANSWER_BUDGET_MS } from '@va/testkit/time';
 
 export interface QueryHarness {
   app: App;
@@ -54,9 +55,7 @@ export async function queryHarness(name: string, options: HarnessOptions = {}): 
     QUERY_AUTH_CACHE_MS: '0',
     // Answer on the main thread unless a test asks for workers (each would open a connection).
     QUERY_WORKERS: '0',
-    // Correctness, not speed: a loaded test machine must not turn a slow answer into a 503 (the
-    // time budget has tests of its own, which set it).
-    QUERY_TIMEOUT_MS: '120000',
+    QUERY_TIMEOUT_MS: String(ANSWER_BUDGET_MS),
     ...options.env,
   });
   const now = options.now ?? Date.now();
