@@ -40,7 +40,7 @@ import {
   type DictName,
 } from './keys';
 import { edgeIncrements } from './edge-increments';
-import type { Bucket, BucketIncrements, WriteContext } from './bucket-increments';
+import { PARTS_MIN_ROWS, type Bucket, type BucketIncrements, type WriteContext } from './bucket-increments';
 import { minuteIncrements } from './minute-increments';
 import { codeField, keySetField, totalField } from './field-codec';
 import { TupleCounter, type TupleVisitor } from './tuple-counter';
@@ -50,13 +50,7 @@ import { sectionsOfTuples } from './section/tuple-sections';
 
 export { TupleCounter, type TupleVisitor };
 export type { Bucket, BucketIncrements, WriteContext } from './bucket-increments';
-
-/**
- * Rows from which a cube of a closed bucket is written as one section part rather than hash
- * fields. Below it, the fields are few, and a bucket that receives a trickle of late events keeps
- * one hash per part instead of a growing list of tiny parts until it is sealed again.
- */
-export const PARTS_MIN_ROWS = 16;
+export { PARTS_MIN_ROWS } from './bucket-increments';
 
 /**
  * Whether a bucket may be written as section parts at this clock: it ended more than an hour ago.

@@ -5,6 +5,13 @@
 import type { BucketResolution, Retention } from '@va/core';
 
 /**
+ * Rows from which a cube of a closed bucket is written as one section part rather than hash
+ * fields (and a minute's f as one packed field, minute-increments.ts). Below it, the fields are few, and a bucket that receives a trickle of late events keeps
+ * one hash per part instead of a growing list of tiny parts until it is sealed again.
+ */
+export const PARTS_MIN_ROWS = 16;
+
+/**
  * What decides which buckets a batch's hours are written to. (Not libs/core's Horizons, the first
  * bucket index still kept per resolution: those follow from `now` and `retention` by horizonsAt.)
  */

@@ -6,6 +6,10 @@
  *   cube f        "<key>.<set>:<o>"     (the identity is the hash's part, not in the field)
  *   minute f      "<identity>/<key>.<set>:<o>"   a minute bucket's one f hash (keys.ts): the identity's code,
  *                                       or "_" (NO_IDENTITY_PART) without one, in front of an f field
+ *   minute f, packed  "#<n>" -> "<field> <count> <field> <count> ..."   a batch's minute f fields as one
+ *                                       field (packMinuteFields): n is the hash's length when it was written
+ *                                       (unique: minute fields are never deleted), the value its fields
+ *                                       and counts as HGETALL would send them
  *
  * o is the outcome code, one decimal digit below OUTCOME_COUNT (OUTCOMES order); a code is base 36,
  * lowercase, without a leading zero (code36), at most MAX_CODE_DIGITS digits. That canonical form is
@@ -120,16 +124,49 @@ export function decodeCode(text: string): number {
 /** The field of a minute bucket's f hash: the hash's part (identity code, or "_") in front of an f field. */
 export const minuteFField = (part: string, keySet: string): string => `${part}/${keySet}`;
 
+/** The first character of a packed minute field's name ("#<n>"); no counter field starts with it. */
+export const PACKED_FIELD_MARK = '#';
+
+const PACKED_MARK_CODE = PACKED_FIELD_MARK.charCodeAt(0);
+
+/** Where the pairs of the packed field named at `at` ("#<n> ") start; throws unless n is decimal digits. */
+function afterPackedName(text: string, at: number): number {
+  const space = text.indexOf(' ', at);
+  const end = space < 0 ? text.length : space;
+  let digits = end - at - 1;
+  for (let p = at + 1; p < end; p++) if (text.charCodeAt(p) < 48 || text.charCodeAt(p) > 57) digits = 0;
+  if (digits < 1 || space < 0)
+    throw new MalformedFieldError(text.slice(at, end), 'not a packed field "#<n>" with pairs');
+  return space + 1;
+}
+
+/**
+ * A batch's fields of one minute f hash as the value of one packed field "#<n>" (applyApiBatch.lua names
+ * it): "field count field count ...", the text HGETALL would send for them as fields. Written by one
+ * HSET where the fields would cost a HINCRBY each (docs/design.md "The next store changes"); read back by
+ * textsByPart, which takes the name for a token of its own and then meets ordinary pairs.
+ */
+export function packMinuteFields(fields: ReadonlyMap<string, number>): string {
+  const pairs: string[] = [];
+  for (const [field, n] of fields) pairs.push(`${field} ${n}`);
+  return pairs.join(' ');
+}
+
 /**
  * A minute f hash as readBuckets.lua returns it ("field value field value ..."), cut into the texts of f
  * fields per part (identity code or "_"), as an f hash of that part would read: the part is checked here
  * (canonical base 36, or "_"), the rest by whoever reads the texts (FieldSums, addCount). Parts `keep`
- * rejects (an identity filter) are left out.
+ * rejects (an identity filter) are left out. A packed field (packMinuteFields) reads as its name, one token
+ * that is skipped, followed by the pairs of its value.
  */
 export function textsByPart(text: string, keep?: (part: string) => boolean): Map<string, string> {
   const out = new Map<string, string[]>();
   let at = 0;
   while (at < text.length) {
+    if (text.charCodeAt(at) === PACKED_MARK_CODE) {
+      at = afterPackedName(text, at);
+      continue;
+    }
     const slash = text.indexOf('/', at);
     const space = text.indexOf(' ', at);
     if (slash < 0 || space < 0 || slash > space) {

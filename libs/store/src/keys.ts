@@ -61,9 +61,11 @@
  *   <p>:g<g>:{a}:n:<t>:<c>      hash    minute t (floor(ms / 60000)) of cube c ∈ t f, one hash per cube
  *                                       (groupBy=minute, docs/design.md "The next store changes"): the fields
  *                                       of CUBES below, f's with the identity in front (field-codec.ts
- *                                       minuteFField); plain HINCRBYs of applyApiBatch for the minutes within
- *                                       the minute retention, PEXPIREAT minute end + minute retention; no
- *                                       parts set, no index or dirty entry: never sealed, compacted or copied
+ *                                       minuteFField; a batch's many fields packed into one "#<n>",
+ *                                       minute-increments.ts); HINCRBYs (and that HSET) of applyApiBatch for
+ *                                       the minutes within the minute retention, PEXPIREAT minute end + minute
+ *                                       retention; no parts set, no index or dirty entry: never sealed,
+ *                                       compacted or copied
  *   <p>:g<g>:{a}:<r>:<t>:z:<cube> hash  delta hashes being sealed (renamed from <cube> by beginSeal)
  *   <p>:g<g>:{a}:<r>:<t>:zparts set     cube suffixes being sealed (renamed from parts)
  *   <p>:g<g>:{a}:<r>:<t>:zid    string  id of the seal in progress (the version taken when zparts was made);

@@ -1,12 +1,14 @@
 // Minute buckets (groupBy=minute; docs/design.md "The next store changes") against a real Redis: applyApiBatch,
 // and applyStagedChunk when a call is over its bound, write each minute as two plain hashes (t, f) with the expiry
 // minute end + minute retention, and nothing else (no parts set, no index or dirty entry); readCounts reads
-// them back, one minute per slice, with filters and groups, the f hash's identities included.
+// them back, one minute per slice, with filters and groups, the f hash's identities included, and a minute whose
+// f a batch packed into one field (minute-increments.ts) reads as its fields would.
 import { describe, expect, it } from 'vitest';
 import { HOUR_MS, hourOf, minuteOf, minuteStart, type BucketRead } from '@va/core';
 import { expand, TupleCounter } from './aggregate';
 import { applyApiBatches } from './apply';
 import { apiKeys } from './keys';
+import type { CubeQuery } from './read';
 import { MINUTE_CUBES } from './minute-increments';
 import { readCounts } from './read/read-counts';
 import { cubeQuery } from './testing/cube-query';
@@ -86,6 +88,61 @@ describe('minute buckets', () => {
       expect(await db.redis.hgetall(staged.cube('n', minute, cube))).toEqual(
         await db.redis.hgetall(whole.cube('n', minute, cube)),
       );
+    }
+  });
+
+  /** Two batches of 240 events over the last 3 minutes, all tuples distinct within a batch. */
+  async function packedBatches(api: string, partsMinRows?: number) {
+    const keys = Array.from({ length: 40 }, (_, k) => `k${k}`);
+    await assignCodes(api, 'k', keys);
+    await assignCodes(api, 'i', ['a\n', 'b\n', 'c\n']);
+    await assignCodes(api, 's', ['', 'x']);
+    for (const batch of [0, 1]) {
+      const c = new TupleCounter();
+      for (let n = 0; n < 240; n++) {
+        const [t, k, i, s, o] = [minute - (n % 3), (n + batch) % 40, (n % 4) - 1, (n >> 1) % 2, n % 9];
+        c.add(hourOf(minuteStart(t)), k, i, s, o);
+        c.addMinute(t, k, i, s, o);
+      }
+      const inc = expand(c, { now, retention, cmp: null, ...(partsMinRows ? { partsMinRows } : {}) });
+      const batchCas = { ...cas, expectedOff: batch === 0 ? null : 1, newOff: batch + 1 };
+      const applied = await applyApiBatches(
+        db.redis,
+        space,
+        [{ apiId: api, increments: inc, cas: batchCas }],
+        {
+          maxWritesPerCall: batch === 0 ? 1_000_000 : 30,
+        },
+      );
+      expect(applied).toEqual([{ status: 'ok' }]);
+    }
+  }
+
+  it('a minute f packed by each batch (one HSET, once staged) reads as its fields would', async () => {
+    await packedBatches('minutes_packed');
+    await packedBatches('minutes_fields', Infinity);
+    const packed = apiKeys(space, 'minutes_packed');
+    const f = await db.redis.hgetall(packed.cube('n', minute, 'f'));
+    expect(Object.keys(f).sort()).toEqual(['#0', '#1']);
+    expect(await db.redis.pexpiretime(packed.cube('n', minute, 'f'))).toBe(
+      minuteStart(minute + 1) + retention.minuteMs,
+    );
+    const fields = await db.redis.hgetall(apiKeys(space, 'minutes_fields').cube('n', minute, 'f'));
+    expect(Object.keys(fields).length).toBeGreaterThan(16);
+    const queries: Partial<CubeQuery>[] = [
+      { cube: 'f', group: { key: true, identity: true, set: true } },
+      { cube: 'f', identities: [1], group: { key: true, identity: false, set: false } },
+      { cube: 'f', keys: [3, 7], sets: [1], group: { key: false, identity: true, set: false } },
+    ];
+    for (const over of queries) {
+      const [a, b] = await Promise.all(
+        ['minutes_packed', 'minutes_fields'].map((api) =>
+          readCounts(db.redis, space, api, cubeQuery(over), reads(true), null),
+        ),
+      );
+      expect(a).toEqual(b);
+      if (!a!.ok) throw new Error('compaction moved');
+      expect([...a!.counts.slices.values()].some((groups) => groups.size > 0)).toBe(true);
     }
   });
 

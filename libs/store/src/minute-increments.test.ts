@@ -5,7 +5,7 @@
 import { DAY_MS, HOUR_MS, hourOf, minuteOf } from '@va/core';
 import { describe, expect, it } from 'vitest';
 import { expand, TupleCounter } from './aggregate';
-import { decodeField, textsByPart } from './field-codec';
+import { decodeField, packMinuteFields, textsByPart } from './field-codec';
 import { minuteIncrements } from './minute-increments';
 import { stageIncrements } from './staged-chunks';
 
@@ -73,6 +73,44 @@ describe('minute increments', () => {
     const staged = stageIncrements(inc, 20);
     expect(staged.buckets).toEqual([]);
     expect(staged.chunks.join('\n')).toContain(` n ${minute} `);
+  });
+
+  it('packs a minute f of many tuples seen about once each into one value, and keeps repeating tuples as fields', () => {
+    const c = new TupleCounter();
+    for (let k = 0; k < 16; k++) c.addMinute(minute, k, k % 3 === 0 ? -1 : k, 0, k % 2);
+    c.addMinute(minute, 0, -1, 0, 0); // a repeat: 17 events in 16 tuples
+    for (let n = 0; n < 32; n++) c.addMinute(minute - 1, n % 16, -1, 0, 0); // 16 tuples, 2 events each
+    const [packed, repeating] = minuteIncrements(c.minutes!, { now, retention });
+    expect([packed!.t, [...packed!.cubes.keys()], [...packed!.parts.keys()]]).toEqual([minute, ['t'], ['f']]);
+    const fields = minuteIncrements(c.minutes!, { now, retention, partsMinRows: Infinity })[0]!.cubes.get(
+      'f',
+    )!;
+    expect(packed!.parts.get('f')!.toString('latin1')).toBe(packMinuteFields(fields));
+    expect(fields.get('_/0.0:0')).toBe(2);
+    expect([repeating!.t, [...repeating!.cubes.keys()], repeating!.parts.size]).toEqual([
+      minute - 1,
+      ['t', 'f'],
+      0,
+    ]);
+    expect(repeating!.cubes.get('f')!.size).toBe(16);
+  });
+
+  it('a packed field reads back as its pairs: HGETALL text with "#<n>" names cuts as if they were fields', () => {
+    const packed = packMinuteFields(
+      new Map([
+        ['14/3.2:0', 2],
+        ['_/3.0:4', 1],
+      ]),
+    );
+    expect(packed).toBe('14/3.2:0 2 _/3.0:4 1');
+    const text = `14/5.0:1 7 #1 ${packed} #12 14/3.2:0 1`;
+    expect([...textsByPart(text)]).toEqual([
+      ['14', '5.0:1 7 3.2:0 2 3.2:0 1'],
+      ['_', '3.0:4 1'],
+    ]);
+    expect(() => textsByPart('#x 14/3.2:0 2')).toThrow(/malformed/);
+    expect(() => textsByPart('# 14/3.2:0 2')).toThrow(/malformed/);
+    expect(() => textsByPart('14/3.2:0 2 #3')).toThrow(/malformed/);
   });
 
   it("a minute f hash's text reads back per identity, as f fields", () => {

@@ -1,19 +1,25 @@
 /**
- * The minute buckets of a batch (groupBy=minute; docs/design.md "The next store changes"), pure: the
- * counts per (minute, key, identity, tag set, outcome) that the worker kept for the events within the
- * minute retention (aggregate.ts TupleCounter.addMinute), as hash increments of each minute's cubes t and f.
+ * The minute buckets of a batch (groupBy=minute; docs/design.md "The next store changes"), pure: the counts per
+ * (minute, key, identity, tag set, outcome) that the worker kept for the events within the minute retention
+ * (aggregate.ts TupleCounter.addMinute), as the writes of each minute's cubes t and f.
  *
- * Two cubes, not the hours' five: every live event is written to its minute too, and each cube costs about
- * one more HINCRBY per event (k, i and s hardly aggregate within a minute); f has every dimension, so any
- * filter or group reads it (libs/core chooseCube), t answers the unfiltered minute. A minute bucket is one
- * hash per cube (keys.ts `n:<t>:<c>`), never sharded into parts: a minute holds a few tuples, and a Redis
- * key costs about ten times a small hash's field. So the f hash carries the identity in its fields
- * (field-codec.ts minuteFField). Minutes are never written as section parts, never sealed or compacted:
- * applyApiBatch gives each key its expiry, minute end + minute retention, and writes no index, dirty or
- * parts entry for them.
+ * Two cubes, not the hours' five: every live event is written to its minute too; f has every dimension, so
+ * any filter or group reads it (libs/core chooseCube), t answers the unfiltered minute. A minute bucket is one
+ * hash per cube (keys.ts `n:<t>:<c>`), never sharded: a minute holds a few tuples, and a Redis key costs about
+ * ten times a small hash's field. So the f hash carries the identity in its fields (field-codec.ts
+ * minuteFField). Minutes are never sealed or compacted: applyApiBatch gives each key its expiry, minute end +
+ * minute retention, and writes no index, dirty or parts entry for them.
+ *
+ * f as one packed field. Within a minute of one batch the tuples hardly repeat (the medium tenant's live
+ * traffic: ~0.9 f fields per event), so f fields as HINCRBYs cost Redis one command per live event, as much
+ * as all of the hour's cubes together. A minute whose f has at least `partsMinRows` fields, fewer than two
+ * events each on average, is written as one field instead (field-codec.ts packMinuteFields: one HSET).
+ * Tuples that repeat within a batch repeat across batches too: those stay HINCRBYs, which merge them, so a
+ * minute's hash never holds more than about twice its events' fields.
  */
-import { expiresAt, type Retention } from '@va/core';
-import { keySetField, minuteFField, totalField } from './field-codec';
+import { expiresAt } from '@va/core';
+import { PARTS_MIN_ROWS, type WriteContext } from './bucket-increments';
+import { keySetField, minuteFField, packMinuteFields, totalField } from './field-codec';
 import { code36, NO_IDENTITY_PART } from './keys';
 
 /** Counted tuples (aggregate.ts TupleCounter), t = the minute index; i = -1: no identity. */
@@ -29,7 +35,7 @@ export interface MinuteIncrements {
   expireAt: number;
   /** cube ("t", "f") -> field -> increment */
   cubes: Map<string, Map<string, number>>;
-  /** Always empty: a minute is never written as section parts. */
+  /** "f" -> its fields packed (packMinuteFields), when written so; else empty. */
   parts: Map<string, Buffer>;
 }
 
@@ -42,11 +48,13 @@ export const MINUTE_CUBES = ['t', 'f'] as const;
  */
 export function minuteIncrements(
   tuples: MinuteTuples,
-  { now, retention }: { now: number; retention: Retention },
+  { now, retention, partsMinRows = PARTS_MIN_ROWS }: Pick<WriteContext, 'now' | 'retention' | 'partsMinRows'>,
 ): MinuteIncrements[] {
   const byMinute = new Map<number, MinuteIncrements>();
   let minute: MinuteIncrements | undefined;
   let current = NaN;
+  /** Events per minute. */
+  const events = new Map<number, number>();
   const codes = new Map<number, string>();
   const code = (c: number): string => {
     let text = codes.get(c);
@@ -65,6 +73,7 @@ export function minuteIncrements(
       }
     }
     if (!minute) return;
+    events.set(t, (events.get(t) ?? 0) + n);
     const key = code(k);
     const set = code(s);
     add(minute.cubes.get('t')!, totalField(o), n);
@@ -73,6 +82,11 @@ export function minuteIncrements(
   });
   const out = [...byMinute.values()];
   for (const bucket of out) {
+    const f = bucket.cubes.get('f')!;
+    if (f.size >= partsMinRows && events.get(bucket.t)! < 2 * f.size) {
+      bucket.parts.set('f', Buffer.from(packMinuteFields(f), 'latin1'));
+      bucket.cubes.delete('f');
+    }
     for (const [cube, fields] of bucket.cubes) if (fields.size === 0) bucket.cubes.delete(cube);
   }
   return out;

@@ -40,7 +40,8 @@
   ARGV[15] the billing zones 1..Z every event of this call was counted in (-1: no event counted)
   then the S staged chunks (from ARGV[16])
   then per bucket: r ('h'|'d'|'m'; 'n': a minute bucket, plain hashes that only expire: no parts set, no
-    index or dirty entry, never section parts; 'z<n>d'|'z<n>m': a billing zone's edge, t its minute index, a
+    index or dirty entry, and its one "part" is its f fields packed into one field of its f hash (suffix
+    "f", includes/bucketWrites.lua writePart); 'z<n>d'|'z<n>m': a billing zone's edge, t its minute index, a
     parts set and a dirty entry but no index), t, expireAt (unix ms; 0 = none: an hour not compacted
     yet keeps its keys until the compactor merges it and sets their expiry), number of cubes C,
     then per cube: suffix, number of fields F, then F pairs field, increment;
@@ -134,7 +135,7 @@ for _ = 1, buckets do
   a = a + 1
   for _ = 1, sections do
     k = k + 1
-    appendPart(KEYS[k], ARGV[a + 1], expireAt)
+    writePart(r, KEYS[k], ARGV[a + 1], expireAt)
     listed(ARGV[a])
     a = a + 2
   end

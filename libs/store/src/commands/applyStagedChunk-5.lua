@@ -19,7 +19,8 @@
 
   A chunk is text tokens separated by one space, then, when it holds section parts, a newline
   and the parts' bytes (staged-chunks.ts ChunkWriter): the number of buckets B, then per bucket
-  r ('h'|'d'|'m'; 'n': a minute bucket, whose hashes get no index, dirty or parts entry; 'z<n>d'|'z<n>m': a
+  r ('h'|'d'|'m'; 'n': a minute bucket, whose hashes get no index, dirty or parts entry, and whose part is
+  its packed f fields (includes/bucketWrites.lua writePart); 'z<n>d'|'z<n>m': a
   billing zone's edge, with a parts set and a dirty entry but no index), t, expireAt
   (unix ms; 0 = none), the number of cubes C, then per cube its
   suffix, the number of fields F and F pairs field, increment (applyApiBatch's layout for a
@@ -69,7 +70,7 @@ for _ = 1, tonumber(tokens[1]) do
   for _ = 1, parts do
     local suffix, length = tokens[a], tonumber(tokens[a + 1])
     a = a + 2
-    appendPart(prefix .. ':' .. suffix, string.sub(chunk, p, p + length - 1), expireAt)
+    writePart(r, prefix .. ':' .. suffix, string.sub(chunk, p, p + length - 1), expireAt)
     p = p + length
     suffixes[#suffixes + 1] = suffix
   end

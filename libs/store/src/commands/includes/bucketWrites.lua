@@ -34,3 +34,17 @@ local function appendPart(key, section, expireAt)
     redis.call('PEXPIREAT', key, expireAt)
   end
 end
+
+-- Writes a part of bucket r: a section appended whole to its parts list `key`; or, for a minute bucket
+-- (r 'n'), its f fields packed into one field of the f hash `key` (field-codec.ts packMinuteFields), named
+-- '#' .. the hash's length: unique, since a minute's fields are never deleted. Then the key gets the
+-- bucket's expiry (expireAt '0': none yet).
+local function writePart(r, key, section, expireAt)
+  if r ~= 'n' then
+    return appendPart(key, section, expireAt)
+  end
+  redis.call('HSET', key, '#' .. redis.call('HLEN', key), section)
+  if expireAt ~= '0' then
+    redis.call('PEXPIREAT', key, expireAt)
+  end
+end
