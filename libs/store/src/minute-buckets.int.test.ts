@@ -91,8 +91,11 @@ describe('minute buckets', () => {
     }
   });
 
-  /** Two batches of 240 events over the last 3 minutes, all tuples distinct within a batch. */
-  async function packedBatches(api: string, partsMinRows?: number) {
+  /**
+   * Two batches of 240 events over the last 3 minutes, all tuples distinct within a batch; `between` runs after the
+   * first.
+   */
+  async function packedBatches(api: string, partsMinRows?: number, between?: () => Promise<void>) {
     const keys = Array.from({ length: 40 }, (_, k) => `k${k}`);
     await assignCodes(api, 'k', keys);
     await assignCodes(api, 'i', ['a\n', 'b\n', 'c\n']);
@@ -115,6 +118,7 @@ describe('minute buckets', () => {
         },
       );
       expect(applied).toEqual([{ status: 'ok' }]);
+      if (batch === 0) await between?.();
     }
   }
 
@@ -144,6 +148,24 @@ describe('minute buckets', () => {
       if (!a!.ok) throw new Error('compaction moved');
       expect([...a!.counts.slices.values()].some((groups) => groups.size > 0)).toBe(true);
     }
+  });
+
+  it("a packed field's name taken already (a field deleted by hand) moves on to a free one, never overwrites", async () => {
+    const key = apiKeys(space, 'minutes_renamed').cube('n', minute, 'f');
+    // The first batch's "#0" renamed "#1": the hash's length (1) names a field that exists.
+    await packedBatches('minutes_renamed', undefined, async () => {
+      const value = await db.redis.hget(key, '#0');
+      await db.redis.multi().hset(key, '#1', value!).hdel(key, '#0').exec();
+    });
+    await packedBatches('minutes_renamed_fields', Infinity);
+    expect(Object.keys(await db.redis.hgetall(key)).sort()).toEqual(['#1', '#2']);
+    const query = cubeQuery({ cube: 'f', group: { key: true, identity: true, set: true } });
+    const [renamed, fields] = await Promise.all(
+      ['minutes_renamed', 'minutes_renamed_fields'].map((api) =>
+        readCounts(db.redis, space, api, query, reads(true), null),
+      ),
+    );
+    expect(renamed).toEqual(fields);
   });
 
   it('readCounts reads each minute in its slice, with every filter and group through f', async () => {

@@ -37,13 +37,17 @@ end
 
 -- Writes a part of bucket r: a section appended whole to its parts list `key`; or, for a minute bucket
 -- (r 'n'), its f fields packed into one field of the f hash `key` (field-codec.ts packMinuteFields), named
--- '#' .. the hash's length: unique, since a minute's fields are never deleted. Then the key gets the
--- bucket's expiry (expireAt '0': none yet).
+-- '#' .. the hash's length: new, since a minute's fields are never deleted (and should one be, HSETNX
+-- moves on to the next free name rather than overwrite counts). Then the key gets the bucket's expiry
+-- (expireAt '0': none yet).
 local function writePart(r, key, section, expireAt)
   if r ~= 'n' then
     return appendPart(key, section, expireAt)
   end
-  redis.call('HSET', key, '#' .. redis.call('HLEN', key), section)
+  local n = redis.call('HLEN', key)
+  while redis.call('HSETNX', key, '#' .. n, section) == 0 do
+    n = n + 1
+  end
   if expireAt ~= '0' then
     redis.call('PEXPIREAT', key, expireAt)
   end
