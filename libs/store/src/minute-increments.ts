@@ -14,8 +14,8 @@
  * traffic: ~0.9 f fields per event), so f fields as HINCRBYs cost Redis one command per live event, as much
  * as all of the hour's cubes together. A minute whose f has at least `partsMinRows` fields, fewer than two
  * events each on average, is written as one field instead (field-codec.ts packMinuteFields: one HSET).
- * Tuples that repeat within a batch repeat across batches too: those stay HINCRBYs, which merge them, so a
- * minute's hash never holds more than about twice its events' fields.
+ * Tuples that repeat within a batch repeat across batches too: those stay HINCRBYs, which merge them. A packed
+ * pair counts at least one event, so a minute's hash never holds more pairs than the minute has events.
  */
 import { expiresAt } from '@va/core';
 import { PARTS_MIN_ROWS, type WriteContext } from './bucket-increments';
