@@ -6,8 +6,9 @@ import type { BucketResolution, Retention } from '@va/core';
 
 /**
  * Rows from which a cube of a closed bucket is written as one section part rather than hash
- * fields (and a minute's f as one packed field, minute-increments.ts). Below it, the fields are few, and a bucket that receives a trickle of late events keeps
- * one hash per part instead of a growing list of tiny parts until it is sealed again.
+ * fields (and a minute's f as one packed field, minute-increments.ts). Below it, the fields are few,
+ * and a bucket that receives a trickle of late events keeps one hash per part instead of a growing
+ * list of tiny parts until it is sealed again.
  */
 export const PARTS_MIN_ROWS = 16;
 

@@ -7,9 +7,9 @@
  *   minute f      "<identity>/<key>.<set>:<o>"   a minute bucket's one f hash (keys.ts): the identity's code,
  *                                       or "_" (NO_IDENTITY_PART) without one, in front of an f field
  *   minute f, packed  "#<n>" -> "<field> <count> <field> <count> ..."   a batch's minute f fields as one
- *                                       field (packMinuteFields): n is the hash's length when it was written
- *                                       (unique: minute fields are never deleted), the value its fields
- *                                       and counts as HGETALL would send them
+ *                                       field (packMinuteFields): n is new in the hash (includes/bucketWrites.lua
+ *                                       writePart), the value its fields and counts as HGETALL would
+ *                                       send them
  *
  * o is the outcome code, one decimal digit below OUTCOME_COUNT (OUTCOMES order); a code is base 36,
  * lowercase, without a leading zero (code36), at most MAX_CODE_DIGITS digits. That canonical form is
@@ -124,19 +124,16 @@ export function decodeCode(text: string): number {
 /** The field of a minute bucket's f hash: the hash's part (identity code, or "_") in front of an f field. */
 export const minuteFField = (part: string, keySet: string): string => `${part}/${keySet}`;
 
-/** The first character of a packed minute field's name ("#<n>"); no counter field starts with it. */
-export const PACKED_FIELD_MARK = '#';
+/** A packed minute field's name: "#" (which starts no counter field) and decimal digits. */
+const PACKED_NAME = /^#[0-9]+$/;
+const PACKED_MARK_CODE = 35; /* # */
 
-const PACKED_MARK_CODE = PACKED_FIELD_MARK.charCodeAt(0);
-
-/** Where the pairs of the packed field named at `at` ("#<n> ") start; throws unless n is decimal digits. */
+/** Where the pairs of the packed field named at `at` ("#<n> ") start; throws unless the name is canonical. */
 function afterPackedName(text: string, at: number): number {
   const space = text.indexOf(' ', at);
-  const end = space < 0 ? text.length : space;
-  let digits = end - at - 1;
-  for (let p = at + 1; p < end; p++) if (text.charCodeAt(p) < 48 || text.charCodeAt(p) > 57) digits = 0;
-  if (digits < 1 || space < 0)
-    throw new MalformedFieldError(text.slice(at, end), 'not a packed field "#<n>" with pairs');
+  const name = text.slice(at, space < 0 ? undefined : space);
+  if (space < 0 || !PACKED_NAME.test(name))
+    throw new MalformedFieldError(name, 'not a packed field "#<n>" with pairs');
   return space + 1;
 }
 
