@@ -26,6 +26,11 @@ class RowTable {
     this.columns = Array.from({ length: SECTION_DIMS[cube] }, () => []);
   }
 
+  /** Distinct rows so far. */
+  get size(): number {
+    return this.ids.size;
+  }
+
   /** Adds n to outcome o of the row `id` with dimension codes d0, d1, d2 (as many as the cube has). */
   add(id: number | string, d0: number, d1: number, d2: number, o: number, n: number): void {
     let row = this.ids.get(id);
@@ -96,19 +101,37 @@ export interface TupleSource {
   forEach(fn: (h: number, k: number, i: number, s: number, o: number, n: number) => void): void;
 }
 
+/**
+ * The f cube's rows alone, tuple by tuple: what aggregate.ts writes as a part of an open hour, whose other
+ * cubes stay hash increments (docs/store-v2.md "Open hours sealed").
+ */
+export class FRows {
+  private readonly table = new RowTable('f');
+  add(key: number, identity: number, set: number, o: number, n: number): void {
+    this.table.add(fRowId(key, identity, set), identity >= 0 ? identity : NO_IDENTITY, key, set, o, n);
+  }
+  /** Distinct (identity, key, tag set) rows so far. */
+  get rows(): number {
+    return this.table.size;
+  }
+  toSection(): Section {
+    return this.table.toSection();
+  }
+}
+
 /** The sections of t, k, i, s and f of the tuples (version 0; a cube without rows has 0 rows). */
 export function sectionsOfTuples(tuples: TupleSource): Map<Cube, Section> {
   const t = new RowTable('t');
   const k = new RowTable('k');
   const i = new RowTable('i');
   const s = new RowTable('s');
-  const f = new RowTable('f');
+  const f = new FRows();
   tuples.forEach((_h, key, identity, set, o, n) => {
     t.add(0, 0, 0, 0, o, n);
     k.add(key, key, 0, 0, o, n);
     if (identity >= 0) i.add(identity, identity, 0, 0, o, n);
     s.add(set, set, 0, 0, o, n);
-    f.add(fRowId(key, identity, set), identity >= 0 ? identity : NO_IDENTITY, key, set, o, n);
+    f.add(key, identity, set, o, n);
   });
   return new Map<Cube, Section>([
     ['t', t.toSection()],
