@@ -143,10 +143,11 @@ function afterPackedName(text: string, at: number): number {
  * HSET where the fields would cost a HINCRBY each (docs/design.md "The next store changes"); read back by
  * textsByPart, which takes the name for a token of its own and then meets ordinary pairs.
  */
-export function packMinuteFields(fields: ReadonlyMap<string, number>): string {
-  const pairs: string[] = [];
-  for (const [field, n] of fields) pairs.push(`${field} ${n}`);
-  return pairs.join(' ');
+export function packMinuteFields(fields: readonly string[], counts: readonly number[]): string {
+  let text = '';
+  for (let n = 0; n < fields.length; n++)
+    text += n === 0 ? `${fields[n]} ${counts[n]}` : ` ${fields[n]} ${counts[n]}`;
+  return text;
 }
 
 /**

@@ -85,7 +85,9 @@ describe('minute increments', () => {
     const fields = minuteIncrements(c.minutes!, { now, retention, partsMinRows: Infinity })[0]!.cubes.get(
       'f',
     )!;
-    expect(packed!.parts.get('f')!.toString('latin1')).toBe(packMinuteFields(fields));
+    expect(packed!.parts.get('f')!.toString('latin1')).toBe(
+      packMinuteFields([...fields.keys()], [...fields.values()]),
+    );
     expect(fields.get('_/0.0:0')).toBe(2);
     expect([repeating!.t, [...repeating!.cubes.keys()], repeating!.parts.size]).toEqual([
       minute - 1,
@@ -96,12 +98,7 @@ describe('minute increments', () => {
   });
 
   it('a packed field reads back as its pairs: HGETALL text with "#<n>" names cuts as if they were fields', () => {
-    const packed = packMinuteFields(
-      new Map([
-        ['14/3.2:0', 2],
-        ['_/3.0:4', 1],
-      ]),
-    );
+    const packed = packMinuteFields(['14/3.2:0', '_/3.0:4'], [2, 1]);
     expect(packed).toBe('14/3.2:0 2 _/3.0:4 1');
     const text = `14/5.0:1 7 #1 ${packed} #12 14/3.2:0 1`;
     expect([...textsByPart(text)]).toEqual([

@@ -50,11 +50,9 @@ export function minuteIncrements(
   tuples: MinuteTuples,
   { now, retention, partsMinRows = PARTS_MIN_ROWS }: Pick<WriteContext, 'now' | 'retention' | 'partsMinRows'>,
 ): MinuteIncrements[] {
-  const byMinute = new Map<number, MinuteIncrements>();
-  let minute: MinuteIncrements | undefined;
+  const byMinute = new Map<number, MinuteCounts>();
+  let minute: MinuteCounts | undefined;
   let current = NaN;
-  /** Events per minute. */
-  const events = new Map<number, number>();
   const codes = new Map<number, string>();
   const code = (c: number): string => {
     let text = codes.get(c);
@@ -67,29 +65,47 @@ export function minuteIncrements(
       minute = byMinute.get(t);
       const expireAt = expiresAt('n', t, retention);
       if (!minute && expireAt > now) {
-        const cubes = new Map(MINUTE_CUBES.map((cube) => [cube, new Map<string, number>()]));
-        minute = { r: 'n', t, expireAt, cubes, parts: new Map() };
+        minute = { t, expireAt, events: 0, totals: new Array<number>(16).fill(0), fields: [], counts: [] };
         byMinute.set(t, minute);
       }
     }
     if (!minute) return;
-    events.set(t, (events.get(t) ?? 0) + n);
-    const key = code(k);
-    const set = code(s);
-    add(minute.cubes.get('t')!, totalField(o), n);
+    minute.events += n;
+    minute.totals[o]! += n;
     const part = i >= 0 ? code(i) : NO_IDENTITY_PART;
-    add(minute.cubes.get('f')!, minuteFField(part, keySetField(key, set, o)), n);
+    minute.fields.push(minuteFField(part, keySetField(code(k), code(s), o)));
+    minute.counts.push(n);
   });
-  const out = [...byMinute.values()];
-  for (const bucket of out) {
-    const f = bucket.cubes.get('f')!;
-    if (f.size >= partsMinRows && events.get(bucket.t)! < 2 * f.size) {
-      bucket.parts.set('f', Buffer.from(packMinuteFields(f), 'latin1'));
-      bucket.cubes.delete('f');
+  const out: MinuteIncrements[] = [];
+  for (const { t, expireAt, events, totals, fields, counts } of byMinute.values()) {
+    const bucket: MinuteIncrements = { r: 'n', t, expireAt, cubes: new Map(), parts: new Map() };
+    const total = new Map<string, number>();
+    totals.forEach((n, o) => {
+      if (n > 0) total.set(totalField(o), n);
+    });
+    if (total.size > 0) bucket.cubes.set('t', total);
+    if (fields.length >= partsMinRows && events < 2 * fields.length) {
+      bucket.parts.set('f', Buffer.from(packMinuteFields(fields, counts), 'latin1'));
+    } else if (fields.length > 0) {
+      const f = new Map<string, number>();
+      fields.forEach((field, n) => add(f, field, counts[n]!));
+      bucket.cubes.set('f', f);
     }
-    for (const [cube, fields] of bucket.cubes) if (fields.size === 0) bucket.cubes.delete(cube);
+    out.push(bucket);
   }
   return out;
+}
+
+/** One minute's counts while a batch is expanded: t per outcome, f as pairs (a tuple's field, its count). */
+interface MinuteCounts {
+  t: number;
+  expireAt: number;
+  events: number;
+  /** Per outcome code. */
+  totals: number[];
+  /** f fields, one per tuple (a tuple source may repeat one: merged when written as fields). */
+  fields: string[];
+  counts: number[];
 }
 
 function add(fields: Map<string, number>, field: string, n: number): void {

@@ -32,6 +32,8 @@ describe('PackedCounts', () => {
           table.forEach((key, count) => entries.push([key, count]));
           expect(entries).toEqual([...reference]);
           expect(table.size).toBe(reference.size);
+          for (const [key] of adds) expect(table.countOf(key)).toBe(reference.get(key));
+          expect(table.countOf(2 ** 53 - 3)).toBe(reference.get(2 ** 53 - 3) ?? 0);
         },
       ),
       { numRuns: 300 },

@@ -71,6 +71,21 @@ export class PackedCounts {
     return true;
   }
 
+  /** The count of a key (0: never added). */
+  countOf(key: number): number {
+    const pairs = this.pairs;
+    if (pairs !== undefined) {
+      for (let p = 0; p < pairs.length; p += 2) if (pairs[p] === key) return pairs[p + 1]!;
+      return 0;
+    }
+    let slot = this.slotOf(key);
+    for (let entry = this.index[slot]!; entry !== 0; entry = this.index[slot]!) {
+      if (this.keys[entry - 1] === key) return this.counts[entry - 1]!;
+      slot = (slot + 1) & this.mask;
+    }
+    return 0;
+  }
+
   /** Calls fn for every key with its count, in the order the keys were first added. */
   forEach(fn: (key: number, count: number) => void): void {
     const pairs = this.pairs;

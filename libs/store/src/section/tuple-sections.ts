@@ -9,6 +9,7 @@
  */
 import { OUTCOME_COUNT } from '@va/contracts';
 import type { Cube } from '../keys';
+import { PackedCounts } from '../packed-counts';
 import { NO_IDENTITY, SECTION_DIMS, type Section } from './codec';
 
 /**
@@ -102,21 +103,75 @@ export interface TupleSource {
 }
 
 /**
- * The f cube's rows alone, tuple by tuple: what aggregate.ts writes as a part of an open hour, whose other
- * cubes stay hash increments (docs/store-v2.md "Open hours sealed").
+ * The f cube's rows, tuple by tuple: what aggregate.ts writes as an hour's f part (its other cubes may stay hash
+ * increments), and the f of sectionsOfTuples. f has the most rows of the five cubes, and a row id past 2^31 is a
+ * heap number per row in a Map: so while every id is numeric the (row id, outcome) pairs are counted in a
+ * PackedCounts (row id * 16 + outcome < 2^53: typed arrays, no allocation per row) and sorted natively at the
+ * end; a tuple whose codes do not fit moves every row into a RowTable.
  */
 export class FRows {
-  private readonly table = new RowTable('f');
+  private readonly packed = new PackedCounts();
+  private wide: RowTable | undefined;
+
   add(key: number, identity: number, set: number, o: number, n: number): void {
-    this.table.add(fRowId(key, identity, set), identity >= 0 ? identity : NO_IDENTITY, key, set, o, n);
+    const id = fRowId(key, identity, set);
+    if (this.wide === undefined && typeof id === 'number') {
+      this.packed.add(id * 16 + o, n);
+      return;
+    }
+    if (this.wide === undefined) {
+      const wide = (this.wide = new RowTable('f'));
+      this.packed.forEach((packed, count) => {
+        const [rowId, first, k, s, outcome] = unpackF(packed);
+        wide.add(rowId, first === F_NONE ? NO_IDENTITY : first, k, s, outcome, count);
+      });
+    }
+    this.wide.add(id, identity >= 0 ? identity : NO_IDENTITY, key, set, o, n);
   }
-  /** Distinct (identity, key, tag set) rows so far. */
-  get rows(): number {
-    return this.table.size;
-  }
+
   toSection(): Section {
-    return this.table.toSection();
+    if (this.wide) return this.wide.toSection();
+    const size = this.packed.size;
+    const keys = new Float64Array(size);
+    let e = 0;
+    this.packed.forEach((key) => (keys[e++] = key));
+    keys.sort();
+    let rows = 0;
+    for (let p = 0; p < size; p++)
+      if (p === 0 || Math.floor(keys[p]! / 16) !== Math.floor(keys[p - 1]! / 16)) rows++;
+    const dims = [new Uint32Array(rows), new Uint32Array(rows), new Uint32Array(rows)] as const;
+    const counts = new Float64Array(rows * OUTCOME_COUNT);
+    let row = -1;
+    let last = -1;
+    for (let p = 0; p < size; p++) {
+      const packed = keys[p]!;
+      const o = packed % 16;
+      const rowId = (packed - o) / 16;
+      if (rowId !== last) {
+        last = rowId;
+        row++;
+        const s = rowId % 2 ** 13;
+        const rest = (rowId - s) / 2 ** 13;
+        const k = rest % 2 ** 20;
+        const first = (rest - k) / 2 ** 20;
+        dims[0][row] = first === F_NONE ? NO_IDENTITY : first;
+        dims[1][row] = k;
+        dims[2][row] = s;
+      }
+      counts[row * OUTCOME_COUNT + o] = this.packed.countOf(packed);
+    }
+    return { cube: 'f', version: 0, rows, dims: [...dims], counts };
   }
+}
+
+/** A packed f pair (row id * 16 + outcome) as its row id, first code (identity or F_NONE), key, set, outcome. */
+function unpackF(packed: number): [number, number, number, number, number] {
+  const o = packed % 16;
+  const rowId = (packed - o) / 16;
+  const s = rowId % 2 ** 13;
+  const rest = (rowId - s) / 2 ** 13;
+  const k = rest % 2 ** 20;
+  return [rowId, (rest - k) / 2 ** 20, k, s, o];
 }
 
 /** The sections of t, k, i, s and f of the tuples (version 0; a cube without rows has 0 rows). */
