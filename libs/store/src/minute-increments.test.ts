@@ -3,9 +3,17 @@
  * minute counts, expanded by expand into one hash per cube of each minute kept, beside the hour buckets.
  */
 import { DAY_MS, HOUR_MS, hourOf, minuteOf } from '@va/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expand, TupleCounter } from './aggregate';
-import { decodeField, packMinuteFields, textsByPart } from './field-codec';
+import {
+  decodeField,
+  keySetField,
+  MinuteFieldsPacker,
+  minuteFField,
+  packMinuteFields,
+  textsByPart,
+} from './field-codec';
 import { minuteIncrements } from './minute-increments';
 import { stageIncrements } from './staged-chunks';
 
@@ -86,7 +94,7 @@ describe('minute increments', () => {
       'f',
     )!;
     expect(packed!.parts.get('f')!.toString('latin1')).toBe(
-      packMinuteFields([...fields.keys()], [...fields.values()]),
+      packMinuteFields([...fields.keys()], [...fields.values()]).toString('latin1'),
     );
     expect(fields.get('_/0.0:0')).toBe(2);
     expect([repeating!.t, [...repeating!.cubes.keys()], repeating!.parts.size]).toEqual([
@@ -97,8 +105,41 @@ describe('minute increments', () => {
     expect(repeating!.cubes.get('f')!.size).toBe(16);
   });
 
+  it('packs pairs as their text, whatever the counts and however many (property)', () => {
+    const code = fc.integer({ min: 0, max: 36 ** 6 }).map((c) => c.toString(36));
+    const pair = fc.tuple(
+      fc.oneof(code, fc.constant('_')),
+      code,
+      code,
+      fc.integer({ min: 0, max: 8 }),
+      fc.oneof(
+        fc.integer({ min: 1, max: 12 }),
+        fc.maxSafeInteger().map((n) => Math.max(1, n)),
+      ),
+    );
+    fc.assert(
+      fc.property(fc.array(pair, { maxLength: 400 }), (pairs) => {
+        const packer = new MinuteFieldsPacker();
+        const fields: string[] = [];
+        for (const [part, key, set, o, n] of pairs) {
+          packer.add(part, key, set, o, n);
+          fields.push(minuteFField(part, keySetField(key, set, o)));
+        }
+        const text = fields.map((field, p) => `${field} ${pairs[p]![4]}`).join(' ');
+        expect(packer.bytes().toString('latin1')).toBe(text);
+        expect(
+          packMinuteFields(
+            fields,
+            pairs.map((p) => p[4]),
+          ).toString('latin1'),
+        ).toBe(text);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('a packed field reads back as its pairs: HGETALL text with "#<n>" names cuts as if they were fields', () => {
-    const packed = packMinuteFields(['14/3.2:0', '_/3.0:4'], [2, 1]);
+    const packed = packMinuteFields(['14/3.2:0', '_/3.0:4'], [2, 1]).toString('latin1');
     expect(packed).toBe('14/3.2:0 2 _/3.0:4 1');
     const text = `14/5.0:1 7 #1 ${packed} #12 14/3.2:0 1`;
     expect([...textsByPart(text)]).toEqual([

@@ -19,12 +19,16 @@
  */
 import { expiresAt } from '@va/core';
 import { PARTS_MIN_ROWS, type WriteContext } from './bucket-increments';
-import { keySetField, minuteFField, packMinuteFields, totalField } from './field-codec';
+import { keySetField, MinuteFieldsPacker, minuteFField, totalField } from './field-codec';
 import { code36, NO_IDENTITY_PART } from './keys';
 
 /** Counted tuples (aggregate.ts TupleCounter), t = the minute index; i = -1: no identity. */
 export interface MinuteTuples {
   forEach(fn: (t: number, k: number, i: number, s: number, o: number, n: number) => void): void;
+  /** Each minute with its distinct tuples. */
+  hourSizes(): Iterable<[number, number]>;
+  /** The events of minute t. */
+  eventsOf(t: number): number;
 }
 
 /** A minute bucket's increments, as aggregate.ts BucketIncrements spells a bucket's. */
@@ -50,6 +54,10 @@ export function minuteIncrements(
   tuples: MinuteTuples,
   { now, retention, partsMinRows = PARTS_MIN_ROWS }: Pick<WriteContext, 'now' | 'retention' | 'partsMinRows'>,
 ): MinuteIncrements[] {
+  // Which minutes are packed is known before their fields are spelled: a packed one's go straight to bytes.
+  const packed = new Set<number>();
+  for (const [t, tuplesOfMinute] of tuples.hourSizes())
+    if (tuplesOfMinute >= partsMinRows && tuples.eventsOf(t) < 2 * tuplesOfMinute) packed.add(t);
   const byMinute = new Map<number, MinuteCounts>();
   let minute: MinuteCounts | undefined;
   let current = NaN;
@@ -65,47 +73,44 @@ export function minuteIncrements(
       minute = byMinute.get(t);
       const expireAt = expiresAt('n', t, retention);
       if (!minute && expireAt > now) {
-        minute = { t, expireAt, events: 0, totals: new Array<number>(16).fill(0), fields: [], counts: [] };
+        minute = {
+          t,
+          expireAt,
+          totals: new Array<number>(16).fill(0),
+          ...(packed.has(t) ? { packer: new MinuteFieldsPacker() } : { fields: new Map<string, number>() }),
+        };
         byMinute.set(t, minute);
       }
     }
     if (!minute) return;
-    minute.events += n;
     minute.totals[o]! += n;
     const part = i >= 0 ? code(i) : NO_IDENTITY_PART;
-    minute.fields.push(minuteFField(part, keySetField(code(k), code(s), o)));
-    minute.counts.push(n);
+    if (minute.packer) minute.packer.add(part, code(k), code(s), o, n);
+    else add(minute.fields!, minuteFField(part, keySetField(code(k), code(s), o)), n);
   });
   const out: MinuteIncrements[] = [];
-  for (const { t, expireAt, events, totals, fields, counts } of byMinute.values()) {
+  for (const { t, expireAt, totals, packer, fields } of byMinute.values()) {
     const bucket: MinuteIncrements = { r: 'n', t, expireAt, cubes: new Map(), parts: new Map() };
     const total = new Map<string, number>();
     totals.forEach((n, o) => {
       if (n > 0) total.set(totalField(o), n);
     });
     if (total.size > 0) bucket.cubes.set('t', total);
-    if (fields.length >= partsMinRows && events < 2 * fields.length) {
-      bucket.parts.set('f', Buffer.from(packMinuteFields(fields, counts), 'latin1'));
-    } else if (fields.length > 0) {
-      const f = new Map<string, number>();
-      fields.forEach((field, n) => add(f, field, counts[n]!));
-      bucket.cubes.set('f', f);
-    }
+    if (packer) bucket.parts.set('f', packer.bytes());
+    else if (fields!.size > 0) bucket.cubes.set('f', fields!);
     out.push(bucket);
   }
   return out;
 }
 
-/** One minute's counts while a batch is expanded: t per outcome, f as pairs (a tuple's field, its count). */
+/** One minute's counts while a batch is expanded: t per outcome; f packed, or as fields. */
 interface MinuteCounts {
   t: number;
   expireAt: number;
-  events: number;
   /** Per outcome code. */
   totals: number[];
-  /** f fields, one per tuple (a tuple source may repeat one: merged when written as fields). */
-  fields: string[];
-  counts: number[];
+  packer?: MinuteFieldsPacker;
+  fields?: Map<string, number>;
 }
 
 function add(fields: Map<string, number>, field: string, n: number): void {

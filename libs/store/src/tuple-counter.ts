@@ -21,6 +21,8 @@ const pack = (k: number, i1: number, s: number, o: number): number =>
 
 interface HourCounts {
   packed: PackedCounts;
+  /** Events added to the hour. */
+  events: number;
   /** Tuples whose codes do not fit the packed key: "k|i|s|o". */
   wide: Map<string, number> | undefined;
 }
@@ -71,10 +73,11 @@ export class TupleCounter {
   add(h: number, k: number, i: number, s: number, o: number, n = 1): void {
     let hour = this.hours.get(h);
     if (!hour) {
-      hour = { packed: new PackedCounts(), wide: undefined };
+      hour = { packed: new PackedCounts(), events: 0, wide: undefined };
       this.hours.set(h, hour);
     }
     this.events += n;
+    hour.events += n;
     if (k < K_LIMIT && i + 1 < I_RADIX && s < S_RADIX) {
       if (hour.packed.add(pack(k, i + 1, s, o), n)) this.size++;
       return;
@@ -91,6 +94,11 @@ export class TupleCounter {
   /** Each hour counted with its distinct tuples. */
   *hourSizes(): IterableIterator<[number, number]> {
     for (const [h, { packed, wide }] of this.hours) yield [h, packed.size + (wide?.size ?? 0)];
+  }
+
+  /** The events added to hour h. */
+  eventsOf(h: number): number {
+    return this.hours.get(h)?.events ?? 0;
   }
 
   /** Calls fn for every distinct tuple, hour by hour (i = -1: no identity). */
