@@ -26,10 +26,7 @@
  * before the batch's clock (history, a replay, late events) gets each cube with at least
  * `partsMinRows` rows as one encoded section part, appended whole to its parts list; every other
  * cube and bucket as hash increments (HINCRBY). A part costs Redis one RPUSH however many rows it
- * holds, where hash fields cost one HINCRBY each: an hour of history hardly aggregates. An open hour's f
- * cube is written the same way (its rows hardly repeat, where t, k, i and s repeat batch after batch):
- * an hour bucket with at least `partsMinRows` tuples gets its f as one part (docs/store-v2.md "An open
- * hour's f as a part"); the open-hour seal (open-hours.ts) folds those parts.
+ * holds, where hash fields cost one HINCRBY each: an hour of history hardly aggregates.
  */
 import { dayOfHour, expiresAt, hourOf, lastHourOf, monthOfHour, type Retention } from '@va/core';
 import {
@@ -49,7 +46,7 @@ import { codeField, keySetField, totalField } from './field-codec';
 import { TupleCounter, type TupleVisitor } from './tuple-counter';
 import { encodeSection } from './section/codec';
 import { forEachDeltaField } from './section/delta-rows';
-import { FRows, sectionsOfTuples } from './section/tuple-sections';
+import { sectionsOfTuples } from './section/tuple-sections';
 
 export { TupleCounter, type TupleVisitor };
 export type { Bucket, BucketIncrements, WriteContext } from './bucket-increments';
@@ -58,8 +55,7 @@ export { PARTS_MIN_ROWS } from './bucket-increments';
 /**
  * Whether a bucket may be written as section parts at this clock: it ended more than an hour ago.
  * The current and the previous hour (and the open day and month) keep hash increments: live
- * traffic writes them again and again, where a part per batch would pile up until sealed. (An hour's
- * f cube is the exception: expand writes it as a part whenever the hour has enough tuples.)
+ * traffic writes them again and again, where a part per batch would pile up until sealed.
  */
 export const closedForParts = (r: BucketResolution, t: number, now: number): boolean =>
   lastHourOf(r, t) < hourOf(now) - 1;
@@ -236,15 +232,8 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
     minRows === Infinity || counter.size < minRows ? undefined : bucketsReaching(counter, context, minRows);
   /** The hours whose tuples each bucket written as section parts receives. */
   const partHours = new Map<BucketIncrements, number[]>();
-  /**
-   * Buckets still taking hash increments whose f cube is counted as one section part instead (an hour's bucket
-   * with at least minRows tuples: see fAsPart), with its rows.
-   */
-  const fParts = new Map<BucketIncrements, FRows>();
   let hour: number | undefined;
   let targets: BucketIncrements[] = [];
-  /** fParts' rows of each of `targets`, or undefined where f is hash fields. */
-  let targetRows: (FRows | undefined)[] = [];
   let partTargets = 0;
   const totals = new Array<number>(16).fill(0);
   const perKey = new Map<number, number>(); // k * 16 + o -> n
@@ -276,7 +265,6 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
       flushHour();
       hour = h;
       targets = [];
-      targetRows = [];
       partTargets = 0;
       const plan = hourPlan(h, context);
       for (const b of plan.buckets) {
@@ -292,12 +280,7 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
           if (hours) hours.push(h);
           else partHours.set(bucket, [h]);
           partTargets++;
-        } else {
-          targets.push(bucket);
-          let rows = fParts.get(bucket);
-          if (!rows && b.r === 'h' && partsPossible?.has(id)) fParts.set(bucket, (rows = new FRows()));
-          targetRows.push(rows);
-        }
+        } else targets.push(bucket);
       }
       if (targets.length + partTargets > 0) {
         keepUntil = Math.max(keepUntil, plan.keepUntil);
@@ -314,34 +297,19 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
     perKey.set(k * 16 + o, (perKey.get(k * 16 + o) ?? 0) + n);
     if (i >= 0) perIdentity.set(i * 16 + o, (perIdentity.get(i * 16 + o) ?? 0) + n);
 
+    let f = fSuffix.get(i);
+    if (f === undefined)
+      fSuffix.set(i, (f = cubeSuffix('f', i >= 0 ? identities.code36(i) : NO_IDENTITY_PART)));
     const set = sets.code36(s);
     const sField = codeField(set, o);
+    const fField = keySetField(keys.code36(k), set, o);
     const sSuffix = sets.suffix(s);
-    let f: string | undefined;
-    let fField: string | undefined;
-    for (let t = 0; t < targets.length; t++) {
-      const b = targets[t]!;
+    for (const b of targets) {
       add(fieldsOf(b.cubes, sSuffix), sField, n);
-      const rows = targetRows[t];
-      if (rows) {
-        rows.add(k, i, s, o, n);
-        continue;
-      }
-      if (f === undefined) {
-        f = fSuffix.get(i);
-        if (f === undefined)
-          fSuffix.set(i, (f = cubeSuffix('f', i >= 0 ? identities.code36(i) : NO_IDENTITY_PART)));
-        fField = keySetField(keys.code36(k), set, o);
-      }
-      add(fieldsOf(b.cubes, f), fField!, n);
+      add(fieldsOf(b.cubes, f), fField, n);
     }
   });
   flushHour();
-  for (const [bucket, rows] of fParts) {
-    const section = rows.toSection();
-    if (section.rows >= minRows) bucket.parts.set(partsListSuffix('f'), encodeSection(section));
-    else forEachDeltaField(section, (suffix, field, n) => add(fieldsOf(bucket.cubes, suffix), field, n));
-  }
   for (const [bucket, hours] of partHours) {
     const tuples = { forEach: (fn: TupleVisitor) => hours.forEach((h) => counter.forEachOfHour(h, fn)) };
     for (const [cube, section] of sectionsOfTuples(tuples)) {

@@ -2,15 +2,14 @@
  * Open hours sealed while they are written (docs/store-v2.md "Open hours sealed"): an hour after the compactor's
  * closed bound takes live writes, so it is never sealed for compaction; but a busy one holds a delta of hundreds
  * of hashes that every query ending now reads whole (the medium tenant's tag cube after a burst: ~200 hashes, 0.9 ms
- * of Redis per request). Sealing it now and then makes it a cached section plus the delta written since. Its f
- * cube comes as a part per batch (aggregate.ts): each part counts as one piece of the delta, like a hash.
+ * of Redis per request). Sealing it now and then makes it a cached section plus the delta written since.
  *
  * The policy (`openHoursToSeal`) is pure; `readOpenHours` is the Redis adapter that gathers its inputs in one round
  * trip. Sealing an open hour is the sealing of any bucket: the protocol (beginSeal, commitSeal) never assumed
  * that no write comes after it, late events into sealed hours already do.
  */
 import type { RedisClient } from './connection';
-import { apiKeys, partsListSuffix, type KeySpace } from './keys';
+import { apiKeys, type KeySpace } from './keys';
 import { execPipeline, newPipeline } from './pipeline';
 import { SECTION_VERSION_OFFSET, versionOfBytes } from './section/codec';
 
@@ -23,10 +22,7 @@ export interface OpenHourPolicy {
 
 export interface OpenHour {
   index: number;
-  /**
-   * What a read of its delta reads: the members of its parts set (hashes and lists), counting each part of its f
-   * list (aggregate.ts writes a busy open hour's f as a part per batch) as one.
-   */
+  /** Members of its parts set: its delta's hashes and lists. */
   hashes: number;
   /** When it was sealed last (its t section's version / 1000), null when never. */
   sealedAtMs: number | null;
@@ -42,10 +38,7 @@ export function openHoursToSeal(hours: readonly OpenHour[], now: number, policy:
     .sort((a, b) => a - b);
 }
 
-/**
- * For each hour of `indexes`: the size of its parts set, the length of its f parts list and the version of its t
- * section, in one round trip.
- */
+/** For each hour of `indexes`: the size of its parts set and the version of its t section, in one round trip. */
 export async function readOpenHours(
   redis: RedisClient,
   space: KeySpace,
@@ -57,7 +50,6 @@ export async function readOpenHours(
   const pipeline = newPipeline(redis);
   for (const index of indexes) {
     pipeline.scard(keys.parts('h', index));
-    pipeline.llen(keys.cube('h', index, partsListSuffix('f')));
     pipeline.getrangeBuffer(
       keys.section('h', index, 't'),
       SECTION_VERSION_OFFSET,
@@ -66,12 +58,10 @@ export async function readOpenHours(
   }
   const replies = await execPipeline(pipeline);
   return indexes.map((index, n) => {
-    const version = replies[3 * n + 2] as Buffer;
-    const fParts = Number(replies[3 * n + 1]);
+    const version = replies[2 * n + 1] as Buffer;
     return {
       index,
-      // The list is a member of the parts set too: its parts stand in for it.
-      hashes: Number(replies[3 * n]) + Math.max(0, fParts - 1),
+      hashes: Number(replies[2 * n]),
       sealedAtMs: version.length === 0 ? null : versionOfBytes(version) / 1000,
     };
   });

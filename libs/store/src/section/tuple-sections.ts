@@ -103,13 +103,12 @@ export interface TupleSource {
 }
 
 /**
- * The f cube's rows, tuple by tuple: what aggregate.ts writes as an hour's f part (its other cubes may stay hash
- * increments), and the f of sectionsOfTuples. f has the most rows of the five cubes, and a row id past 2^31 is a
+ * The f cube's rows of sectionsOfTuples, tuple by tuple. f has the most rows of the five cubes, and a row id past 2^31 is a
  * heap number per row in a Map: so while every id is numeric the (row id, outcome) pairs are counted in a
  * PackedCounts (row id * 16 + outcome < 2^53: typed arrays, no allocation per row) and sorted natively at the
  * end; a tuple whose codes do not fit moves every row into a RowTable.
  */
-export class FRows {
+class FRows {
   private readonly packed = new PackedCounts();
   private wide: RowTable | undefined;
 
