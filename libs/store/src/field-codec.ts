@@ -7,7 +7,7 @@
  *   minute f      "<identity>/<key>.<set>:<o>"   a minute bucket's one f hash (keys.ts): the identity's code,
  *                                       or "_" (NO_IDENTITY_PART) without one, in front of an f field
  *   minute f, packed  "#<n>" -> "<field> <count> <field> <count> ..."   a batch's minute f fields as one
- *                                       field (packMinuteFields): n is new in the hash (includes/bucketWrites.lua
+ *                                       field (MinuteFieldsPacker): n is new in the hash (includes/bucketWrites.lua
  *                                       writePart), the value its fields and counts as HGETALL would
  *                                       send them
  *
@@ -141,18 +141,9 @@ function afterPackedName(text: string, at: number): number {
  * A batch's fields of one minute f hash as the value of one packed field "#<n>" (applyApiBatch.lua names
  * it): "field count field count ...", the text HGETALL would send for them as fields, in latin1 bytes. Written
  * by one HSET where the fields would cost a HINCRBY each (docs/design.md "The next store changes"); read back by
- * textsByPart, which takes the name for a token of its own and then meets ordinary pairs.
- */
-export function packMinuteFields(fields: readonly string[], counts: readonly number[]): Buffer {
-  const packer = new MinuteFieldsPacker();
-  fields.forEach((field, n) => packer.addField(field, counts[n]!));
-  return packer.bytes();
-}
-
-/**
- * packMinuteFields pair by pair, written as bytes: the worker packs a minute of tens of thousands of tuples per
- * batch, and a string per field (and per pair, and the joined text, a large object of the old generation) was
- * garbage the worker's collector paid for on every live event.
+ * textsByPart, which takes the name for a token of its own and then meets ordinary pairs. Pair by pair, as bytes:
+ * the worker packs a minute of tens of thousands of tuples per batch, and a string per field (and per pair, and
+ * the joined text, a large object of the old generation) was garbage its collector paid for on every live event.
  */
 export class MinuteFieldsPacker {
   private buf = Buffer.allocUnsafe(1024);
@@ -169,14 +160,6 @@ export class MinuteFieldsPacker {
     this.text(set);
     this.buf[this.at++] = 0x3a; // :
     this.buf[this.at++] = 0x30 + outcome;
-    this.count(n);
-  }
-
-  /** Adds a field already spelled, and its count. */
-  addField(field: string, n: number): void {
-    this.reserve(field.length + 24);
-    this.separate();
-    this.text(field);
     this.count(n);
   }
 
@@ -212,7 +195,7 @@ export class MinuteFieldsPacker {
  * A minute f hash as readBuckets.lua returns it ("field value field value ..."), cut into the texts of f
  * fields per part (identity code or "_"), as an f hash of that part would read: the part is checked here
  * (canonical base 36, or "_"), the rest by whoever reads the texts (FieldSums, addCount). Parts `keep`
- * rejects (an identity filter) are left out. A packed field (packMinuteFields) reads as its name, one token
+ * rejects (an identity filter) are left out. A packed field (MinuteFieldsPacker) reads as its name, one token
  * that is skipped, followed by the pairs of its value.
  */
 export function textsByPart(text: string, keep?: (part: string) => boolean): Map<string, string> {

@@ -13,7 +13,7 @@
  * f as one packed field. Within a minute of one batch the tuples hardly repeat (the medium tenant's live
  * traffic: ~0.9 f fields per event), so f fields as HINCRBYs cost Redis one command per live event, as much
  * as all of the hour's cubes together. A minute whose f has at least `partsMinRows` fields, fewer than two
- * events each on average, is written as one field instead (field-codec.ts packMinuteFields: one HSET).
+ * events each on average, is written as one field instead (field-codec.ts MinuteFieldsPacker: one HSET).
  * Tuples that repeat within a batch repeat across batches too: those stay HINCRBYs, which merge them. A packed
  * pair counts at least one event, so a minute's hash never holds more pairs than the minute has events.
  */
@@ -39,7 +39,7 @@ export interface MinuteIncrements {
   expireAt: number;
   /** cube ("t", "f") -> field -> increment */
   cubes: Map<string, Map<string, number>>;
-  /** "f" -> its fields packed (packMinuteFields), when written so; else empty. */
+  /** "f" -> its fields packed (MinuteFieldsPacker), when written so; else empty. */
   parts: Map<string, Buffer>;
 }
 

@@ -52,13 +52,11 @@ export class PackedCounts {
       }
       this.toTable(pairs);
     }
-    let slot = this.slotOf(key);
-    for (let entry = this.index[slot]!; entry !== 0; entry = this.index[slot]!) {
-      if (this.keys[entry - 1] === key) {
-        this.counts[entry - 1]! += n;
-        return false;
-      }
-      slot = (slot + 1) & this.mask;
+    const slot = this.probe(key);
+    const found = this.index[slot]!;
+    if (found !== 0) {
+      this.counts[found - 1]! += n;
+      return false;
     }
     if (this.size === this.keys.length) {
       this.grow();
@@ -78,12 +76,18 @@ export class PackedCounts {
       for (let p = 0; p < pairs.length; p += 2) if (pairs[p] === key) return pairs[p + 1]!;
       return 0;
     }
+    const entry = this.index[this.probe(key)]!;
+    return entry === 0 ? 0 : this.counts[entry - 1]!;
+  }
+
+  /** The index slot holding key's entry, or the free slot where it would go (table mode only). */
+  private probe(key: number): number {
     let slot = this.slotOf(key);
     for (let entry = this.index[slot]!; entry !== 0; entry = this.index[slot]!) {
-      if (this.keys[entry - 1] === key) return this.counts[entry - 1]!;
+      if (this.keys[entry - 1] === key) return slot;
       slot = (slot + 1) & this.mask;
     }
-    return 0;
+    return slot;
   }
 
   /** Calls fn for every key with its count, in the order the keys were first added. */

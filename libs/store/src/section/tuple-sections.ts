@@ -121,8 +121,8 @@ class FRows {
     if (this.wide === undefined) {
       const wide = (this.wide = new RowTable('f'));
       this.packed.forEach((packed, count) => {
-        const [rowId, first, k, s, outcome] = unpackF(packed);
-        wide.add(rowId, first === F_NONE ? NO_IDENTITY : first, k, s, outcome, count);
+        const [rowId, identity, k, s, outcome] = unpackF(packed);
+        wide.add(rowId, identity, k, s, outcome, count);
       });
     }
     this.wide.add(id, identity >= 0 ? identity : NO_IDENTITY, key, set, o, n);
@@ -143,34 +143,40 @@ class FRows {
     let row = -1;
     let last = -1;
     for (let p = 0; p < size; p++) {
-      const packed = keys[p]!;
-      const o = packed % 16;
-      const rowId = (packed - o) / 16;
+      const [rowId, identity, k, s, o] = unpackF(keys[p]!);
       if (rowId !== last) {
         last = rowId;
         row++;
-        const s = rowId % 2 ** 13;
-        const rest = (rowId - s) / 2 ** 13;
-        const k = rest % 2 ** 20;
-        const first = (rest - k) / 2 ** 20;
-        dims[0][row] = first === F_NONE ? NO_IDENTITY : first;
+        dims[0][row] = identity;
         dims[1][row] = k;
         dims[2][row] = s;
       }
-      counts[row * OUTCOME_COUNT + o] = this.packed.countOf(packed);
+      counts[row * OUTCOME_COUNT + o] = this.packed.countOf(keys[p]!);
     }
     return { cube: 'f', version: 0, rows, dims: [...dims], counts };
   }
 }
 
-/** A packed f pair (row id * 16 + outcome) as its row id, first code (identity or F_NONE), key, set, outcome. */
-function unpackF(packed: number): [number, number, number, number, number] {
+/** unpackF's answer, reused: FRows.toSection unpacks every pair of a section. */
+const unpacked: [number, number, number, number, number] = [0, 0, 0, 0, 0];
+
+/**
+ * A packed f pair (row id * 16 + outcome) as its row id, identity (NO_IDENTITY for none), key, set and outcome,
+ * in one array that the next call overwrites.
+ */
+function unpackF(packed: number): readonly [number, number, number, number, number] {
   const o = packed % 16;
   const rowId = (packed - o) / 16;
   const s = rowId % 2 ** 13;
   const rest = (rowId - s) / 2 ** 13;
   const k = rest % 2 ** 20;
-  return [rowId, (rest - k) / 2 ** 20, k, s, o];
+  const first = (rest - k) / 2 ** 20;
+  unpacked[0] = rowId;
+  unpacked[1] = first === F_NONE ? NO_IDENTITY : first;
+  unpacked[2] = k;
+  unpacked[3] = s;
+  unpacked[4] = o;
+  return unpacked;
 }
 
 /** The sections of t, k, i, s and f of the tuples (version 0; a cube without rows has 0 rows). */

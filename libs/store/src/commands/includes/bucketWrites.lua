@@ -36,7 +36,7 @@ local function appendPart(key, section, expireAt)
 end
 
 -- Writes a part of bucket r: a section appended whole to its parts list `key`; or, for a minute bucket
--- (r 'n'), its f fields packed into one field of the f hash `key` (field-codec.ts packMinuteFields), named
+-- (r 'n'), its f fields packed into one field of the f hash `key` (field-codec.ts MinuteFieldsPacker), named
 -- '#' .. the hash's length: new, since a minute's fields are never deleted (and should one be, HSETNX
 -- moves on to the next free name rather than overwrite counts). Then the key gets the bucket's expiry
 -- (expireAt '0': none yet).
