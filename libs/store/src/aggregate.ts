@@ -319,7 +319,8 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
     }
   }
 
-  const minutes = counter.minutes ? minuteIncrements(counter.minutes, context) : [];
+  const minuteTuples = counter.minuteTuples();
+  const minutes = minuteTuples ? minuteIncrements(minuteTuples, context) : [];
   const written = buckets.filter((b) => b.cubes.size > 0 || b.parts.size > 0);
   // Billing zones' edges (edge-increments.ts): nothing at all for an API without zones.
   if (counter.edges) {

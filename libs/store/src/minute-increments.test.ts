@@ -26,7 +26,7 @@ describe('minute increments', () => {
     c.addMinute(minute, 3, 40, 2, 0);
     c.addMinute(minute, 3, -1, 0, 4); // no identity
     c.addMinute(minute - 1, 1, 0, 1, 1);
-    const buckets = minuteIncrements(c.minutes!, { now, retention });
+    const buckets = minuteIncrements(c.minuteTuples()!, { now, retention });
     expect(buckets.map((b) => [b.r, b.t, b.expireAt, b.parts.size])).toEqual([
       ['n', minute, (minute + 1) * 60_000 + retention.minuteMs, 0],
       ['n', minute - 1, minute * 60_000 + retention.minuteMs, 0],
@@ -42,9 +42,9 @@ describe('minute increments', () => {
     const old = minuteOf(now - retention.minuteMs) - 1;
     c.addMinute(old, 0, -1, 0, 0);
     c.addMinute(old + 1, 0, -1, 0, 0);
-    expect(minuteIncrements(c.minutes!, { now, retention }).map((b) => b.t)).toEqual([old + 1]);
+    expect(minuteIncrements(c.minuteTuples()!, { now, retention }).map((b) => b.t)).toEqual([old + 1]);
     const { minuteMs: _, ...none } = retention;
-    expect(minuteIncrements(c.minutes!, { now, retention: none })).toEqual([]);
+    expect(minuteIncrements(c.minuteTuples()!, { now, retention: none })).toEqual([]);
   });
 
   it('expand writes the minutes after the hour buckets, and counts their events once', () => {
@@ -60,7 +60,7 @@ describe('minute increments', () => {
   it('a history batch has no minute counter: expand writes hours only', () => {
     const c = new TupleCounter();
     c.add(hourOf(now) - 24 * 20, 5, 1, 0, 2);
-    expect(c.minutes).toBeUndefined();
+    expect(c.minuteTuples()).toBeUndefined();
     expect(expand(c, { now, retention, cmp: null }).buckets.map((b) => b.r)).toEqual(['h']);
   });
 
@@ -81,11 +81,13 @@ describe('minute increments', () => {
     for (let k = 0; k < 16; k++) c.addMinute(minute, k, k % 3 === 0 ? -1 : k, 0, k % 2);
     c.addMinute(minute, 0, -1, 0, 0); // a repeat: 17 events in 16 tuples
     for (let n = 0; n < 32; n++) c.addMinute(minute - 1, n % 16, -1, 0, 0); // 16 tuples, 2 events each
-    const [packed, repeating] = minuteIncrements(c.minutes!, { now, retention });
+    const [packed, repeating] = minuteIncrements(c.minuteTuples()!, { now, retention });
     expect([packed!.t, [...packed!.cubes.keys()], [...packed!.parts.keys()]]).toEqual([minute, ['t'], ['f']]);
-    const fields = minuteIncrements(c.minutes!, { now, retention, partsMinRows: Infinity })[0]!.cubes.get(
-      'f',
-    )!;
+    const fields = minuteIncrements(c.minuteTuples()!, {
+      now,
+      retention,
+      partsMinRows: Infinity,
+    })[0]!.cubes.get('f')!;
     expect(packed!.parts.get('f')!.toString('latin1')).toBe(
       [...fields].map(([field, n]) => `${field} ${n}`).join(' '),
     );

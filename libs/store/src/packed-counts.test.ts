@@ -11,7 +11,7 @@ const packedKey = fc.oneof(
 );
 
 describe('PackedCounts', () => {
-  it('counts like a Map, in the order keys were first added, through growth (property)', () => {
+  it('counts like a Map, in the order keys were first added, through growth, and numbers the keys so (property)', () => {
     fc.assert(
       fc.property(
         fc.array(
@@ -24,10 +24,11 @@ describe('PackedCounts', () => {
           const table = new PackedCounts();
           const reference = new Map<number, number>();
           for (const [key, n] of adds) {
-            const isNew = !reference.has(key);
-            reference.set(key, (reference.get(key) ?? 0) + n);
-            expect(table.add(key, n)).toBe(isNew);
+            if (!reference.has(key)) reference.set(key, 0);
+            reference.set(key, reference.get(key)! + n);
+            expect(table.add(key, n)).toBe([...reference.keys()].indexOf(key));
           }
+          [...reference.keys()].forEach((key, entry) => expect(table.keyAt(entry)).toBe(key));
           const entries: [number, number][] = [];
           table.forEach((key, count) => entries.push([key, count]));
           expect(entries).toEqual([...reference]);
@@ -43,7 +44,7 @@ describe('PackedCounts', () => {
   it('keeps 100,000 keys apart that differ only in their high bits', () => {
     const table = new PackedCounts();
     for (let k = 0; k < 100_000; k++) table.add(k * 2 ** 32, 1);
-    for (let k = 0; k < 100_000; k++) expect(table.add(k * 2 ** 32, 1)).toBe(false);
+    for (let k = 0; k < 100_000; k++) expect(table.add(k * 2 ** 32, 1)).toBe(k);
     let sum = 0;
     table.forEach((_key, count) => (sum += count));
     expect([table.size, sum]).toEqual([100_000, 200_000]);

@@ -35,20 +35,22 @@ export class PackedCounts {
   /** Distinct keys. */
   size = 0;
 
-  /** Adds n to key's count; true when the key is new. */
-  add(key: number, n: number): boolean {
+  /**
+   * Adds n to key's count; returns the key's entry number (0, 1, ... in the order keys were first added: a new
+   * key's is the size before the call).
+   */
+  add(key: number, n: number): number {
     const pairs = this.pairs;
     if (pairs !== undefined) {
       for (let p = 0; p < pairs.length; p += 2) {
         if (pairs[p] === key) {
           pairs[p + 1]! += n;
-          return false;
+          return p / 2;
         }
       }
       if (this.size < SMALL_KEYS) {
         pairs.push(key, n);
-        this.size++;
-        return true;
+        return this.size++;
       }
       this.toTable(pairs);
     }
@@ -56,7 +58,7 @@ export class PackedCounts {
     const found = this.index[slot]!;
     if (found !== 0) {
       this.counts[found - 1]! += n;
-      return false;
+      return found - 1;
     }
     if (this.size === this.keys.length) {
       this.grow();
@@ -66,7 +68,12 @@ export class PackedCounts {
     this.keys[entry] = key;
     this.counts[entry] = n;
     this.index[slot] = entry + 1;
-    return true;
+    return entry;
+  }
+
+  /** The key of entry number `entry` (below size). */
+  keyAt(entry: number): number {
+    return this.pairs !== undefined ? this.pairs[2 * entry]! : this.keys[entry]!;
   }
 
   /** The count of a key (0: never added). */

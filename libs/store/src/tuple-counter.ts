@@ -3,6 +3,8 @@
  * update per event (pure). aggregate.ts `expand` turns the counts into cube increments.
  */
 import type { EdgeResolution } from '@va/core';
+import type { MinuteTuples } from './minute-increments';
+import { MINUTE_LOG_MAX_ENTRIES, MinuteLog, type MinuteCounts } from './minute-log';
 import { PackedCounts } from './packed-counts';
 
 /*
@@ -19,12 +21,24 @@ const S_RADIX = 2 ** 13;
 const pack = (k: number, i1: number, s: number, o: number): number =>
   ((k * I_RADIX + i1) * S_RADIX + s) * 16 + o;
 
+/** Calls fn with the tuple of a packed key (i = -1: no identity). */
+function unpack(h: number, key: number, n: number, fn: TupleVisitor): void {
+  const o = key % 16;
+  let rest = (key - o) / 16;
+  const s = rest % S_RADIX;
+  rest = (rest - s) / S_RADIX;
+  const i1 = rest % I_RADIX;
+  fn(h, (rest - i1) / I_RADIX, i1 - 1, s, o, n);
+}
+
 interface HourCounts {
   packed: PackedCounts;
   /** Events added to the hour. */
   events: number;
   /** Tuples whose codes do not fit the packed key: "k|i|s|o". */
   wide: Map<string, number> | undefined;
+  /** The minutes of the hour's events counted with one (addWithMinute), by entry of `packed`. */
+  minuteLog: MinuteLog | undefined;
 }
 
 /** A visitor of counted tuples (i = -1: no identity). */
@@ -37,8 +51,11 @@ export class TupleCounter {
   events = 0;
   /** Distinct tuples. */
   size = 0;
-  /** The events also counted per minute (addMinute; the tuples' "hour" is then the minute index), or none. */
-  minutes: TupleCounter | undefined;
+  /**
+   * The events counted per minute by addMinute, and by addWithMinute when their tuple is not logged by entry (the
+   * tuples' "hour" is then the minute index), or none. minuteTuples() gives every event's minute.
+   */
+  private minutes: TupleCounter | undefined;
 
   /**
    * The events also counted in billing zones' edges (addEdge), per edge resolution (z1d, z1m, ...; the tuples'
@@ -65,22 +82,43 @@ export class TupleCounter {
     edge.add(index, k, i, s, o, count);
   }
 
-  /** Counts an event of minute n in the minute buckets too; `add` counts it in its hour. */
+  /** Counts an event of minute n in the minute buckets (only: `add` counts it in its hour). */
   addMinute(n: number, k: number, i: number, s: number, o: number, count = 1): void {
     (this.minutes ??= new TupleCounter()).add(n, k, i, s, o, count);
   }
 
+  /** Counts one event in hour h and in minute `minute` (the minute index, inside hour h) of the minute buckets. */
+  addWithMinute(h: number, minute: number, k: number, i: number, s: number, o: number): void {
+    const hour = this.hourCounts(h);
+    const entry = this.count(hour, k, i, s, o, 1);
+    const m = minute - h * 60;
+    if (entry >= 0 && entry < MINUTE_LOG_MAX_ENTRIES && m >= 0 && m < 60)
+      (hour.minuteLog ??= new MinuteLog()).push(entry, m);
+    else this.addMinute(minute, k, i, s, o);
+  }
+
   add(h: number, k: number, i: number, s: number, o: number, n = 1): void {
+    this.count(this.hourCounts(h), k, i, s, o, n);
+  }
+
+  private hourCounts(h: number): HourCounts {
     let hour = this.hours.get(h);
     if (!hour) {
-      hour = { packed: new PackedCounts(), events: 0, wide: undefined };
+      hour = { packed: new PackedCounts(), events: 0, wide: undefined, minuteLog: undefined };
       this.hours.set(h, hour);
     }
+    return hour;
+  }
+
+  /** Adds n events of a tuple to an hour; returns its entry number in `packed`, or -1 for a wide tuple. */
+  private count(hour: HourCounts, k: number, i: number, s: number, o: number, n: number): number {
     this.events += n;
     hour.events += n;
     if (k < K_LIMIT && i + 1 < I_RADIX && s < S_RADIX) {
-      if (hour.packed.add(pack(k, i + 1, s, o), n)) this.size++;
-      return;
+      const before = hour.packed.size;
+      const entry = hour.packed.add(pack(k, i + 1, s, o), n);
+      this.size += hour.packed.size - before;
+      return entry;
     }
     hour.wide ??= new Map();
     const key = `${k}|${i}|${s}|${o}`;
@@ -89,6 +127,15 @@ export class TupleCounter {
       hour.wide.set(key, n);
       this.size++;
     } else hour.wide.set(key, count + n);
+    return -1;
+  }
+
+  /** Every minute count (addMinute, addWithMinute), or undefined when no event was counted in a minute. */
+  minuteTuples(): MinuteTuples | undefined {
+    const logged: LoggedHour[] = [];
+    for (const [h, { packed, minuteLog }] of this.hours)
+      if (minuteLog) logged.push({ h, packed, counts: minuteLog.counts(packed.size) });
+    return logged.length > 0 || this.minutes ? new CountedMinutes(logged, this.minutes) : undefined;
   }
 
   /** Each hour counted with its distinct tuples. */
@@ -110,19 +157,55 @@ export class TupleCounter {
   forEachOfHour(h: number, fn: TupleVisitor): void {
     const hour = this.hours.get(h);
     if (!hour) return;
-    hour.packed.forEach((key, n) => {
-      const o = key % 16;
-      let rest = (key - o) / 16;
-      const s = rest % S_RADIX;
-      rest = (rest - s) / S_RADIX;
-      const i1 = rest % I_RADIX;
-      fn(h, (rest - i1) / I_RADIX, i1 - 1, s, o, n);
-    });
+    hour.packed.forEach((key, n) => unpack(h, key, n, fn));
     if (hour.wide) {
       for (const [key, n] of hour.wide) {
         const [k, i, s, o] = key.split('|').map(Number) as [number, number, number, number];
         fn(h, k, i, s, o, n);
       }
     }
+  }
+}
+
+/** An hour's logged minutes, counted (MinuteLog.counts), with the table their entry numbers refer to. */
+interface LoggedHour {
+  h: number;
+  packed: PackedCounts;
+  counts: MinuteCounts;
+}
+
+/** The minute counts of a TupleCounter: its hours' logged minutes, and the minutes counted apart (`rest`). */
+class CountedMinutes implements MinuteTuples {
+  /** Minute index -> [distinct tuples, events]. A tuple is logged or counted apart, never both (addWithMinute). */
+  private readonly sizes = new Map<number, [number, number]>();
+
+  constructor(
+    private readonly logged: readonly LoggedHour[],
+    private readonly rest: TupleCounter | undefined,
+  ) {
+    for (const { h, counts } of logged) counts.forEach((m, _entry, n) => this.note(h * 60 + m, 1, n));
+    if (rest) for (const [t, size] of rest.hourSizes()) this.note(t, size, rest.eventsOf(t));
+  }
+
+  private note(t: number, tuples: number, events: number): void {
+    const size = this.sizes.get(t);
+    if (size) {
+      size[0] += tuples;
+      size[1] += events;
+    } else this.sizes.set(t, [tuples, events]);
+  }
+
+  *hourSizes(): IterableIterator<[number, number]> {
+    for (const [t, [tuples]] of this.sizes) yield [t, tuples];
+  }
+
+  eventsOf(t: number): number {
+    return this.sizes.get(t)?.[1] ?? 0;
+  }
+
+  forEach(fn: TupleVisitor): void {
+    for (const { h, packed, counts } of this.logged)
+      counts.forEach((m, entry, n) => unpack(h * 60 + m, packed.keyAt(entry), n, fn));
+    this.rest?.forEach(fn);
   }
 }

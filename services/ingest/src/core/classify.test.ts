@@ -127,12 +127,12 @@ describe('classifyBatch: minute counts (groupBy=minute)', () => {
     const counter = counters.get('a')!;
     expect(counter.events).toBe(2);
     const minutes: number[] = [];
-    counter.minutes?.forEach((minute, _k, _i, _s, _o, n) => minutes.push(minute, n));
+    counter.minuteTuples()?.forEach((minute, _k, _i, _s, _o, n) => minutes.push(minute, n));
     expect(minutes).toEqual([Math.floor(recent / 60_000), 1]);
   });
 
   it('counts no minute without a minute retention', () => {
     const { counters } = classifyBatch(batchOf([message(0, 'a')]), null, ctx, () => known(null));
-    expect(counters.get('a')!.minutes).toBeUndefined();
+    expect(counters.get('a')!.minuteTuples()).toBeUndefined();
   });
 });

@@ -82,8 +82,9 @@ export function countEvent(
   ctx: DecodeContext,
   zones: EdgeFinder[] | undefined,
 ): void {
-  counter.add(e.hour, codes.k, codes.i, codes.s, e.o);
-  if (e.time >= ctx.minutesFrom) counter.addMinute(minuteOf(e.time), codes.k, codes.i, codes.s, e.o);
+  if (e.time >= ctx.minutesFrom)
+    counter.addWithMinute(e.hour, minuteOf(e.time), codes.k, codes.i, codes.s, e.o);
+  else counter.add(e.hour, codes.k, codes.i, codes.s, e.o);
   if (zones !== undefined && zones.length > 0) countEdges(counter, e.time, e.o, codes, zones);
   // Which zones hold every event of the batch: applyApiBatch records the zones' since from it.
   counter.countedInZones(zones?.length ?? 0);
