@@ -35,6 +35,7 @@ import {
   NO_IDENTITY_PART,
   partsListSuffix,
   shardOf,
+  SHARD_BITS,
   type BucketResolution,
   type Cube,
   type DictName,
@@ -170,19 +171,14 @@ const add = (fields: Map<string, number>, field: string, n: number): void => {
   fields.set(field, (fields.get(field) ?? 0) + n);
 };
 
-/** Per-code strings, built once per expand call. */
-class CodeStrings {
-  private readonly code = new Map<number, string>();
+/** The key suffixes of one cube's shards, built once per expand call. */
+class ShardSuffixes {
   private readonly part = new Map<number, string>();
   constructor(private readonly cube: Cube) {}
-  code36(c: number): string {
-    let v = this.code.get(c);
-    if (v === undefined) this.code.set(c, (v = code36(c)));
-    return v;
-  }
-  suffix(c: number): string {
-    let v = this.part.get(c);
-    if (v === undefined) this.part.set(c, (v = cubeSuffix(this.cube, shardOf(c))));
+  of(c: number): string {
+    const shard = c >> SHARD_BITS;
+    let v = this.part.get(shard);
+    if (v === undefined) this.part.set(shard, (v = cubeSuffix(this.cube, shardOf(c))));
     return v;
   }
 }
@@ -221,9 +217,9 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
   const required = { k: 0, i: 0, s: 0 };
   let events = 0;
   let keepUntil = 0;
-  const keys = new CodeStrings('k');
-  const sets = new CodeStrings('s');
-  const identities = new CodeStrings('i');
+  const keyShards = new ShardSuffixes('k');
+  const setShards = new ShardSuffixes('s');
+  const identityShards = new ShardSuffixes('i');
   const fSuffix = new Map<number, string>();
 
   const minRows = context.partsMinRows ?? PARTS_MIN_ROWS;
@@ -247,12 +243,12 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
       for (const [ko, n] of perKey) {
         const o = ko % 16;
         const k = (ko - o) / 16;
-        add(fieldsOf(b.cubes, keys.suffix(k)), codeField(keys.code36(k), o), n);
+        add(fieldsOf(b.cubes, keyShards.of(k)), codeField(code36(k), o), n);
       }
       for (const [io, n] of perIdentity) {
         const o = io % 16;
         const i = (io - o) / 16;
-        add(fieldsOf(b.cubes, identities.suffix(i)), codeField(identities.code36(i), o), n);
+        add(fieldsOf(b.cubes, identityShards.of(i)), codeField(code36(i), o), n);
       }
     }
     totals.fill(0);
@@ -298,12 +294,11 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
     if (i >= 0) perIdentity.set(i * 16 + o, (perIdentity.get(i * 16 + o) ?? 0) + n);
 
     let f = fSuffix.get(i);
-    if (f === undefined)
-      fSuffix.set(i, (f = cubeSuffix('f', i >= 0 ? identities.code36(i) : NO_IDENTITY_PART)));
-    const set = sets.code36(s);
+    if (f === undefined) fSuffix.set(i, (f = cubeSuffix('f', i >= 0 ? code36(i) : NO_IDENTITY_PART)));
+    const set = code36(s);
     const sField = codeField(set, o);
-    const fField = keySetField(keys.code36(k), set, o);
-    const sSuffix = sets.suffix(s);
+    const fField = keySetField(code36(k), set, o);
+    const sSuffix = setShards.of(s);
     for (const b of targets) {
       add(fieldsOf(b.cubes, sSuffix), sField, n);
       add(fieldsOf(b.cubes, f), fField, n);

@@ -61,12 +61,6 @@ export function minuteIncrements(
   const byMinute = new Map<number, MinuteCounts>();
   let minute: MinuteCounts | undefined;
   let current = NaN;
-  const codes = new Map<number, string>();
-  const code = (c: number): string => {
-    let text = codes.get(c);
-    if (text === undefined) codes.set(c, (text = code36(c)));
-    return text;
-  };
   tuples.forEach((t, k, i, s, o, n) => {
     if (t !== current) {
       current = t;
@@ -84,9 +78,9 @@ export function minuteIncrements(
     }
     if (!minute) return;
     minute.totals[o]! += n;
-    const part = i >= 0 ? code(i) : NO_IDENTITY_PART;
-    if (minute.packer) minute.packer.add(part, code(k), code(s), o, n);
-    else add(minute.fields!, minuteFField(part, keySetField(code(k), code(s), o)), n);
+    const part = i >= 0 ? code36(i) : NO_IDENTITY_PART;
+    if (minute.packer) minute.packer.add(part, code36(k), code36(s), o, n);
+    else add(minute.fields!, minuteFField(part, keySetField(code36(k), code36(s), o)), n);
   });
   const out: MinuteIncrements[] = [];
   for (const { t, expireAt, totals, packer, fields } of byMinute.values()) {
