@@ -6,7 +6,7 @@
  *      per event;
  *   2. expand: every distinct tuple adds its count to the five cubes (keys.ts: t, k, i, s, f)
  *      of every bucket its hour is written to (bucketsOfHour).
- * Events within the minute retention are counted per minute too (TupleCounter.addMinute), for the
+ * Events within the minute retention are counted per minute too (TupleCounter.addWithMinute), for the
  * minute buckets of groupBy=minute (minute-increments.ts); history adds none. Events inside an edge of a
  * billing zone of their API are counted in the edge too (TupleCounter.addEdge, edge-increments.ts).
  *

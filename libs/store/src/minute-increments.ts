@@ -1,7 +1,7 @@
 /**
  * The minute buckets of a batch (groupBy=minute; docs/design.md "The next store changes"), pure: the counts per
  * (minute, key, identity, tag set, outcome) that the worker kept for the events within the minute retention
- * (aggregate.ts TupleCounter.addMinute), as the writes of each minute's cubes t and f.
+ * (TupleCounter.addWithMinute and minuteTuples, minute-log.ts), as the writes of each minute's cubes t and f.
  *
  * Two cubes, not the hours' five: every live event is written to its minute too; f has every dimension, so
  * any filter or group reads it (libs/core chooseCube), t answers the unfiltered minute. A minute bucket is one
