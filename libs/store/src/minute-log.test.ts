@@ -70,10 +70,11 @@ describe('TupleCounter.addWithMinute', () => {
           plain.add(h, k, i, s, o);
           plain.addMinute(h * 60 + m, k, i, s, o);
         }
-        // Minutes counted apart (a minute-only count, as tests and late writes use) merge with the logged ones.
+        // Minutes counted apart (a minute-only count, as tests and staged writes use), in hours of their own,
+        // merge with the logged ones.
         for (const { h, m, k, i, s, o } of apart) {
-          logged.addMinute(h * 60 + m, k, i, s, o);
-          plain.addMinute(h * 60 + m, k, i, s, o);
+          logged.addMinute((h + 3) * 60 + m, k, i, s, o);
+          plain.addMinute((h + 3) * 60 + m, k, i, s, o);
         }
         expect(minuteRows(logged)).toEqual(minuteRows(plain));
         const hours = (c: TupleCounter) => {

@@ -176,7 +176,11 @@ interface LoggedHour {
 
 /** The minute counts of a TupleCounter: its hours' logged minutes, and the minutes counted apart (`rest`). */
 class CountedMinutes implements MinuteTuples {
-  /** Minute index -> [distinct tuples, events]. A tuple is logged or counted apart, never both (addWithMinute). */
+  /**
+   * Minute index -> [distinct tuples, events]. addWithMinute logs a tuple's minute or counts it apart, never both;
+   * addMinute is for minutes that no addWithMinute event falls in (tests, staged writes): a tuple counted both
+   * ways would be two distinct tuples here (its events still summed).
+   */
   private readonly sizes = new Map<number, [number, number]>();
 
   constructor(
