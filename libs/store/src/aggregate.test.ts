@@ -10,8 +10,9 @@ import {
   TupleCounter,
   type WriteContext,
 } from './aggregate';
-import { partsListSuffix, type Cube } from './keys';
-import { decodeSection } from './section/codec';
+import { partsListSuffix, shardOf, type Cube } from './keys';
+import { SHARD_PARTS_MIN_ROWS } from './open-f-parts';
+import { decodeSection, NO_IDENTITY } from './section/codec';
 import { forEachDeltaField } from './section/delta-rows';
 
 const retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
@@ -142,16 +143,31 @@ describe('TupleCounter + expand', () => {
     expect(partsOf(2).every((b) => b.endsWith(':'))).toBe(true);
   });
 
-  it('writes an open hour as hash increments however many tuples it holds, f included', () => {
-    // An open hour's f as a part per batch was tried (docs/store-v2.md "An open hour's f as hash fields"): an
-    // identity's f read of the open hour then reads every identity's parts since the last seal.
+  it("writes a busy open hour's f as a part per identity shard, its other cubes and a quiet shard as hash fields", () => {
+    // docs/store-v2.md "An open hour's f as parts per identity shard": one list of the whole f per batch made an
+    // identity's read of the open hour read every identity's parts.
     const c = new TupleCounter();
+    // Shard 0 (identities 0-4) and no identity: many rows each; identity 40 (shard 1): one row.
     for (let n = 0; n < 4 * PARTS_MIN_ROWS; n++) c.add(nowHour, n % 7, n % 3 === 0 ? -1 : n % 5, n, n % 2);
+    c.add(nowHour, 3, 40, 1, 0);
     const [bucket, ...rest] = expand(c, horizons()).buckets;
     expect(rest).toEqual([]);
     expect(bucket).toMatchObject({ r: 'h', t: nowHour, expireAt: NO_EXPIRY });
+    expect([...bucket!.parts.keys()].sort()).toEqual([partsListSuffix('f', '0'), partsListSuffix('f', '_')]);
+    const shard0 = decodeSection(bucket!.parts.get(partsListSuffix('f', '0'))!);
+    expect(new Set(shard0.dims[0])).toEqual(new Set([0, 1, 2, 3, 4]));
+    expect([...bucket!.cubes.keys()].filter((suffix) => suffix.startsWith('f'))).toEqual(['f:14']); // 40 in base 36
+    expect([...bucket!.cubes.keys()]).toEqual(
+      expect.arrayContaining(['t', 'k:0', 'i:0', 'i:1', 's:0', 's:1']),
+    );
+  });
+
+  it("keeps an open hour's f as hash fields in a batch of fewer tuples than parts need", () => {
+    const c = new TupleCounter();
+    for (let n = 0; n < PARTS_MIN_ROWS - 1; n++) c.add(nowHour, n, 0, 0, 0);
+    const [bucket] = expand(c, horizons()).buckets;
     expect(bucket!.parts.size).toBe(0);
-    expect([...bucket!.cubes.keys()].filter((suffix) => suffix.startsWith('f')).length).toBe(6); // identities 0-4 and none
+    expect(bucket!.cubes.get('f:0')?.size).toBe(PARTS_MIN_ROWS - 1);
   });
 
   it('counts nothing for tuples outside every retention', () => {
@@ -223,16 +239,28 @@ describe('expand (property)', () => {
             for (const [suffix, fields] of b.cubes) {
               for (const [field, n] of fields) add(suffix, field, n);
             }
-            // A part is written only to a closed bucket, holds a cube with enough rows, and only
-            // that: none of its cube's counts are in the bucket's hashes as well.
-            if (b.parts.size > 0) expect(closedForParts(b.r, b.t, now)).toBe(true);
+            // A part is written to a closed bucket, holds a cube with enough rows, and only that: none of its
+            // cube's counts are in the bucket's hashes as well. An open hour's parts are its f per identity shard,
+            // each holding the shard's identities only, none of which has a hash field as well.
             for (const [list, bytes] of b.parts) {
               const section = decodeSection(bytes);
-              expect(list).toBe(partsListSuffix(section.cube as Cube));
-              expect(section.rows).toBeGreaterThanOrEqual(partsMinRows);
-              expect([...b.cubes.keys()].filter((suffix) => suffix.split(':')[0] === section.cube)).toEqual(
-                [],
-              );
+              if (closedForParts(b.r, b.t, now)) {
+                expect(list).toBe(partsListSuffix(section.cube as Cube));
+                expect(section.rows).toBeGreaterThanOrEqual(partsMinRows);
+                expect([...b.cubes.keys()].filter((suffix) => suffix.split(':')[0] === section.cube)).toEqual(
+                  [],
+                );
+              } else {
+                expect(b.r).toBe('h');
+                expect(section.cube).toBe('f');
+                expect(section.rows).toBeGreaterThanOrEqual(Math.min(partsMinRows, SHARD_PARTS_MIN_ROWS));
+                const identities = new Set(section.dims[0]);
+                const shards = new Set([...identities].map((i) => (i === NO_IDENTITY ? '_' : shardOf(i))));
+                expect([...shards].map((shard) => partsListSuffix('f', shard))).toEqual([list]);
+                for (const i of identities) {
+                  expect(b.cubes.has(`f:${i === NO_IDENTITY ? '_' : i.toString(36)}`)).toBe(false);
+                }
+              }
               forEachDeltaField(section, add);
             }
           }

@@ -26,7 +26,9 @@
  * before the batch's clock (history, a replay, late events) gets each cube with at least
  * `partsMinRows` rows as one encoded section part, appended whole to its parts list; every other
  * cube and bucket as hash increments (HINCRBY). A part costs Redis one RPUSH however many rows it
- * holds, where hash fields cost one HINCRBY each: an hour of history hardly aggregates.
+ * holds, where hash fields cost one HINCRBY each: an hour of history hardly aggregates. An open hour's
+ * f cube in a batch with at least `partsMinRows` tuples of it goes as one part per identity shard
+ * (open-f-parts.ts): its rows hardly repeat, where t, k, i and s repeat batch after batch.
  */
 import { dayOfHour, expiresAt, hourOf, lastHourOf, monthOfHour, type Retention } from '@va/core';
 import {
@@ -43,11 +45,12 @@ import {
 import { edgeIncrements } from './edge-increments';
 import { PARTS_MIN_ROWS, type Bucket, type BucketIncrements, type WriteContext } from './bucket-increments';
 import { minuteIncrements } from './minute-increments';
+import { SHARD_PARTS_MIN_ROWS, writeShardParts } from './open-f-parts';
 import { codeField, keySetField, totalField } from './field-codec';
 import { TupleCounter, type TupleVisitor } from './tuple-counter';
 import { encodeSection } from './section/codec';
 import { forEachDeltaField } from './section/delta-rows';
-import { sectionsOfTuples } from './section/tuple-sections';
+import { FRows, sectionsOfTuples } from './section/tuple-sections';
 
 export { TupleCounter, type TupleVisitor };
 export type { Bucket, BucketIncrements, WriteContext } from './bucket-increments';
@@ -56,7 +59,8 @@ export { PARTS_MIN_ROWS } from './bucket-increments';
 /**
  * Whether a bucket may be written as section parts at this clock: it ended more than an hour ago.
  * The current and the previous hour (and the open day and month) keep hash increments: live
- * traffic writes them again and again, where a part per batch would pile up until sealed.
+ * traffic writes them again and again, where a part per batch would pile up until sealed (an open
+ * hour's f excepted: per identity shard, open-f-parts.ts).
  */
 export const closedForParts = (r: BucketResolution, t: number, now: number): boolean =>
   lastHourOf(r, t) < hourOf(now) - 1;
@@ -230,6 +234,10 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
   const partHours = new Map<BucketIncrements, number[]>();
   let hour: number | undefined;
   let targets: BucketIncrements[] = [];
+  /** Open hour buckets with at least minRows tuples: their f rows, written per identity shard (open-f-parts.ts). */
+  const fParts = new Map<BucketIncrements, FRows>();
+  /** fParts' entry of each of `targets`, or undefined where f is hash fields. */
+  let targetParts: (FRows | undefined)[] = [];
   let partTargets = 0;
   const totals = new Array<number>(16).fill(0);
   const perKey = new Map<number, number>(); // k * 16 + o -> n
@@ -261,6 +269,7 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
       flushHour();
       hour = h;
       targets = [];
+      targetParts = [];
       partTargets = 0;
       const plan = hourPlan(h, context);
       for (const b of plan.buckets) {
@@ -276,7 +285,13 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
           if (hours) hours.push(h);
           else partHours.set(bucket, [h]);
           partTargets++;
-        } else targets.push(bucket);
+        } else {
+          targets.push(bucket);
+          let parts = fParts.get(bucket);
+          if (parts === undefined && b.r === 'h' && partsPossible?.has(id))
+            fParts.set(bucket, (parts = new FRows()));
+          targetParts.push(parts);
+        }
       }
       if (targets.length + partTargets > 0) {
         keepUntil = Math.max(keepUntil, plan.keepUntil);
@@ -293,18 +308,37 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
     perKey.set(k * 16 + o, (perKey.get(k * 16 + o) ?? 0) + n);
     if (i >= 0) perIdentity.set(i * 16 + o, (perIdentity.get(i * 16 + o) ?? 0) + n);
 
-    let f = fSuffix.get(i);
-    if (f === undefined) fSuffix.set(i, (f = cubeSuffix('f', i >= 0 ? code36(i) : NO_IDENTITY_PART)));
     const set = code36(s);
     const sField = codeField(set, o);
-    const fField = keySetField(code36(k), set, o);
     const sSuffix = setShards.of(s);
-    for (const b of targets) {
+    let f: string | undefined;
+    let fField: string | undefined;
+    for (let t = 0; t < targets.length; t++) {
+      const b = targets[t]!;
       add(fieldsOf(b.cubes, sSuffix), sField, n);
-      add(fieldsOf(b.cubes, f), fField, n);
+      const parts = targetParts[t];
+      if (parts !== undefined) {
+        parts.add(k, i, s, o, n);
+        continue;
+      }
+      if (f === undefined) {
+        f = fSuffix.get(i);
+        if (f === undefined) fSuffix.set(i, (f = cubeSuffix('f', i >= 0 ? code36(i) : NO_IDENTITY_PART)));
+        fField = keySetField(code36(k), set, o);
+      }
+      add(fieldsOf(b.cubes, f), fField!, n);
     }
   });
   flushHour();
+  const shardMinRows = Math.min(minRows, SHARD_PARTS_MIN_ROWS);
+  for (const [bucket, rows] of fParts) {
+    writeShardParts(
+      rows.toSection(),
+      shardMinRows,
+      (suffix, bytes) => bucket.parts.set(suffix, bytes),
+      (suffix, field, n) => add(fieldsOf(bucket.cubes, suffix), field, n),
+    );
+  }
   for (const [bucket, hours] of partHours) {
     const tuples = { forEach: (fn: TupleVisitor) => hours.forEach((h) => counter.forEachOfHour(h, fn)) };
     for (const [cube, section] of sectionsOfTuples(tuples)) {

@@ -313,14 +313,17 @@ export const ofBucket = {
 };
 
 /**
- * The suffix of a bucket's list of section parts of a cube ("L:f"), as listed in its parts set.
- * No hash suffix starts with "L" (hash suffixes start with their cube letter).
+ * The suffix of a bucket's list of section parts of a cube ("L:f"), as listed in its parts set; with a shard, the
+ * list of an open hour's f parts of the identities of one identity shard ("L:f:<shardOf(identity)>", "L:f:_" for
+ * none: docs/store-v2.md "An open hour's f as parts per identity shard"). No hash suffix starts with "L" (hash
+ * suffixes start with their cube letter).
  */
-export const partsListSuffix = (cube: Cube): string => `L:${cube}`;
+export const partsListSuffix = (cube: Cube, shard?: string): string =>
+  shard === undefined ? `L:${cube}` : `L:${cube}:${shard}`;
 
-/** The cube of a parts list suffix ("L:f" -> "f"), undefined for a hash suffix. */
+/** The cube of a parts list suffix ("L:f" or "L:f:<shard>" -> "f"), undefined for a hash suffix. */
 export function cubeOfPartsList(suffix: string): Cube | undefined {
-  return suffix.startsWith('L:') ? (suffix.slice(2) as Cube) : undefined;
+  return suffix.startsWith('L:') ? (suffix.charAt(2) as Cube) : undefined;
 }
 
 /** Cube suffix ("k:0", "f:_", "t") of a cube and the part a dimension code falls in. */

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { horizonsAt, hourOf, planReads } from '@va/core';
 import { apiKeys } from './keys';
 import type { CubeQuery } from './read';
+import { readOpenHours } from './open-hours';
 import { sealApi } from './seal';
 import { SectionCache } from './section-cache';
 import { cubeQuery } from './testing/cube-query';
@@ -77,7 +78,8 @@ describe('an open hour sealed while it is written', () => {
     await sealApi(db.redis, space, SEALED, closedBound, { now: Date.now(), retention });
     expect(await version()).toBe('');
     const hashes = await deltaHashes();
-    expect(hashes).toBeGreaterThan(8);
+    // t, k, i and s hashes, and f as the lists of its two identity shards (open-f-parts.ts).
+    expect(hashes).toBeGreaterThanOrEqual(8);
     await sealOpen({ minHashes: hashes + 1, everyMs: 0 });
     expect(await version()).toBe('');
   });
@@ -100,6 +102,31 @@ describe('an open hour sealed while it is written', () => {
     await sealOpen({ minHashes: 8, everyMs: 0 });
     expect(await version()).not.toBe(first);
     await expectSameAnswers(cache);
+  });
+
+  it('counts each part of its f shard lists: few hashes but many busy batches are sealed too', async () => {
+    const FEW = 'api_few';
+    const ingest = new Ingest(db.redis, space, retention, FEW, now);
+    // One key, one tag set, 20 identities of shard 0: 20 tuples a batch, f written as one part of L:f:0.
+    const batch = Array.from({ length: 20 }, (_, e) => ({
+      hour: open,
+      key: 'k',
+      identity: `id_${e}`,
+      outcome: 0,
+    }));
+    for (let n = 0; n < 40; n++) await ingest.write(batch);
+    const keys = apiKeys(space, FEW);
+    expect(await db.redis.smembers(keys.parts('h', open))).toHaveLength(5); // t, k:0, i:0, s:0, L:f:0
+    expect(await readOpenHours(db.redis, space, FEW, [{ res: 'h', index: open }])).toEqual([
+      { res: 'h', index: open, hashes: 44, sealedAtMs: null },
+    ]);
+    await sealApi(db.redis, space, FEW, closedBound, {
+      now: Date.now(),
+      retention,
+      openHours: { minHashes: 32, everyMs: 0 },
+    });
+    expect((await db.redis.getrangeBuffer(keys.section('h', open, 't'), 4, 11)).length).toBe(8);
+    expect(await db.redis.exists(keys.cube('h', open, 'L:f:0'))).toBe(0);
   });
 
   it('stays exact while writes and seals of the open hour interleave', async () => {

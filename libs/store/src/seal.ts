@@ -9,7 +9,7 @@
 import { expiresAt, isEdgeResolution, lastHourOf, type Retention } from '@va/core';
 import type { RedisClient } from './connection';
 import { apiKeys, cubeOfPartsList, RESOLUTIONS, type KeySpace, type SealedResolution } from './keys';
-import { openHoursToSeal, readOpenHours, type OpenHourPolicy } from './open-hours';
+import { openHoursToSeal, readOpenHours, type OpenBucket, type OpenHourPolicy } from './open-hours';
 import { execPipeline, newPipeline } from './pipeline';
 import {
   decodeSection,
@@ -348,12 +348,15 @@ export async function sealApi(
   const wanted = only ? dirty.filter(({ member }) => member.startsWith(`${only}:`)) : dirty;
   const sealable = sealableBuckets(wanted, closedBound, Infinity);
   if (options.openHours) {
-    const open = wanted
-      .filter(({ member, score }) => member.startsWith('h:') && isOpen(score, closedBound))
-      .map(({ score }) => score);
+    const open: (OpenBucket & { lastHour: number })[] = [];
+    for (const { member, score } of wanted) {
+      if (!isOpen(score, closedBound)) continue;
+      const [res, index] = member.split(':') as [SealedResolution, string];
+      if (res === 'h' || isEdgeResolution(res)) open.push({ res, index: Number(index), lastHour: score });
+    }
     const states = await readOpenHours(redis, space, apiId, open);
-    for (const index of openHoursToSeal(states, options.now, options.openHours)) {
-      sealable.push({ res: 'h', index, lastHour: index });
+    for (const { res, index } of openHoursToSeal(states, options.now, options.openHours)) {
+      sealable.push({ res, index, lastHour: open.find((b) => b.res === res && b.index === index)!.lastHour });
     }
   }
   const max = options.max ?? SEAL_MAX_BUCKETS;

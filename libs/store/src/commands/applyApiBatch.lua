@@ -45,7 +45,7 @@
     parts set and a dirty entry but no index), t, expireAt (unix ms; 0 = none: an hour not compacted
     yet keeps its keys until the compactor merges it and sets their expiry), number of cubes C,
     then per cube: suffix, number of fields F, then F pairs field, increment;
-    then number of section parts L, then per part: its list's suffix ("L:<cube>"), the encoded
+    then number of section parts L, then per part: its list's suffix ("L:<cube>", "L:f:<shard>"), the encoded
     section, appended whole (RPUSH) to the list (docs/store-v2.md "History written as section parts")
   then per alert counter: counterId, period ('day'|'month'), periodStart, expireAt (unix ms), number of
     levels V, then the V levels ascending; then number of members M, then M pairs member, increment

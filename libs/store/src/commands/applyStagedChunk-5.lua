@@ -24,7 +24,7 @@
   billing zone's edge, with a parts set and a dirty entry but no index), t, expireAt
   (unix ms; 0 = none), the number of cubes C, then per cube its
   suffix, the number of fields F and F pairs field, increment (applyApiBatch's layout for a
-  bucket's cubes), then the number of parts L and per part its list's suffix ("L:<cube>") and its
+  bucket's cubes), then the number of parts L and per part its list's suffix ("L:<cube>", "L:f:<shard>") and its
   length in bytes; each part is appended whole (RPUSH) to its list, as applyApiBatch does.
   When the chunk holds alert counters' increments (docs/alerts.md "Detection"), the buckets' tokens are followed
   by the number of counters A, the rules version v and the batch's clock (detectedAt), then per counter

@@ -27,8 +27,8 @@
   Finds the first hour in idx:h after cmp (absent: the first hour in idx:h) and <= the bound,
   adds every field of every hash listed in its parts and zparts sets (delta and being sealed) to the
   same cube of its day and of its month bucket (HINCRBY), and appends its sealed sections (cubes t,
-  k, i, s, f) and every section part of its lists ("L:<cube>", delta and being sealed) to the lists
-  of the same cube of the day and month (RPUSH: copied, not decoded; the compactor seals closed hours
+  k, i, s, f) and every section part of its lists ("L:<cube>", "L:f:<shard>", delta and being
+  sealed) to the same lists of the day and month (RPUSH: copied, not decoded; the compactor seals closed hours
   before compacting them, so a busy hour costs a few copies rather than a HINCRBY per field), records the cubes in their parts sets, the buckets in idx:d / idx:m,
   sets PEXPIREAT on every rollup key it wrote and sets cmp to that hour. The day is written only
   with its month while the month is kept (readers rely on it: libs/store/src/rollup-children.ts). Without such an hour

@@ -33,7 +33,11 @@
                   but named in the reply, for C items of later calls (the first hash is always read).
                   Reply: { rest, guard, member, text, member, text, ... } for the hashes read that
                   hold fields; rest = the names ("member" or "z:member") left unread ({} = none);
-                  guard = "<seq>/<1 if zparts exists else 0>", which a C item checks.
+                  guard = "<seq>/<1 if zparts exists else 0>", which a C item checks. When no list j
+                  is given, the sets' parts lists of cube c per identity shard (members "L:c:<shard>",
+                  docs/store-v2.md "An open hour's f as parts per identity shard") are read too, whole and
+                  outside the budget: each as its member and a list of its section parts, in place of a
+                  text (the caller names a query's shards as L items when it names identities).
     C g n b       KEYS: <p>:g<g>:{api}:seq, <b>:zparts, then n hashes named by a P item's rest.
                   Reply: nil when the guard now differs from g (a seal began or was committed since
                   the P item: counts may have moved between the hashes and the section, so the
@@ -41,8 +45,9 @@
                   "" = none): m < n when the budget b (as P's) ran out; the caller asks again for
                   the rest. Between a P item and its C items no seal of the bucket began (seq would
                   differ) and none ended (zparts would be gone), so each count is read exactly once.
-    L             KEYS: a parts list <b>:L:<c> and its sealing name <b>:z:L:<c>. Reply: every section
-                  part of both lists ({} = none), each the encoded section as stored.
+    L             KEYS: a parts list <b>:L:<c> (or an identity shard's, <b>:L:f:<shard>) and its sealing
+                  name (<b>:z:L:<c>). Reply: every section part of both lists ({} = none), each the
+                  encoded section as stored.
     M n           KEYS: a rollup's t section (a month's, a day's), then n keys that must not exist:
                   its parts and zparts sets, and those of some of its children (days, hours), and
                   for hours the API's stage. Reply: when none of the n keys exists (neither the rollup
@@ -216,6 +221,7 @@ while a <= #ARGV do
       count = #named
     end
     local prefix = cube .. ':'
+    local listPrefix = 'L:' .. prefix
     local rest = {}
     local reply = { rest, guardOf(KEYS[k + 2], KEYS[k + 1]) }
     local spent = 0
@@ -250,6 +256,9 @@ while a <= #ARGV do
             if allowed[member] then add(sealing, member) end
           elseif member == cube or string.sub(member, 1, #prefix) == prefix then
             add(sealing, member)
+          elseif string.sub(member, 1, #listPrefix) == listPrefix then
+            reply[#reply + 1] = member
+            reply[#reply + 1] = redis.call('LRANGE', root .. sealing .. member, 0, -1)
           end
         end
       end

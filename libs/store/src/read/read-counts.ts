@@ -153,6 +153,13 @@ export async function readCounts(
       } else for (const [p, f] of parts) fieldsOf(slice, p).addText(f, sign);
     }
   };
+  /** The section parts of a parts list, summed like sections (never cached: they live until the next seal). */
+  const addParts = (parts: readonly Buffer[], targets: readonly BucketRead[]) => {
+    for (const part of parts) {
+      const section = compactCounts(decodeSection(part));
+      for (const t of targets) sections.add(t.slice, section, signOf(t));
+    }
+  };
   // A rollup whose recorded children changed is read again child by child (and recorded anew), in
   // a second round: the buckets around them were read with its M item, and with overlapping reads
   // every call's compaction point is checked, so no hour is counted twice in between.
@@ -204,10 +211,7 @@ export async function readCounts(
                 if (text.length > 0) addHash(minute.key, text, '', minute.byPart, minute.reads);
               }
             } else if (item.kind === 'L') {
-              for (const part of (value ?? []) as Buffer[]) {
-                const section = compactCounts(decodeSection(part));
-                for (const t of targets) sections.add(t.slice, section, signOf(t));
-              }
+              addParts((value ?? []) as Buffer[], targets);
             } else {
               const found = (value ?? []) as (Buffer | Buffer[])[];
               const rest = (found[0] ?? []) as Buffer[];
@@ -218,8 +222,14 @@ export async function readCounts(
                 left.push({ item, targets: counted, guard, names });
               }
               for (let m = 2; m + 1 < found.length; m += 2) {
+                const value = found[m + 1]!;
+                // A shard's parts list (readBuckets.lua P): its section parts, in place of a hash's text.
+                if (Array.isArray(value)) {
+                  addParts(value, targets);
+                  continue;
+                }
                 const part = partOfMember(item.cube, (found[m] as Buffer).toString('latin1'));
-                const text = (found[m + 1] as Buffer).toString('latin1');
+                const text = value.toString('latin1');
                 for (const { slice, sign } of counted) fieldsOf(slice, part).addText(text, sign);
               }
             }

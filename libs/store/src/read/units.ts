@@ -5,7 +5,7 @@
 import { dayOfHour, isEdgeResolution, type BucketRead, type EdgeResolution } from '@va/core';
 import { edgeFamilies } from './edge-families';
 import { rollupFamily, rollupsRead } from './rollup-families';
-import { apiKeys, partsListSuffix, type Cube } from '../keys';
+import { apiKeys, partsListSuffix, shardOf, type Cube } from '../keys';
 import { recordedSections, type RollupChildren } from '../rollup-children';
 import type { SectionView } from '../read-sections';
 import type { CachedMinutes, CachedSection, SectionStore } from '../section-cache';
@@ -158,12 +158,29 @@ function unitOf(
       allowed: delta.allowed,
     });
   }
-  const list = partsListSuffix(q.cube);
-  items.push({ kind: 'L', list: keys.cube(res, index, list), sealing: keys.sealing(res, index, list) });
+  for (const list of partsListsOf(q)) {
+    items.push({ kind: 'L', list: keys.cube(res, index, list), sealing: keys.sealing(res, index, list) });
+  }
   let weight = 0;
   for (const item of items) weight += item.kind === 'P' ? PARTS_WEIGHT : 1;
   return { read, items, weight };
 }
+
+/**
+ * The parts lists a bucket read of the query reads by name: its cube's (history's parts), and for f with an
+ * identity filter the lists of the filter's identity shards (open-f-parts.ts). Without one, the P item reads
+ * every shard's list it finds in the parts sets (readBuckets.lua).
+ */
+function partsListsOf(q: CubeQuery): readonly string[] {
+  let lists = partsLists.get(q);
+  if (lists === undefined) {
+    const shards = q.cube === 'f' && q.identities !== null ? new Set(q.identities.map(shardOf)) : [];
+    lists = [partsListSuffix(q.cube), ...[...shards].map((shard) => partsListSuffix('f', shard))];
+    partsLists.set(q, lists);
+  }
+  return lists;
+}
+const partsLists = new WeakMap<CubeQuery, readonly string[]>();
 
 /**
  * A minute bucket's read: its one hash of the cube (keys.ts `n:<t>:<c>`: no section, no parts, nothing being

@@ -129,6 +129,11 @@ describe('section codec', () => {
     expect(bytes[3]! & 1).toBe(1);
     expect(bytes.length / 1000).toBeLessThan(6);
     expect(decodeSection(bytes).rows).toBe(1000);
+    // Unless told not to (an open hour's f part): the same rows, uncompressed.
+    const plain = encodeSection(builder.toSection(1), { compress: false });
+    expect(plain[3]! & 1).toBe(0);
+    expect(plain.length).toBeGreaterThan(bytes.length);
+    expect(decodeSection(plain)).toEqual(decodeSection(bytes));
   });
 
   it('finds the rows of one identity, also of the no-identity rows', () => {

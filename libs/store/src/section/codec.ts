@@ -116,7 +116,11 @@ function compareDims(a: readonly number[], b: readonly number[]): number {
   return 0;
 }
 
-export function encodeSection(section: Section): Buffer {
+/**
+ * `compress: false`: never deflate the payload (an open hour's f part, open-f-parts.ts: it lives until the
+ * hour's next seal, a minute or so, and is decoded by every read of its shard meanwhile).
+ */
+export function encodeSection(section: Section, { compress = true }: { compress?: boolean } = {}): Buffer {
   const { rows, dims, counts } = section;
   const payload = new ByteWriter();
   dims.forEach((column, d) => {
@@ -145,7 +149,7 @@ export function encodeSection(section: Section): Buffer {
   const raw = payload.bytes();
   let body: Uint8Array = raw;
   let flags = 0;
-  if (raw.length >= COMPRESS_MIN_BYTES) {
+  if (compress && raw.length >= COMPRESS_MIN_BYTES) {
     const packed = deflateRawSync(raw);
     if (packed.length < raw.length) {
       body = packed;

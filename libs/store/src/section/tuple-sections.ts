@@ -103,12 +103,12 @@ export interface TupleSource {
 }
 
 /**
- * The f cube's rows of sectionsOfTuples, tuple by tuple. f has the most rows of the five cubes, and a row id past 2^31 is a
+ * The f cube's rows of sectionsOfTuples (and of an open hour's f parts, open-f-parts.ts), tuple by tuple. f has the most rows of the five cubes, and a row id past 2^31 is a
  * heap number per row in a Map: so while every id is numeric the (row id, outcome) pairs are counted in a
  * PackedCounts (row id * 16 + outcome < 2^53: typed arrays, no allocation per row) and sorted natively at the
  * end; a tuple whose codes do not fit moves every row into a RowTable.
  */
-class FRows {
+export class FRows {
   private readonly packed = new PackedCounts();
   private wide: RowTable | undefined;
 

@@ -6,7 +6,8 @@
 // seals, seals begun and left in progress, seals in progress committed; late events into the
 // buckets being sealed; queries over every cube through the service). Writes put closed buckets'
 // counts into section parts or hash fields at random (docs/store-v2.md "History written as
-// section parts"), so parts are compacted, sealed, sealed half-way and read beside everything else. The service keeps one
+// section parts"), and the open previous hour's f into parts per identity shard, so parts are compacted, sealed, sealed
+// half-way and read beside everything else. The service keeps one
 // section cache for the whole run, so later rounds answer from cached sections whose buckets were
 // sealed again, or not, meanwhile.
 //
@@ -151,14 +152,21 @@ const write = async (batch: VerificationEvent[]) => {
   events.push(...batch);
 };
 const partsLists = async () => (await h.redis.keys(`${h.config.keyPrefix}:*:L:*`)).length;
+/** An open hour's f lists per identity shard (docs/store-v2.md "An open hour's f as parts per identity shard"). */
+const shardLists = async () =>
+  (await h.redis.keys(`${h.config.keyPrefix}:*:h:${NOW_HOUR - 1}:*L:f:*`)).length;
 const sealOptions = () => ({ now: NOW, retention: h.config.retention });
 
 describe('late events while buckets are sealed and their sections cached', () => {
   it(`answers as the oracle in every round (seed ${SEED})`, { timeout: scaled(120_000) }, async () => {
     let sealing: BucketAt[] = [];
     let sawParts = 0;
+    let sawShardLists = 0;
     for (let round = 1; round <= ROUNDS; round++) {
       await write(Array.from({ length: 250 }, () => eventAt(NOW_HOUR - Math.floor(random() * DAYS * 24))));
+      // The previous hour is still open (written as hash fields, its f as parts per identity shard when busy).
+      await write(Array.from({ length: 40 }, () => eventAt(NOW_HOUR - 1)));
+      sawShardLists += await shardLists();
       await compactApi(h.redis, { prefix: h.config.keyPrefix, generation: 1 }, API, {
         closedBound: NOW_HOUR - 1 - Math.floor(random() * 48),
         retention: h.config.retention,
@@ -191,6 +199,7 @@ describe('late events while buckets are sealed and their sections cached', () =>
     }
     expect(sealing.length).toBeGreaterThan(0);
     expect(sawParts).toBeGreaterThan(0);
+    expect(sawShardLists).toBeGreaterThan(0);
     expect(await metric('va_query_section_cache_hits_total')).toBeGreaterThan(0);
     expect(await metric('va_query_section_cache_misses_total')).toBeGreaterThan(0);
     expect(await metric('va_query_section_cache_bytes')).toBeGreaterThan(0);
