@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { DAY_MS, edgeBucketEnd, hourOf, minuteOf, type EdgeResolution } from '@va/core';
 import { expand, TupleCounter, type BucketIncrements } from './aggregate';
+import { decodeSection } from './section/codec';
 
 const retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, monthMs: 5 * 366 * DAY_MS };
 const now = Date.UTC(2025, 5, 15, 12, 30);
@@ -64,16 +65,21 @@ describe('expand: edges of billing zones', () => {
     expect(edge!.cubes.has('t')).toBe(true);
   });
 
-  it('an edge of the open UTC day keeps hash increments', () => {
+  it('an edge of the open UTC day keeps hash increments, like an open hour, its f as parts per identity shard', () => {
     const c = new TupleCounter();
     const open = minuteOf(Date.UTC(2025, 5, 15, 5, 0));
-    for (let k = 0; k < 40; k++) {
-      c.add(hourOf(now), k, -1, 0, 1);
-      c.addEdge('z1d', open, k, -1, 0, 1);
+    // 40 rows without identity (a part of L:f:_), 2 of identity 33 (shard 1: hash fields).
+    for (let k = 0; k < 42; k++) {
+      const i = k < 40 ? -1 : 33;
+      c.add(hourOf(now), k, i, 0, 1);
+      c.addEdge('z1d', open, k, i, 0, 1);
     }
     const [edge] = only(expand(c, { now, retention, cmp: null, partsMinRows: 16 }).buckets, 'z1d');
-    expect(edge!.parts.size).toBe(0);
-    expect(edge!.cubes.get('t')).toEqual(new Map([['1', 40]]));
+    expect([...edge!.parts.keys()]).toEqual(['L:f:_']);
+    const part = decodeSection(edge!.parts.get('L:f:_')!);
+    expect([part.rows, part.dims[1]![39]]).toEqual([40, 39]);
+    expect(edge!.cubes.get('t')).toEqual(new Map([['1', 42]]));
+    expect([...edge!.cubes.keys()].filter((suffix) => suffix.startsWith('f'))).toEqual(['f:x']);
   });
 
   it('an edge past its retention is not written', () => {

@@ -3,12 +3,14 @@
  * (edge resolution, edge index, key, identity, tag set, outcome) (TupleCounter.addEdge), as the five cubes
  * (t, k, i, s, f) of each edge bucket, like a day's: hash increments, or section parts once the bucket's
  * UTC day ended more than an hour ago and a cube has at least `partsMinRows` rows (aggregate.ts
- * closedForParts). An edge past its own retention (end of its UTC day + the day or month retention) is not
- * written: its keys would expire at once.
+ * closedForParts); before that, like an open hour's, its f as parts per identity shard once it has that
+ * many rows (open-f-parts.ts). An edge past its own retention (end of its UTC day + the day or month
+ * retention) is not written: its keys would expire at once.
  */
 import { expiresAt, hourOf, lastHourOf, type EdgeResolution } from '@va/core';
 import type { BucketIncrements, WriteContext } from './bucket-increments';
 import { partsListSuffix } from './keys';
+import { SHARD_PARTS_MIN_ROWS, writeShardParts } from './open-f-parts';
 import { encodeSection } from './section/codec';
 import { forEachDeltaField } from './section/delta-rows';
 import { sectionsOfTuples } from './section/tuple-sections';
@@ -45,10 +47,18 @@ export function edgeIncrements(
             fn(h, k, i, s, o, n);
           }),
       };
+      const field = (suffix: string, field: string, n: number) => add(bucket.cubes, suffix, field, n);
       for (const [cube, section] of sectionsOfTuples(tuples)) {
-        if (asParts && section.rows > 0 && section.rows >= minRows)
-          bucket.parts.set(partsListSuffix(cube), encodeSection(section));
-        else forEachDeltaField(section, (suffix, field, n) => add(bucket.cubes, suffix, field, n));
+        if (section.rows === 0 || section.rows < minRows) forEachDeltaField(section, field);
+        else if (asParts) bucket.parts.set(partsListSuffix(cube), encodeSection(section));
+        else if (cube === 'f')
+          writeShardParts(
+            section,
+            Math.min(minRows, SHARD_PARTS_MIN_ROWS),
+            (l, b) => bucket.parts.set(l, b),
+            field,
+          );
+        else forEachDeltaField(section, field);
       }
       if (bucket.cubes.size === 0 && bucket.parts.size === 0) continue;
       out.buckets.push(bucket);
