@@ -6,13 +6,12 @@
 //
 // The loss is made the way Redis loses an AOF tail: a snapshot of every key of the API (DUMP,
 // with its TTL) after the first events, more events, then every key restored to the snapshot.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { VerificationEvent } from '@va/contracts';
-import { HOUR_MS, oracle, parseQuery } from '@va/core';
+import { HOUR_MS } from '@va/core';
 import { queryHarness, type QueryHarness } from '../testing/harness';
 import { LONG_RETENTION } from '../testing/fixtures';
-
-const PATH = '/v1/analytics.getVerifications';
+import { expectOracleAnswer } from '../testing/oracle-answer';
 
 let h: QueryHarness;
 let key: string;
@@ -64,19 +63,8 @@ async function restore(keys: [string, Buffer, number][]): Promise<void> {
   for (const [k, dump, ttl] of keys) await h.redis.restore(k, ttl > 0 ? ttl : 0, dump);
 }
 
-async function expectOracle(events: readonly VerificationEvent[], qs: string): Promise<void> {
-  const parsed = parseQuery(new URLSearchParams(qs), { now: h.now, maxRows: 100_000 });
-  if (!parsed.ok) throw new Error(`invalid query ${qs}`);
-  const expected = oracle(events, parsed.query, {
-    now: h.now,
-    maxRows: 100_000,
-    retention: h.config.retention,
-  });
-  if (!expected.ok) throw new Error(`oracle refused ${qs}`);
-  const response = await h.get(`${PATH}?${qs}`, key);
-  expect(response.statusCode, response.body).toBe(200);
-  expect([qs, response.json()]).toEqual([qs, expected.rows]);
-}
+const expectOracle = (events: readonly VerificationEvent[], qs: string) =>
+  expectOracleAnswer(h, key, events, qs, 'restored');
 
 const QUERIES = [
   'apiId=api_dict&externalId=bob',

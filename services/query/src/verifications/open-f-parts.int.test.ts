@@ -6,12 +6,12 @@
 // sealed them (hours and the edge), and with more batches after that seal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOMES, type VerificationEvent } from '@va/contracts';
-import { HOUR_MS, hourOf, oracle, parseQuery } from '@va/core';
+import { HOUR_MS, hourOf } from '@va/core';
 import { apiKeys, declareBillingZone, sealApi } from '@va/store';
 import { seededRandom } from '@va/workload';
 import { queryHarness, type QueryHarness } from '../testing/harness';
+import { expectOracleAnswer } from '../testing/oracle-answer';
 
-const PATH = '/v1/analytics.getVerifications';
 const API = 'api_open_parts';
 const NOW = Date.UTC(2026, 2, 18, 20, 30);
 const NOW_HOUR = hourOf(NOW);
@@ -66,19 +66,7 @@ async function expectOracle(label: string): Promise<void> {
     `groupBy=day&timeZone=Asia/Kolkata&start=${start}&groupBy=identity&region=eu`,
     `groupBy=day&timeZone=Asia/Kolkata&start=${start}&groupBy=key&groupBy=identity&groupBy=tag`,
   ];
-  for (const qs of queries.map((q) => `apiId=${API}&${q}`)) {
-    const parsed = parseQuery(new URLSearchParams(qs), { now: NOW, maxRows: 100_000 });
-    if (!parsed.ok) throw new Error(`invalid query ${qs}`);
-    const expected = oracle(events, parsed.query, {
-      now: NOW,
-      maxRows: 100_000,
-      retention: h.config.retention,
-    });
-    if (!expected.ok) throw new Error(`oracle refused ${qs}`);
-    const response = await h.get(`${PATH}?${qs}`, key);
-    expect(response.statusCode, response.body).toBe(200);
-    expect([label, qs, response.json()]).toEqual([label, qs, expected.rows]);
-  }
+  for (const qs of queries) await expectOracleAnswer(h, key, events, `apiId=${API}&${qs}`, label);
 }
 
 beforeAll(async () => {

@@ -15,15 +15,15 @@
 // begins or resumes one and commits it), through @va/store/testing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOMES, type VerificationEvent } from '@va/contracts';
-import { HOUR_MS, hoursOfDay, hoursOfMonth, hourOf, monthOfDay, oracle, parseQuery } from '@va/core';
+import { HOUR_MS, hoursOfDay, hoursOfMonth, hourOf, monthOfDay } from '@va/core';
 import { apiKeys, compactApi, type Resolution } from '@va/store';
 import { seededRandom } from '@va/workload';
 import { type BucketAt, sealNow, beginSealOnly } from '@va/store/testing';
 import { queryHarness, type QueryHarness } from '../testing/harness';
+import { expectOracleAnswer } from '../testing/oracle-answer';
 import { LONG_RETENTION } from '../testing/fixtures';
 import { scaled } from '@va/testkit/time';
 
-const PATH = '/v1/analytics.getVerifications';
 const API = 'api_sealing';
 const NOW = Date.UTC(2026, 2, 18, 10, 30);
 const NOW_HOUR = hourOf(NOW);
@@ -119,23 +119,8 @@ function queries(): string[] {
   ].map((qs) => `apiId=${API}&${qs}`);
 }
 
-async function expectOracle(
-  events: readonly VerificationEvent[],
-  qs: string,
-  round: number | string,
-): Promise<void> {
-  const parsed = parseQuery(new URLSearchParams(qs), { now: NOW, maxRows: 100_000 });
-  if (!parsed.ok) throw new Error(`invalid query ${qs}`);
-  const expected = oracle(events, parsed.query, {
-    now: NOW,
-    maxRows: 100_000,
-    retention: h.config.retention,
-  });
-  if (!expected.ok) throw new Error(`oracle refused ${qs}`);
-  const response = await h.get(`${PATH}?${qs}`, key);
-  expect(response.statusCode, response.body).toBe(200);
-  expect([round, qs, response.json()]).toEqual([round, qs, expected.rows]);
-}
+const expectOracle = (events: readonly VerificationEvent[], qs: string, round: number | string) =>
+  expectOracleAnswer(h, key, events, qs, round);
 
 async function metric(name: string): Promise<number> {
   const body = await h.metrics();
