@@ -348,15 +348,15 @@ export async function sealApi(
   const wanted = only ? dirty.filter(({ member }) => member.startsWith(`${only}:`)) : dirty;
   const sealable = sealableBuckets(wanted, closedBound, Infinity);
   if (options.openHours) {
-    const open: (OpenBucket & { lastHour: number })[] = [];
+    const open: OpenBucket[] = [];
     for (const { member, score } of wanted) {
       if (!isOpen(score, closedBound)) continue;
       const [res, index] = member.split(':') as [SealedResolution, string];
-      if (res === 'h' || isEdgeResolution(res)) open.push({ res, index: Number(index), lastHour: score });
+      if (res === 'h' || isEdgeResolution(res)) open.push({ res, index: Number(index) });
     }
     const states = await readOpenHours(redis, space, apiId, open);
     for (const { res, index } of openHoursToSeal(states, options.now, options.openHours)) {
-      sealable.push({ res, index, lastHour: open.find((b) => b.res === res && b.index === index)!.lastHour });
+      sealable.push({ res, index, lastHour: lastHourOf(res, index) });
     }
   }
   const max = options.max ?? SEAL_MAX_BUCKETS;
