@@ -56,6 +56,7 @@ export {
   edgeAt,
   edgeBucketEnd,
   EdgeFinder,
+  holdsHour,
   edgeResolution,
   edgesOfUtcDay,
   MAX_BILLING_ZONES,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { localDayStart, localMonthStart } from './calendar';
-import { DAY_MS, dayOf, dayStart, monthOf } from './time';
+import { DAY_MS, dayOf, dayStart, hourOf, monthOf } from './time';
 import { composeSlice, edgeAt, EdgeFinder, edgesOfUtcDay, type ZoneEdge } from './zone-edges';
 
 const ZONES = [
@@ -81,6 +81,34 @@ describe('zone edges', () => {
         expect(composed(x, y), `${zone} month ${m}`).toBe(direct(x, y));
       }
     }
+  });
+
+  it('an edge is its cut hours counted event by event plus its whole hours counted hour by hour', () => {
+    const next = random(11);
+    const events = Array.from({ length: 4000 }, () => FROM + Math.floor(next() * (TO - FROM)));
+    for (const zone of ZONES) {
+      const finder = new EdgeFinder(zone, 2);
+      const byEvent = new Map<string, number>();
+      const split = new Map<string, number>();
+      const bump = (m: Map<string, number>, e: ZoneEdge, n = 1) =>
+        m.set(`${e.res}:${e.index}`, (m.get(`${e.res}:${e.index}`) ?? 0) + n);
+      const perHour = new Map<number, number>();
+      for (const t of events) {
+        for (const e of finder.at(t)) bump(byEvent, e);
+        for (const e of finder.cut(t)) bump(split, e);
+        perHour.set(hourOf(t), (perHour.get(hourOf(t)) ?? 0) + 1);
+      }
+      for (const [h, n] of perHour) for (const e of finder.wholeHour(h)) bump(split, e, n);
+      expect(split, zone).toEqual(byEvent);
+    }
+    // Kolkata's tail [18:30, 24:00): hour 18 is cut, hours 19-23 are whole.
+    const kolkata = new EdgeFinder('Asia/Kolkata', 1);
+    const h18 = hourOf(Date.UTC(2026, 5, 10, 18));
+    expect(kolkata.cut(Date.UTC(2026, 5, 10, 18, 40))).toHaveLength(1);
+    expect(kolkata.wholeHour(h18)).toEqual([]);
+    expect(kolkata.cut(Date.UTC(2026, 5, 10, 19, 40))).toEqual([]);
+    expect(kolkata.wholeHour(h18 + 1)).toHaveLength(1);
+    expect(kolkata.wholeHour(h18 + 6)).toEqual([]);
   });
 
   it('an event is counted in the edges whose window holds it, and only those', () => {

@@ -26,7 +26,7 @@
  * API's declaration. The bucket index is the minute of x (minuteOf); the bucket ends with its UTC day.
  */
 import { localDayOf, localDayStart, localMonthOf, localMonthStart } from './calendar';
-import { bucketEnd, DAY_MS, dayOf, dayStart, minuteOf, type EdgeResolution } from './time';
+import { bucketEnd, DAY_MS, dayOf, dayStart, HOUR_MS, minuteOf, type EdgeResolution } from './time';
 
 export type { EdgeResolution };
 
@@ -79,6 +79,14 @@ export function edgeAt(zone: string, n: ZoneNumber, x: number): ZoneEdge | null 
   };
 }
 
+/**
+ * Whether edge e's window holds the whole of UTC hour h. Such an hour's events are all in the edge, so the
+ * worker counts the hour's tuples in the edge as it counts them in the hour (aggregate.ts expand), and
+ * only the events of an hour the window cuts (Kolkata's 18:00-19:00) one by one (EdgeFinder.cut).
+ */
+export const holdsHour = (e: ZoneEdge, h: number): boolean =>
+  e.from <= h * HOUR_MS && (h + 1) * HOUR_MS <= e.to;
+
 /** The edges of the local midnights inside UTC day d (one, rarely none or two around a DST change). */
 export function edgesOfUtcDay(zone: string, n: ZoneNumber, d: number): ZoneEdge[] {
   const out: ZoneEdge[] = [];
@@ -116,6 +124,21 @@ export class EdgeFinder {
     }
     if (this.edges.length === 0) return this.edges;
     return this.edges.filter((e) => t >= e.from && t < e.to);
+  }
+
+  /** The edges whose window holds t but not the whole of its UTC hour (at most two: usually none). */
+  cut(t: number): ZoneEdge[] {
+    const edges = this.at(t);
+    if (edges.length === 0) return edges;
+    const h = Math.floor(t / HOUR_MS);
+    return edges.filter((e) => !holdsHour(e, h));
+  }
+
+  /** The edges whose window holds the whole of UTC hour h (usually none or one). */
+  wholeHour(h: number): ZoneEdge[] {
+    const edges = this.at(h * HOUR_MS);
+    if (edges.length === 0) return edges;
+    return edges.filter((e) => holdsHour(e, h));
   }
 }
 

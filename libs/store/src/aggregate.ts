@@ -7,8 +7,10 @@
  *   2. expand: every distinct tuple adds its count to the five cubes (keys.ts: t, k, i, s, f)
  *      of every bucket its hour is written to (bucketsOfHour).
  * Events within the minute retention are counted per minute too (TupleCounter.addWithMinute), for the
- * minute buckets of groupBy=minute (minute-increments.ts); history adds none. Events inside an edge of a
- * billing zone of their API are counted in the edge too (TupleCounter.addEdge, edge-increments.ts).
+ * minute buckets of groupBy=minute (minute-increments.ts); history adds none. An edge of a billing zone
+ * of the API (libs/core zone-edges.ts) is one more bucket of every hour it holds whole (hour-targets.ts
+ * HourTargets: the hour's tuples, no second count per event); the events of an hour an edge cuts (Kolkata's
+ * 18:00-19:00 UTC) are counted in it one by one (TupleCounter.addEdge, edge-increments.ts).
  *
  * Which buckets an hour is written to (docs/rollups.md, docs/api.md#retention):
  *   - hour not compacted yet (h > cmp): its hour bucket only, WITHOUT an expiry. The compactor
@@ -30,7 +32,7 @@
  * f cube in a batch with at least `partsMinRows` tuples of it goes as one part per identity shard
  * (open-f-parts.ts): its rows hardly repeat, where t, k, i and s repeat batch after batch.
  */
-import { dayOfHour, expiresAt, hourOf, lastHourOf, monthOfHour, type Retention } from '@va/core';
+import { hourOf, isEdgeResolution, lastHourOf } from '@va/core';
 import {
   code36,
   cubeSuffix,
@@ -43,7 +45,8 @@ import {
   type DictName,
 } from './keys';
 import { edgeIncrements } from './edge-increments';
-import { PARTS_MIN_ROWS, type Bucket, type BucketIncrements, type WriteContext } from './bucket-increments';
+import { bucketId, bucketsReaching, HourTargets, sharedEdges } from './hour-targets';
+import { PARTS_MIN_ROWS, type BucketIncrements, type WriteContext } from './bucket-increments';
 import { minuteIncrements } from './minute-increments';
 import { SHARD_PARTS_MIN_ROWS, writeShardParts } from './open-f-parts';
 import { codeField, keySetField, totalField } from './field-codec';
@@ -55,6 +58,7 @@ import { FRows, sectionsOfTuples } from './section/tuple-sections';
 export { TupleCounter, type TupleVisitor };
 export type { Bucket, BucketIncrements, WriteContext } from './bucket-increments';
 export { PARTS_MIN_ROWS } from './bucket-increments';
+export { bucketsOfHour, keepUntilOfHour, NO_EXPIRY } from './hour-targets';
 
 /**
  * Whether a bucket may be written as section parts at this clock: it ended more than an hour ago.
@@ -84,84 +88,6 @@ export interface ApiIncrements {
   billingZones?: number;
 }
 
-/**
- * The last instant any bucket holding hour h can exist: the latest of its hour, day and month
- * expiries (normally the month's). The API's dictionaries, offsets and compaction point are
- * kept at least that long after its newest event, and may go after it (docs/redis-layout.md).
- */
-export function keepUntilOfHour(h: number, retention: Retention): number {
-  return Math.max(
-    expiresAt('h', h, retention),
-    expiresAt('d', dayOfHour(h), retention),
-    expiresAt('m', monthOfHour(h), retention),
-  );
-}
-
-/** expireAt of a bucket that must not expire yet: applyApiBatch sets no expiry. */
-export const NO_EXPIRY = 0;
-
-/** The buckets an event of hour h is counted in (see the header). */
-export function bucketsOfHour(h: number, { now, retention, cmp }: WriteContext): Bucket[] {
-  const hourExpire = expiresAt('h', h, retention);
-  const d = dayOfHour(h);
-  const dayExpire = expiresAt('d', d, retention);
-  const m = monthOfHour(h);
-  const monthExpire = expiresAt('m', m, retention);
-  if (cmp === null || h > cmp) {
-    const keptSomewhere = hourExpire > now || dayExpire > now || monthExpire > now;
-    return keptSomewhere ? [{ r: 'h', t: h, expireAt: NO_EXPIRY }] : [];
-  }
-  const out: Bucket[] = [];
-  if (hourExpire > now) out.push({ r: 'h', t: h, expireAt: hourExpire });
-  if (dayExpire > now) out.push({ r: 'd', t: d, expireAt: dayExpire });
-  if (monthExpire > now) out.push({ r: 'm', t: m, expireAt: monthExpire });
-  return out;
-}
-
-/** An hour's buckets (bucketsOfHour) and keep-until (keepUntilOfHour): read only, shared (hourPlan). */
-interface HourPlan {
-  buckets: readonly Bucket[];
-  keepUntil: number;
-}
-
-/**
- * hourPlan's memory: per hour, for the clock and retention last seen, one plan for an hour after the API's
- * compaction point and one for a compacted hour (all bucketsOfHour reads of cmp). A batch of the long tail
- * expands thousands of APIs over the same few hundred hours, each computing the same calendar (#41).
- */
-const plans = {
-  now: NaN,
-  retention: [NaN, NaN, NaN, NaN],
-  open: new Map<number, HourPlan>(),
-  compacted: new Map<number, HourPlan>(),
-};
-const MAX_PLANS = 100_000;
-
-function hourPlan(h: number, context: WriteContext): HourPlan {
-  const { now, retention, cmp } = context;
-  const kept = plans.retention;
-  if (
-    now !== plans.now ||
-    retention.hourMs !== kept[0] ||
-    retention.dayMs !== kept[1] ||
-    retention.monthMs !== kept[2] ||
-    (retention.minuteMs ?? 0) !== kept[3]
-  ) {
-    plans.now = now;
-    plans.retention = [retention.hourMs, retention.dayMs, retention.monthMs, retention.minuteMs ?? 0];
-    plans.open.clear();
-    plans.compacted.clear();
-  }
-  const memo = cmp === null || h > cmp ? plans.open : plans.compacted;
-  let plan = memo.get(h);
-  if (plan === undefined) {
-    if (memo.size >= MAX_PLANS) memo.clear();
-    plan = { buckets: bucketsOfHour(h, context), keepUntil: keepUntilOfHour(h, retention) };
-    memo.set(h, plan);
-  }
-  return plan;
-}
-
 function fieldsOf(cubes: Map<string, Map<string, number>>, suffix: string): Map<string, number> {
   let fields = cubes.get(suffix);
   if (!fields) {
@@ -187,29 +113,6 @@ class ShardSuffixes {
   }
 }
 
-/** A bucket of hours (r h, d or m) as one number, for expand's maps: no string per hour. */
-const bucketId = ({ r, t }: Bucket): number => t * 4 + (r === 'h' ? 0 : r === 'd' ? 1 : 2);
-
-/**
- * The buckets (bucketId) whose hours hold at least minRows distinct tuples together. A cube's rows project
- * the tuples, so no cube of another bucket can reach minRows: its tuples go to hash fields at once (the
- * fields forEachDeltaField would give), not through five sections built to be thrown away (#41: a
- * bucket of the long tail holds one to three tuples).
- */
-function bucketsReaching(counter: TupleCounter, context: WriteContext, minRows: number): Set<number> {
-  const tuples = new Map<number, number>();
-  const out = new Set<number>();
-  for (const [h, n] of counter.hourSizes()) {
-    for (const b of hourPlan(h, context).buckets) {
-      const id = bucketId(b);
-      const sum = (tuples.get(id) ?? 0) + n;
-      tuples.set(id, sum);
-      if (sum >= minRows) out.add(id);
-    }
-  }
-  return out;
-}
-
 /**
  * Step 2: the cube increments of every bucket the tuples' hours are written to. Per tuple only the
  * cubes that keep the tag set (s, f) are touched; t, k and i are summed per hour first (they are
@@ -227,9 +130,18 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
   const fSuffix = new Map<number, string>();
 
   const minRows = context.partsMinRows ?? PARTS_MIN_ROWS;
+  const hourTargets = new HourTargets(counter, context);
   // Fewer distinct tuples than minRows in all: no bucket can reach it (most APIs of the long tail, #41).
   const partsPossible =
-    minRows === Infinity || counter.size < minRows ? undefined : bucketsReaching(counter, context, minRows);
+    minRows === Infinity || counter.size < minRows
+      ? undefined
+      : bucketsReaching(counter, hourTargets, minRows);
+  // Edges that receive one hour, written as that hour is: its increments, shared (hour-targets.ts).
+  const shared = sharedEdges(
+    counter,
+    hourTargets,
+    (b) => partsPossible?.has(bucketId(b)) === true && closedForParts(b.r, b.t, context.now),
+  );
   /** The hours whose tuples each bucket written as section parts receives. */
   const partHours = new Map<BucketIncrements, number[]>();
   let hour: number | undefined;
@@ -271,9 +183,10 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
       targets = [];
       targetParts = [];
       partTargets = 0;
-      const plan = hourPlan(h, context);
+      const plan = hourTargets.of(h);
       for (const b of plan.buckets) {
         const id = bucketId(b);
+        if (shared.has(id)) continue;
         let bucket = byBucket.get(id);
         if (!bucket) {
           bucket = { r: b.r, t: b.t, expireAt: b.expireAt, cubes: new Map(), parts: new Map() };
@@ -288,7 +201,7 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
         } else {
           targets.push(bucket);
           let parts = fParts.get(bucket);
-          if (parts === undefined && b.r === 'h' && partsPossible?.has(id))
+          if (parts === undefined && (b.r === 'h' || isEdgeResolution(b.r)) && partsPossible?.has(id))
             fParts.set(bucket, (parts = new FRows()));
           targetParts.push(parts);
         }
@@ -346,6 +259,11 @@ export function expand(counter: TupleCounter, context: WriteContext): ApiIncreme
         bucket.parts.set(partsListSuffix(cube), encodeSection(section));
       else forEachDeltaField(section, (suffix, field, n) => add(fieldsOf(bucket.cubes, suffix), field, n));
     }
+  }
+
+  for (const { edge, hour } of shared.values()) {
+    const { cubes, parts } = byBucket.get(hour)!;
+    buckets.push({ r: edge.r, t: edge.t, expireAt: edge.expireAt, cubes, parts });
   }
 
   const minuteTuples = counter.minuteTuples();

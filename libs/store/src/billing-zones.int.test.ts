@@ -74,10 +74,12 @@ async function write(apiId: string, events: RawEvent[], now: number, finders: Ed
         e.identity ? codes.i.get(e.identity)! : -1,
         codes.s.get(e.tags)!,
       ];
+      // As the worker counts (ingest classify.ts countEvent): event by event only in the edges that cut
+      // its hour; expand adds the hours an edge holds whole.
       counter.add(hourOf(e.time), k, i, s, e.o);
       for (const finder of finders)
-        for (const edge of finder.at(e.time)) counter.addEdge(edge.res, edge.index, k, i, s, e.o);
-      counter.countedInZones(finders.length);
+        for (const edge of finder.cut(e.time)) counter.addEdge(edge.res, edge.index, k, i, s, e.o);
+      counter.countedInZones(finders);
     }
     const increments = expand(counter, { now, retention, cmp: null });
     const cas = { offsetField: 'bz/0', expectedOff: b === 0 ? null : b - 1, newOff: b, expectedCmp: null };

@@ -1,6 +1,8 @@
 /**
- * The edge buckets of a batch (billing zones, libs/core zone-edges.ts), pure: the counts the worker kept per
- * (edge resolution, edge index, key, identity, tag set, outcome) (TupleCounter.addEdge), as the five cubes
+ * The edge buckets of a batch (billing zones, libs/core zone-edges.ts) counted event by event, pure: the
+ * counts the worker kept per (edge resolution, edge index, key, identity, tag set, outcome)
+ * (TupleCounter.addEdge: the events of an hour the edge cuts; the hours it holds whole are written by
+ * expand from the hour's tuples, hour-targets.ts), as the five cubes
  * (t, k, i, s, f) of each edge bucket, like a day's: hash increments, or section parts once the bucket's
  * UTC day ended more than an hour ago and a cube has at least `partsMinRows` rows (aggregate.ts
  * closedForParts); before that, like an open hour's, its f as parts per identity shard once it has that

@@ -2,7 +2,7 @@
  * Step 1 of aggregate.ts: a batch's events of one API counted per (hour, key, identity, tag set, outcome), one
  * update per event (pure). aggregate.ts `expand` turns the counts into cube increments.
  */
-import type { EdgeResolution } from '@va/core';
+import type { EdgeFinder, EdgeResolution, ZoneEdge } from '@va/core';
 import type { MinuteTuples } from './minute-increments';
 import { MINUTE_LOG_MAX_ENTRIES, MinuteLog, type MinuteCounts } from './minute-log';
 import { PackedCounts } from './packed-counts';
@@ -69,9 +69,38 @@ export class TupleCounter {
    */
   zones: number | undefined;
 
-  /** Notes that an event was counted in the edges of the API's zones 1..n (n = 0: an API without zones). */
-  countedInZones(n: number): void {
+  /** The finders of the API's zones (countedInZones; the longest list given: zones keep their number). */
+  private finders: readonly EdgeFinder[] = [];
+
+  /**
+   * Notes that an event was counted in the edges of the API's zones (`finders`, zone n at n - 1; empty: an API
+   * without zones): in the edges that cut its hour (addEdge, EdgeFinder.cut), while expand counts its hour's
+   * tuples in the edges that hold the whole hour (wholeHourEdges). A number: the event's edges were all counted
+   * with addEdge, none by hour.
+   */
+  countedInZones(zones: number | readonly EdgeFinder[]): void {
+    const n = typeof zones === 'number' ? zones : zones.length;
     if (this.zones === undefined || n < this.zones) this.zones = n;
+    if (typeof zones !== 'number' && zones.length > this.finders.length) this.finders = zones;
+  }
+
+  /** Whether expand counts hours in edges that hold them whole (wholeHourEdges): zones with finders. */
+  countsWholeHours(): boolean {
+    return Math.min(this.zones ?? 0, this.finders.length) > 0;
+  }
+
+  /**
+   * The edges of zones 1..zones whose window holds the whole of hour h: expand adds the hour's tuples to them,
+   * since every event of that hour is in them (libs/core zone-edges.ts holdsHour). Empty when events were
+   * counted in edges one by one only (countedInZones with a number).
+   */
+  wholeHourEdges(h: number): ZoneEdge[] {
+    const n = Math.min(this.zones ?? 0, this.finders.length);
+    if (n === 0) return [];
+    if (n === 1) return this.finders[0]!.wholeHour(h);
+    const out: ZoneEdge[] = [];
+    for (let z = 0; z < n; z++) out.push(...this.finders[z]!.wholeHour(h));
+    return out;
   }
 
   /** Counts an event in edge bucket (res, index) too (libs/core zone-edges.ts EdgeFinder). */

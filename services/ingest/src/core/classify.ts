@@ -86,8 +86,9 @@ export function countEvent(
     counter.addWithMinute(e.hour, minuteOf(e.time), codes.k, codes.i, codes.s, e.o);
   else counter.add(e.hour, codes.k, codes.i, codes.s, e.o);
   if (zones !== undefined && zones.length > 0) countEdges(counter, e.time, e.o, codes, zones);
-  // Which zones hold every event of the batch: applyApiBatch records the zones' since from it.
-  counter.countedInZones(zones?.length ?? 0);
+  // Which zones hold every event of the batch (applyApiBatch records the zones' since from it), and the
+  // finders with which expand counts the hours their edges hold whole.
+  counter.countedInZones(zones ?? NO_ZONES);
 }
 
 export interface Deferred {
@@ -281,7 +282,12 @@ function addMissing(missing: Map<string, MissingValues>, e: ValidEvent, codes: A
   if (miss) missing.set(e.apiId, miss);
 }
 
-/** Counts a countable event in every edge of its API's zones whose window holds its time. */
+const NO_ZONES: readonly EdgeFinder[] = [];
+
+/**
+ * Counts a countable event in every edge of its API's zones whose window holds its time but not its whole
+ * hour (Kolkata's 18:00-19:00 UTC): expand counts the hours an edge holds whole from the hour's tuples.
+ */
 function countEdges(
   counter: TupleCounter,
   time: number,
@@ -290,6 +296,6 @@ function countEdges(
   finders: EdgeFinder[],
 ) {
   for (const finder of finders) {
-    for (const edge of finder.at(time)) counter.addEdge(edge.res, edge.index, codes.k, codes.i, codes.s, o);
+    for (const edge of finder.cut(time)) counter.addEdge(edge.res, edge.index, codes.k, codes.i, codes.s, o);
   }
 }
