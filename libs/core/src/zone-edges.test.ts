@@ -30,6 +30,12 @@ function random(seed: number): () => number {
 const FROM = Date.UTC(2025, 11, 20);
 const TO = Date.UTC(2027, 1, 10);
 
+/** 4,000 instants drawn uniformly from [FROM, TO). */
+function randomInstants(seed: number): number[] {
+  const next = random(seed);
+  return Array.from({ length: 4000 }, () => FROM + Math.floor(next() * (TO - FROM)));
+}
+
 describe('zone edges', () => {
   it('an edge is the shorter side of its UTC day, and a month start is in the m family', () => {
     const kolkata = edgeAt('Asia/Kolkata', 1, Date.UTC(2026, 2, 31, 18, 30))!;
@@ -50,8 +56,7 @@ describe('zone edges', () => {
   });
 
   it('every local day and month is its UTC days and two edges, for random events (the worker counts edges by EdgeFinder)', () => {
-    const next = random(7);
-    const events = Array.from({ length: 4000 }, () => FROM + Math.floor(next() * (TO - FROM)));
+    const events = randomInstants(7);
     for (const zone of ZONES) {
       const finder = new EdgeFinder(zone, 1);
       const edgeCounts = new Map<number, number>();
@@ -84,14 +89,13 @@ describe('zone edges', () => {
   });
 
   it('an edge is its cut hours counted event by event plus its whole hours counted hour by hour', () => {
-    const next = random(11);
-    const events = Array.from({ length: 4000 }, () => FROM + Math.floor(next() * (TO - FROM)));
+    const events = randomInstants(11);
+    const bump = (m: Map<string, number>, e: ZoneEdge, n = 1) =>
+      m.set(`${e.res}:${e.index}`, (m.get(`${e.res}:${e.index}`) ?? 0) + n);
     for (const zone of ZONES) {
       const finder = new EdgeFinder(zone, 2);
       const byEvent = new Map<string, number>();
       const split = new Map<string, number>();
-      const bump = (m: Map<string, number>, e: ZoneEdge, n = 1) =>
-        m.set(`${e.res}:${e.index}`, (m.get(`${e.res}:${e.index}`) ?? 0) + n);
       const perHour = new Map<number, number>();
       for (const t of events) {
         for (const e of finder.at(t)) bump(byEvent, e);
