@@ -103,12 +103,17 @@ export function bucketId({ r, t }: Bucket): number {
  */
 export class HourTargets {
   private readonly memo = new Map<number, HourPlan>();
+  /** Whether any hour can have edges: else every hour is its shared plan (most APIs: no zone). */
+  private readonly zoned: boolean;
   constructor(
     private readonly counter: TupleCounter,
     private readonly context: WriteContext,
-  ) {}
+  ) {
+    this.zoned = counter.countsWholeHours();
+  }
 
   of(h: number): HourPlan {
+    if (!this.zoned) return hourPlan(h, this.context);
     let targets = this.memo.get(h);
     if (targets !== undefined) return targets;
     const plan = hourPlan(h, this.context);

@@ -21,7 +21,7 @@
  *   counts: the cached copy holds the same counts under the older version).
  *
  * For a day's hours (dayHourGroups), compacted hours only:
- * - an hour after the compaction point is written alone (aggregate.ts bucketsOfHour), so it is
+ * - an hour after the compaction point is written alone (hour-targets.ts bucketsOfHour), so it is
  *   never recorded: the record is made only when every hour is at most the compaction point read
  *   in the same call (cmp never moves back, and compactNextHour writes no hour it compacted);
  * - a compacted hour is written only with its day while the day is kept (bucketsOfHour; an expired
