@@ -11,7 +11,7 @@ const PATH = '/v1/analytics.getVerifications';
 
 /**
  * Asks `qs` (a full query string) with `key` and expects a 200 whose rows equal the oracle's over `events` with the
- * service's retention; `label` names the step in a failure.
+ * service's retention (its minute retention too); `label` names the step in a failure. Returns the response.
  */
 export async function expectOracleAnswer(
   h: QueryHarness,
@@ -19,9 +19,14 @@ export async function expectOracleAnswer(
   events: readonly VerificationEvent[],
   qs: string,
   label: number | string,
-): Promise<void> {
-  const parsed = parseQuery(new URLSearchParams(qs), { now: h.now, maxRows: 100_000 });
-  if (!parsed.ok) throw new Error(`invalid query ${qs}`);
+): Promise<{ json: () => unknown; headers: Record<string, unknown> }> {
+  const minuteRetentionMs = h.config.retention.minuteMs;
+  const parsed = parseQuery(new URLSearchParams(qs), {
+    now: h.now,
+    maxRows: 100_000,
+    ...(minuteRetentionMs !== undefined && { minuteRetentionMs }),
+  });
+  if (!parsed.ok) throw new Error(`invalid query ${qs}: ${JSON.stringify(parsed.errors)}`);
   const expected = oracle(events, parsed.query, {
     now: h.now,
     maxRows: 100_000,
@@ -31,4 +36,5 @@ export async function expectOracleAnswer(
   const response = await h.get(`${PATH}?${qs}`, key);
   expect(response.statusCode, response.body).toBe(200);
   expect([label, qs, response.json()]).toEqual([label, qs, expected.rows]);
+  return response;
 }

@@ -5,9 +5,10 @@
 // A start before the minute retention is 400 at query.start, naming it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTCOMES, type VerificationEvent } from '@va/contracts';
-import { HOUR_MS, hourOf, minuteOf, oracle, parseQuery } from '@va/core';
+import { HOUR_MS, hourOf, minuteOf } from '@va/core';
 import { apiKeys, compactApi } from '@va/store';
 import { queryHarness, type QueryHarness } from '../testing/harness';
+import { expectOracleAnswer } from '../testing/oracle-answer';
 import { scaled } from '@va/testkit/time';
 
 const PATH = '/v1/analytics.getVerifications';
@@ -57,22 +58,7 @@ afterAll(async () => {
 });
 
 async function expectOracle(qs: string) {
-  const query = `apiId=${API}&groupBy=minute&${qs}`;
-  const parsed = parseQuery(new URLSearchParams(query), {
-    now: h.now,
-    maxRows: 100_000,
-    minuteRetentionMs: h.config.retention.minuteMs!,
-  });
-  if (!parsed.ok) throw new Error(`invalid query ${qs}: ${JSON.stringify(parsed.errors)}`);
-  const expected = oracle(events, parsed.query, {
-    now: h.now,
-    maxRows: 100_000,
-    retention: h.config.retention,
-  });
-  if (!expected.ok) throw new Error(`oracle refused ${qs}`);
-  const response = await h.get(`${PATH}?${query}`, key);
-  expect(response.statusCode, response.body).toBe(200);
-  expect([qs, response.json()]).toEqual([qs, expected.rows]);
+  const response = await expectOracleAnswer(h, key, events, `apiId=${API}&groupBy=minute&${qs}`, qs);
   expect([qs, response.headers['x-precision']]).toEqual([qs, undefined]);
   return response.json() as { time: number; total: number }[];
 }
